@@ -1,0 +1,374 @@
+//! The rules of Oware Abapa exactly as the Aalina engine plays them
+//! (`shared/docs/rules-and-values.md`), on the side-to-move view.
+//!
+//! A [`Position`] is the twelve pits seen from the side to move: its own pits
+//! are `0..6` (A..F from its left), the opponent's `6..12`, and the board runs
+//! counter-clockwise `0, 1, …, 11, 0`. Stores and history are not part of a
+//! position: they live in [`crate::game::GameState`]. The tablebase works on
+//! positions only, so this module is the hot path of every builder.
+//!
+//! Playing a move returns the child *normalized to the new side to move*
+//! (halves swapped) and the number of seeds captured.
+
+use std::fmt;
+
+/// Pits on the board.
+pub const PITS: usize = 12;
+/// Pits per player.
+pub const ROW: usize = 6;
+/// Seeds in the game (board plus stores).
+pub const TOTAL_SEEDS: u32 = 48;
+
+/// A move: the pit sown, 0..6 from the mover's left (A..F or a..f).
+pub type Pit = usize;
+
+/// A board packed one pit per byte into the low 12 bytes of a `u128` (pit
+/// `i` in byte `i`). Sowing is then one addition, swapping the rows one
+/// rotation, and the legality tests a few word operations: every count is
+/// at most 48, so no byte ever carries into the next.
+type Cells = u128;
+
+const BYTE: u32 = 8;
+/// The six bytes of a row, as a `u64` lane.
+const ROW_MASK: u64 = 0xFFFF_FFFF_FFFF;
+const BOARD_MASK: Cells = (1 << (PITS as u32 * BYTE)) - 1;
+const HIGH_BITS: u64 = 0x8080_8080_8080;
+
+/// `SOWING[pit][seeds]`: what sowing `seeds` seeds from `pit` adds to every
+/// pit, packed like a board. Rule 2: one seed per following pit,
+/// counter-clockwise, never back into the emptied origin pit, on every lap.
+static SOWING: [[Cells; 49]; ROW] = sowing_table();
+
+const fn sowing_table() -> [[Cells; 49]; ROW] {
+    let mut table = [[0; 49]; ROW];
+    let mut origin = 0;
+    while origin < ROW {
+        let mut seeds = 1;
+        while seeds <= 48 {
+            let last = last_pit(origin, seeds) as u32;
+            table[origin][seeds] = table[origin][seeds - 1] + (1 << (last * BYTE));
+            seeds += 1;
+        }
+        origin += 1;
+    }
+    table
+}
+
+/// The pit that receives the last of `seeds` (≥ 1) seeds sown from `origin`:
+/// 11 pits per lap, since the origin is skipped.
+#[inline]
+pub const fn last_pit(origin: Pit, seeds: usize) -> usize {
+    (origin + 1 + (seeds - 1) % (PITS - 1)) % PITS
+}
+
+/// Sum of the six bytes of a row lane (each ≤ 48, so the sum fits a byte).
+#[inline]
+fn row_sum(row: u64) -> u32 {
+    (row.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+}
+
+/// The set of legal moves of a position, as a bit mask over pits 0..6.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Moves(u8);
+
+impl Moves {
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    #[inline]
+    pub fn contains(self, pit: Pit) -> bool {
+        pit < ROW && self.0 & (1 << pit) != 0
+    }
+    #[inline]
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+    #[inline]
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+}
+
+impl Iterator for Moves {
+    type Item = Pit;
+    #[inline]
+    fn next(&mut self) -> Option<Pit> {
+        if self.0 == 0 {
+            return None;
+        }
+        let pit = self.0.trailing_zeros() as Pit;
+        self.0 &= self.0 - 1;
+        Some(pit)
+    }
+}
+
+/// Twelve pits seen from the side to move (own pits first).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Position {
+    cells: Cells,
+}
+
+/// The result of playing a move on a [`Position`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Played {
+    /// The board after the move, seen from the opponent (now to move).
+    pub child: Position,
+    /// Seeds the mover captured (0 for a quiet move or a grand slam).
+    pub captured: u8,
+}
+
+impl Position {
+    /// A position from its twelve pits, own pits first. Counts above 48 are
+    /// the caller's bug: the parsers reject them before building a position.
+    #[inline]
+    pub const fn new(pits: [u8; PITS]) -> Position {
+        let mut bytes = [0u8; 16];
+        let mut i = 0;
+        while i < PITS {
+            bytes[i] = pits[i];
+            i += 1;
+        }
+        Position {
+            cells: Cells::from_le_bytes(bytes),
+        }
+    }
+
+    /// The twelve pit counts, own pits first.
+    #[inline]
+    pub fn pits(&self) -> [u8; PITS] {
+        let bytes = self.cells.to_le_bytes();
+        let mut pits = [0u8; PITS];
+        pits.copy_from_slice(&bytes[..PITS]);
+        pits
+    }
+
+    /// Seeds in pit `pit` (0..12).
+    #[inline]
+    pub fn pit(&self, pit: usize) -> u8 {
+        (self.cells >> (pit as u32 * BYTE)) as u8
+    }
+
+    #[inline]
+    fn own_row(&self) -> u64 {
+        self.cells as u64 & ROW_MASK
+    }
+
+    #[inline]
+    fn opponent_row(&self) -> u64 {
+        (self.cells >> (ROW as u32 * BYTE)) as u64 & ROW_MASK
+    }
+
+    /// Seeds on the board.
+    #[inline]
+    pub fn seeds(&self) -> u32 {
+        self.own_seeds() + self.opponent_seeds()
+    }
+
+    /// Seeds in the mover's own row.
+    #[inline]
+    pub fn own_seeds(&self) -> u32 {
+        row_sum(self.own_row())
+    }
+
+    /// Seeds in the opponent's row.
+    #[inline]
+    pub fn opponent_seeds(&self) -> u32 {
+        row_sum(self.opponent_row())
+    }
+
+    /// The same board seen from the other player (rows swapped).
+    #[inline]
+    pub fn flipped(&self) -> Position {
+        let half = ROW as u32 * BYTE;
+        Position {
+            cells: ((self.cells >> half) | (self.cells << half)) & BOARD_MASK,
+        }
+    }
+
+    /// Rule 1: a pit of the mover holding seeds; when the opponent's row is
+    /// empty, only moves that reach it (pit k needs more than 5 − k seeds).
+    #[inline]
+    pub fn legal_moves(&self) -> Moves {
+        // Per byte: the fewest seeds pit k needs (1, or 6 − k to feed).
+        let needed: u64 = if self.opponent_row() == 0 {
+            0x01_02_03_04_05_06
+        } else {
+            0x01_01_01_01_01_01
+        };
+        // Bytes are below 0x80, so (byte | 0x80) − needed keeps bit 7 set
+        // exactly when byte ≥ needed, without borrowing from its neighbour.
+        let enough = ((self.own_row() | HIGH_BITS) - needed) & HIGH_BITS;
+        // Gather the six bit-7 flags into bits 0..6.
+        Moves(((enough >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8)
+    }
+
+    /// Plays a legal move (rules 2–4). The caller checks legality with
+    /// [`Position::legal_moves`]; an empty pit sows nothing.
+    #[inline]
+    pub fn play(&self, pit: Pit) -> Played {
+        let seeds = self.pit(pit) as usize;
+        let shift = pit as u32 * BYTE;
+        let mut board = Position {
+            cells: (self.cells & !(0xFF << shift)) + SOWING[pit][seeds],
+        };
+        let captured = if seeds > 0 {
+            board.capture(last_pit(pit, seeds))
+        } else {
+            0
+        };
+        Played {
+            child: board.flipped(),
+            captured,
+        }
+    }
+
+    /// Rules 3 and 4: take the opponent's pits holding 2 or 3, from the last
+    /// pit sown backwards, unless that would take the whole opponent row.
+    #[inline]
+    fn capture(&mut self, last: usize) -> u8 {
+        let mut first = last + 1;
+        let mut taken = 0u32;
+        while first > ROW && matches!(self.pit(first - 1), 2 | 3) {
+            first -= 1;
+            taken += self.pit(first) as u32;
+        }
+        if taken == 0 || taken == self.opponent_seeds() {
+            return 0; // no capture, or a grand slam: the sowing stands
+        }
+        let width = (last + 1 - first) as u32 * BYTE;
+        self.cells &= !(((1 << width) - 1) << (first as u32 * BYTE));
+        taken as u8
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pits: Vec<String> = self.pits().iter().map(|s| s.to_string()).collect();
+        write!(f, "Position({})", pits.join("-"))
+    }
+}
+
+/// The rules transcribed seed by seed, with no tables: the oracle the fast
+/// path is tested against, and the baseline of the sowing benchmark.
+pub mod reference {
+    use super::{Pit, Played, Position, PITS, ROW};
+
+    pub fn play(position: &Position, pit: Pit) -> Played {
+        let mut board = position.pits();
+        let mut seeds = board[pit];
+        board[pit] = 0;
+        let mut at = pit;
+        while seeds > 0 {
+            at = (at + 1) % PITS;
+            if at != pit {
+                board[at] += 1;
+                seeds -= 1;
+            }
+        }
+        let mut captured = 0;
+        if at >= ROW && matches!(board[at], 2 | 3) {
+            let mut take = Vec::new();
+            let mut i = at;
+            while i >= ROW && matches!(board[i], 2 | 3) {
+                take.push(i);
+                i -= 1;
+            }
+            let sum: u8 = take.iter().map(|&i| board[i]).sum();
+            let row: u8 = board[ROW..].iter().sum();
+            if sum < row {
+                for i in take {
+                    board[i] = 0;
+                }
+                captured = sum;
+            }
+        }
+        Played {
+            child: Position::new(board).flipped(),
+            captured,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(pits: [u8; 12]) -> Position {
+        Position::new(pits)
+    }
+
+    #[test]
+    fn sowing_skips_the_origin_on_every_lap() {
+        let mut pits = [0u8; 12];
+        pits[0] = 23; // two laps of 11, then one more seed
+        let played = pos(pits).play(0);
+        let board = played.child.flipped();
+        assert_eq!(board.pits()[0], 0);
+        assert_eq!(board.pits()[1], 3);
+        assert!(board.pits()[2..].iter().all(|&s| s == 2));
+        assert_eq!(last_pit(0, 23), 1);
+        assert_eq!(last_pit(0, 11), 11);
+        assert_eq!(last_pit(5, 7), 0);
+    }
+
+    #[test]
+    fn chained_capture_stops_at_the_opponent_row() {
+        // Own pit F (5) holds 3: sows into a(6), b(7), c(8), which hold 1, 2, 1.
+        let p = pos([1, 0, 0, 0, 0, 3, 1, 2, 1, 5, 0, 0]);
+        let played = p.play(5);
+        assert_eq!(played.captured, 2 + 3 + 2);
+        assert_eq!(played.child, pos([0, 0, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0]));
+    }
+
+    #[test]
+    fn capture_breaks_on_a_pit_outside_two_or_three() {
+        let p = pos([0, 0, 0, 0, 0, 2, 3, 1, 0, 0, 0, 0]);
+        let played = p.play(5); // a: 4, b: 2 → only b taken
+        assert_eq!(played.captured, 2);
+    }
+
+    #[test]
+    fn grand_slam_captures_nothing() {
+        let p = pos([0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0]);
+        let played = p.play(5);
+        assert_eq!(played.captured, 0);
+        assert_eq!(played.child, pos([2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+    }
+
+    #[test]
+    fn must_feed_restricts_moves() {
+        let p = pos([1, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
+        let moves: Vec<Pit> = p.legal_moves().collect();
+        assert_eq!(moves, vec![4, 5]);
+        let starved = pos([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(starved.legal_moves().is_empty());
+    }
+
+    #[test]
+    fn table_sowing_matches_the_reference_on_many_positions() {
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200_000 {
+            let mut pits = [0u8; 12];
+            let mut left = 48u32;
+            for pit in pits.iter_mut() {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let take = (rng % (left as u64 + 1)) as u32 % 9;
+                *pit = take.min(left) as u8;
+                left -= *pit as u32;
+            }
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            pits[(rng % 6) as usize] += left as u8;
+            let p = pos(pits);
+            for pit in 0..ROW {
+                if p.pits()[pit] > 0 {
+                    assert_eq!(p.play(pit), reference::play(&p, pit), "{p:?} pit {pit}");
+                }
+            }
+        }
+    }
+}

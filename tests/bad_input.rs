@@ -1,0 +1,48 @@
+//! The parsers never panic, and reject bad input with a typed error.
+
+use oware::{Game, GameState, NotationError};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn random_strings_never_panic(text in "\\PC{0,80}") {
+        let _ = text.parse::<Game>();
+    }
+
+    #[test]
+    fn near_miss_states_never_panic(text in "[0-9SN\\- ]{0,40}( moves [A-Fa-fx ]{0,30})?") {
+        if let Ok(game) = text.parse::<Game>() {
+            // Whatever parses prints back to something that parses the same.
+            let again: Game = game.to_string().parse().unwrap();
+            prop_assert_eq!(again.current, game.current);
+        }
+    }
+
+    #[test]
+    fn random_moves_from_the_start_are_replayed_or_refused(moves in "[A-Fa-f]{0,60}") {
+        let text = format!("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves {moves}");
+        match text.parse::<Game>() {
+            Ok(game) => prop_assert_eq!(game.moves, moves),
+            Err(NotationError::BadMove { ply, .. }) => prop_assert!(ply >= 1 && ply <= moves.len()),
+            Err(other) => prop_assert!(false, "unexpected error {other}"),
+        }
+    }
+}
+
+#[test]
+fn oversized_and_negative_counts_are_refused() {
+    let huge = "4-4-4-4-4-4-4-4-4-4-4-99999999999999999999999-0-0-S";
+    assert!(matches!(
+        huge.parse::<GameState>(),
+        Err(NotationError::CountTooLarge { field: 12, .. })
+    ));
+    let negative = "4-4-4-4-4-4-4-4-4-4-4-4--1-0-S";
+    assert!(negative.parse::<GameState>().is_err());
+    let short_total = "4-4-4-4-4-4-4-4-4-4-4-3-0-0-S";
+    assert_eq!(
+        short_total.parse::<GameState>(),
+        Err(NotationError::BadTotal { total: 47 })
+    );
+}
