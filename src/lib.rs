@@ -17,6 +17,7 @@ pub mod notation;
 pub mod perft;
 pub mod rank;
 pub mod rules;
+pub mod tablebase;
 
 pub use error::{MoveError, NotationError};
 pub use game::{GameEnd, GameState, Side};

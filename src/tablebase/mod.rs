@@ -1,0 +1,52 @@
+//! Endgame tablebases: what a probe returns, whatever file it came from.
+//!
+//! Value semantics (rules-and-values.md, "What the endgame tablebase
+//! stores"): for a position `p` with `n` seeds on the board, seen from the
+//! side to move, the **as-root value** is the most seeds out of those `n`
+//! that the mover captures from now to the end under perfect play, when `p`
+//! was reached by a capture (or play starts there), so nothing before `p`
+//! can repeat. It obeys
+//! `value(p) = max over legal m of captured(m) + n' − value(child)`, with
+//! `n' = n − captured(m)`; with no legal move the mover takes its own row.
+
+use crate::rules::Position;
+
+/// What a tablebase says of one position.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Probe {
+    /// Proven bounds on the as-root value: `lower ≤ value ≤ upper`. When the
+    /// source proves nothing (an engine estimate), they are `0` and `n`.
+    pub lower: u8,
+    pub upper: u8,
+    /// The best available value, inside `lower..=upper`; equal to both when
+    /// the entry is exact.
+    pub estimate: u8,
+    /// The position lies on a cycle of game states (board and side to move):
+    /// its value holds only where it was reached by a capture (or is the
+    /// root of play). Elsewhere the history can change it.
+    pub on_cycle: bool,
+}
+
+impl Probe {
+    /// Lower and upper bound meet: the as-root value is proven.
+    #[inline]
+    pub fn is_exact(&self) -> bool {
+        self.lower == self.upper
+    }
+
+    /// The proven value usable at a node reached without a capture: only
+    /// positions on no cycle have a value independent of the history.
+    #[inline]
+    pub fn exact_anywhere(&self) -> Option<u8> {
+        (self.is_exact() && !self.on_cycle).then_some(self.lower)
+    }
+}
+
+/// Any endgame tablebase a search can consult.
+pub trait EndgameTable: Send + Sync {
+    /// Positions with at most this many seeds on the board are covered.
+    fn max_seeds(&self) -> u32;
+    /// The entry of a position (side to move first), `None` if the position
+    /// holds more than [`EndgameTable::max_seeds`] seeds.
+    fn probe(&self, position: &Position) -> Option<Probe>;
+}
