@@ -10,6 +10,7 @@
 //! * [`perft`]: move-path counts.
 //! * [`error`]: typed errors.
 
+pub mod atomic;
 pub mod cli;
 pub mod error;
 pub mod game;
