@@ -11,6 +11,7 @@
 //! * [`error`]: typed errors.
 
 pub mod atomic;
+pub mod checksum;
 pub mod cli;
 pub mod error;
 pub mod game;

@@ -148,6 +148,13 @@ pub fn layer_positions(n: u32) -> LayerPositions {
     LayerPositions { next: Some(first) }
 }
 
+/// The positions of layer `n` from local index `start` on, in index order.
+pub fn layer_positions_from(n: u32, start: u64) -> LayerPositions {
+    LayerPositions {
+        next: position_in_layer(n, start).map(|p| p.pits()),
+    }
+}
+
 /// Iterator of [`layer_positions`]: the successor of a position in index
 /// order moves the seeds of the first nonempty run `p_0..=p_j` (where
 /// `p_{j+1} > 0`) into `p_j`, plus one seed taken from `p_{j+1}`.

@@ -33,6 +33,7 @@ const BYTE: u32 = 8;
 const ROW_MASK: u64 = 0xFFFF_FFFF_FFFF;
 const BOARD_MASK: Cells = (1 << (PITS as u32 * BYTE)) - 1;
 const HIGH_BITS: u64 = 0x8080_8080_8080;
+const HIGH_BITS_12: Cells = 0x8080_8080_8080_8080_8080_8080;
 
 /// `SOWING[pit][seeds]`: what sowing `seeds` seeds from `pit` adds to every
 /// pit, packed like a board. Rule 2: one seed per following pit,
@@ -223,6 +224,39 @@ impl Position {
         }
     }
 
+    /// Every quiet move (no capture; grand slams included) that leads to this
+    /// position: calls `found(parent, pit)` with the parent seen from its
+    /// mover and the pit it sowed. Retrograde analysis walks these un-moves.
+    ///
+    /// The sown pit is always empty afterwards (the origin is skipped on
+    /// every lap), and a sowing of `s + 1` seeds covers every pit a sowing of
+    /// `s` seeds covers, so for each empty pit the candidate seed counts
+    /// are `1, 2, …` until one needs a seed the board lacks.
+    #[inline]
+    pub fn quiet_parents(&self, mut found: impl FnMut(Position, Pit)) {
+        let board = self.flipped(); // the previous mover's view
+        for pit in 0..ROW {
+            if board.pit(pit) != 0 {
+                continue;
+            }
+            for seeds in 1..SOWING[pit].len() {
+                let sown = SOWING[pit][seeds];
+                // Bytes are below 0x80: a byte keeps bit 7 after the
+                // subtraction exactly when it held at least the seeds sown.
+                if ((board.cells | HIGH_BITS_12) - sown) & HIGH_BITS_12 != HIGH_BITS_12 {
+                    break;
+                }
+                let parent = Position {
+                    cells: board.cells - sown + ((seeds as Cells) << (pit as u32 * BYTE)),
+                };
+                let mut after = board;
+                if after.capture(last_pit(pit, seeds)) == 0 && parent.legal_moves().contains(pit) {
+                    found(parent, pit);
+                }
+            }
+        }
+    }
+
     /// Rules 3 and 4: take the opponent's pits holding 2 or 3, from the last
     /// pit sown backwards, unless that would take the whole opponent row.
     #[inline]
@@ -343,6 +377,28 @@ mod tests {
         assert_eq!(moves, vec![4, 5]);
         let starved = pos([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert!(starved.legal_moves().is_empty());
+    }
+
+    #[test]
+    fn quiet_parents_invert_quiet_moves() {
+        use crate::rank::layer_positions;
+        for n in 0..=7 {
+            let mut forward = Vec::new();
+            let mut backward = Vec::new();
+            for p in layer_positions(n) {
+                for pit in p.legal_moves() {
+                    let played = p.play(pit);
+                    if played.captured == 0 {
+                        forward.push((p, pit, played.child));
+                    }
+                }
+                p.quiet_parents(|parent, pit| backward.push((parent, pit, p)));
+            }
+            forward.sort();
+            backward.sort();
+            assert_eq!(forward.len(), backward.len(), "layer {n}");
+            assert!(forward == backward, "layer {n}");
+        }
     }
 
     #[test]

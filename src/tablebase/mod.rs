@@ -11,6 +11,28 @@
 
 use crate::rules::Position;
 
+mod bounds;
+pub mod build;
+mod checkpoint;
+pub mod codec;
+mod cycle_search;
+pub mod entry;
+pub mod file;
+pub mod layer;
+mod resolve;
+mod retrograde;
+pub mod scc;
+pub mod solved;
+pub mod stats;
+pub mod verify;
+
+pub use build::{build, BuildError, BuildOptions, BuildReport};
+pub use entry::{Entry, Proof};
+pub use file::{FileError, Tablebase};
+pub use layer::{Checkpointer, Cursor, LayerSolver, NoCheckpoints, SearchBudget, Step};
+pub use solved::{LayerBytes, SolvedLayers};
+pub use stats::LayerStats;
+
 /// What a tablebase says of one position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Probe {

@@ -1,0 +1,270 @@
+//! `endgames`: build, probe, verify and export Oware Abapa endgame
+//! tablebases.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand};
+
+use oware::cli::{parse_game, run, thousands};
+use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
+use oware::tablebase::verify::verify;
+use oware::tablebase::{build, LayerStats, Proof, SearchBudget, Tablebase};
+use oware::GameState;
+
+/// Endgame tablebases for Oware Abapa: every position with up to N seeds.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Worker threads (default: all cores).
+    #[arg(short, long, global = true)]
+    threads: Option<usize>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build (or resume building) a tablebase in a directory.
+    Build(BuildArgs),
+    /// Show the value of a state or game, and of each move.
+    Probe {
+        /// A tablebase file (.owtb, .owtb.zst) or a build directory.
+        #[arg(long, short = 'b')]
+        tablebase: PathBuf,
+        /// A state `p0-…-p11-S-N-T` or a game `STATE moves …`.
+        game: String,
+    },
+    /// Check every entry against its children, one ply deep.
+    Verify {
+        #[arg(long, short = 'b')]
+        tablebase: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// The build directory (created if missing; resumed if it holds a build).
+    #[arg(long, short = 'd')]
+    dir: PathBuf,
+    /// Largest number of seeds on the board.
+    #[arg(long, short = 'n', default_value_t = 12)]
+    max_seeds: u32,
+    /// Nodes per exact search inside cycle components (0: no search).
+    #[arg(long, default_value_t = SearchBudget::default().nodes_per_search)]
+    search_nodes: u64,
+    /// Layers above this many seeds are not searched.
+    #[arg(long, default_value_t = SearchBudget::default().max_seeds)]
+    search_max_seeds: u32,
+    /// Longest path a search explores.
+    #[arg(long, default_value_t = SearchBudget::default().max_path)]
+    search_max_path: usize,
+    /// Seconds between checkpoints inside a layer.
+    #[arg(long, default_value_t = 120.0)]
+    checkpoint_seconds: f64,
+    /// Skip the zstd-compressed copy.
+    #[arg(long)]
+    no_compress: bool,
+    /// No progress bars or per-layer lines.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn main() {
+    run("endgames", || {
+        let cli = Cli::parse();
+        if let Some(threads) = cli.threads {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build_global()?;
+        }
+        match cli.command {
+            Command::Build(args) => build_command(args),
+            Command::Probe { tablebase, game } => probe(&tablebase, &game),
+            Command::Verify { tablebase } => verify_command(&tablebase),
+        }
+    });
+}
+
+fn build_command(args: BuildArgs) -> anyhow::Result<()> {
+    if args.max_seeds > 24 {
+        bail!(
+            "--max-seeds {} is beyond what this builder supports (24)",
+            args.max_seeds
+        );
+    }
+    if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds.is_finite()) {
+        bail!("--checkpoint-seconds must be a non-negative number");
+    }
+    let options = BuildOptions {
+        dir: args.dir,
+        max_seeds: args.max_seeds,
+        budget: SearchBudget {
+            nodes_per_search: args.search_nodes,
+            max_path: args.search_max_path,
+            max_seeds: args.search_max_seeds,
+        },
+        checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
+        progress: !args.quiet,
+        compress: !args.no_compress,
+    };
+    let quiet = args.quiet;
+    if !quiet {
+        eprintln!("{}", LayerStats::table_header());
+    }
+    let report = build(&options, &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })?;
+    println!("{}", LayerStats::table_header());
+    for layer in &report.layers {
+        println!("{}", layer.table_row());
+    }
+    let positions: u64 = report.layers.iter().map(|l| l.positions).sum();
+    let exact: u64 = report.layers.iter().map(|l| l.exact).sum();
+    let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
+    println!(
+        "{} positions, {} exact ({:.1}%), {:.1} s of layer work; tablebase in {}",
+        thousands(positions),
+        thousands(exact),
+        100.0 * exact as f64 / positions.max(1) as f64,
+        seconds,
+        options.dir.join(TABLEBASE_FILE).display()
+    );
+    Ok(())
+}
+
+/// A tablebase file, or the finished file inside a build directory.
+fn open(path: &Path) -> anyhow::Result<Tablebase> {
+    let file = if path.is_dir() {
+        path.join(TABLEBASE_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    Ok(Tablebase::open(&file)?)
+}
+
+fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
+    let table = open(path)?;
+    let game = parse_game(Some(game))?;
+    let state: &GameState = &game.current;
+    let position = state.position();
+    let n = position.seeds();
+    println!("state: {state}");
+    if state.is_over() {
+        println!(
+            "the game is over ({:?}): final score {:?}",
+            state.end().unwrap(),
+            state.final_score().unwrap()
+        );
+        return Ok(());
+    }
+    let entry = table.entry(&position).with_context(|| {
+        format!(
+            "{n} seeds on the board; the tablebase covers up to {}",
+            table.header().max_seeds
+        )
+    })?;
+    let mover = state.to_move();
+    let describe = |lower: u8, upper: u8| {
+        if lower == upper {
+            format!("{lower}")
+        } else {
+            format!("{lower}..{upper}")
+        }
+    };
+    println!(
+        "{mover:?} to move, {n} seeds on the board: {mover:?} captures {} of them ({})",
+        describe(entry.lower, entry.upper),
+        match entry.proof {
+            Proof::Retrograde => "exact, retrograde".to_string(),
+            Proof::Bounds => "exact, cycle bounds".to_string(),
+            Proof::Search => "exact, cycle search".to_string(),
+            Proof::Open => format!("not exact, estimate {}", entry.value),
+        }
+    );
+    let store = state.store(mover) as u32;
+    let other = state.store(mover.other()) as u32;
+    let result = |v: u8| {
+        let (mine, theirs) = (store + v as u32, other + n - v as u32);
+        match mine.cmp(&theirs) {
+            std::cmp::Ordering::Greater => format!("{mover:?} wins {mine}-{theirs}"),
+            std::cmp::Ordering::Less => format!("{mover:?} loses {mine}-{theirs}"),
+            std::cmp::Ordering::Equal => format!("draw {mine}-{theirs}"),
+        }
+    };
+    if entry.is_exact() {
+        println!("result: {}", result(entry.lower));
+    } else {
+        println!(
+            "result: between '{}' and '{}'",
+            result(entry.lower),
+            result(entry.upper)
+        );
+    }
+    if entry.on_cycle {
+        let note = if state.plies_since_capture() == 0 {
+            "this state was reached by a capture (or starts play), so the value holds"
+        } else {
+            "the value holds only where the position is reached by a capture: this game has moves since the last capture that may repeat"
+        };
+        println!("on a cycle of game states: {note}");
+    }
+    println!("moves (value for {mover:?}):");
+    let mut best = 0u8;
+    let mut rows = Vec::new();
+    for pit in position.legal_moves() {
+        let played = position.play(pit);
+        let child = table
+            .entry(&played.child)
+            .expect("children have no more seeds");
+        let (lower, upper) = (n as u8 - child.upper, n as u8 - child.lower);
+        best = best.max(lower);
+        rows.push((pit, played.captured, lower, upper));
+    }
+    for (pit, captured, lower, upper) in rows {
+        let marker = if upper >= best && upper >= entry.lower {
+            "  best"
+        } else {
+            ""
+        };
+        let capture = if captured > 0 {
+            format!(" captures {captured},")
+        } else {
+            String::new()
+        };
+        println!(
+            "  {}:{capture} {}{marker}",
+            mover.move_letter(pit),
+            describe(lower, upper)
+        );
+    }
+    Ok(())
+}
+
+fn verify_command(path: &Path) -> anyhow::Result<()> {
+    let table = open(path)?;
+    table.verify_checksums()?;
+    println!(
+        "checksums: header, {} layers and body agree",
+        table.header().max_seeds + 1
+    );
+    let report = verify(&table);
+    println!(
+        "{} positions: {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",
+        thousands(report.positions),
+        thousands(report.rederived),
+        thousands(report.exact_rederived),
+        thousands(report.cycle_checked)
+    );
+    for example in &report.examples {
+        println!("  failure: {example}");
+    }
+    if report.failures > 0 {
+        bail!("{} entries fail the one-ply check", report.failures);
+    }
+    println!("verify: all entries consistent");
+    Ok(())
+}

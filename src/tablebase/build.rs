@@ -1,0 +1,529 @@
+//! A tablebase build in a directory: layer after layer, resumable after any
+//! interruption, ending in the same bytes whatever happened.
+//!
+//! The directory holds
+//! * `manifest`: the parameters, the finished layers and the latest
+//!   checkpoint, with sizes and checksums. It is written last, atomically,
+//!   so it only ever names files that are complete and durable;
+//! * `layer-NN.bin` (packed entries) and `layer-NN.stats` per finished layer;
+//! * `checkpoint-NN-SEQ.zst`: a snapshot of the layer in progress;
+//! * once complete: `tablebase.owtb`, `tablebase.owtb.zst` and `stats.json`.
+//!
+//! Running the build again resumes: the parameters must match, every file
+//! the manifest names must have its recorded size and checksum, or the build
+//! stops with an error and touches nothing.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use memmap2::Mmap;
+
+use super::codec::{Decoder, Encoder};
+use super::file::{write_compressed, write_tablebase};
+use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget};
+use super::solved::{LayerBytes, SolvedLayers};
+use super::stats::LayerStats;
+use crate::atomic::{write_atomically, write_bytes_atomically};
+use crate::checksum::checksum;
+use crate::rank::layer_size;
+use crate::tablebase::entry::ENTRY_BYTES;
+
+const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 1";
+pub const TABLEBASE_FILE: &str = "tablebase.owtb";
+pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
+pub const STATS_FILE: &str = "stats.json";
+
+/// What to build and how.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    pub dir: PathBuf,
+    pub max_seeds: u32,
+    pub budget: SearchBudget,
+    /// Least time between two checkpoints inside a layer (zero: at every
+    /// safe point, which the kill tests use).
+    pub checkpoint_every: Duration,
+    /// Draw progress bars (they are hidden anyway when stderr is not a
+    /// terminal).
+    pub progress: bool,
+    /// Also write the zstd-compressed copy of the tablebase.
+    pub compress: bool,
+}
+
+/// Why a build stopped.
+#[derive(Debug)]
+pub enum BuildError {
+    Io {
+        path: PathBuf,
+        error: io::Error,
+    },
+    /// The directory holds a build with other parameters.
+    Parameters {
+        dir: PathBuf,
+        found: String,
+        wanted: String,
+    },
+    /// A file the manifest names is damaged.
+    Corrupt {
+        path: PathBuf,
+        problem: String,
+    },
+    /// Another build holds the directory.
+    Busy {
+        dir: PathBuf,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            BuildError::Parameters { dir, found, wanted } => write!(
+                f,
+                "{} holds a build with other parameters ({found}; asked for {wanted}): use another directory",
+                dir.display()
+            ),
+            BuildError::Corrupt { path, problem } => {
+                write!(f, "{}: {problem}; the build directory is left as it is", path.display())
+            }
+            BuildError::Busy { dir } => write!(f, "{}: another build is running in this directory", dir.display()),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+fn io_at(path: &Path) -> impl Fn(io::Error) -> BuildError + '_ {
+    move |error| BuildError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// The manifest's content.
+#[derive(Clone, Debug, PartialEq)]
+struct Manifest {
+    max_seeds: u32,
+    budget: SearchBudget,
+    /// Finished layers: (entries bytes, checksum, stats bytes, stats checksum).
+    layers: Vec<(u64, u64, u64, u64)>,
+    /// Latest snapshot of the next layer: (sequence, bytes, checksum).
+    checkpoint: Option<(u64, u64, u64)>,
+}
+
+impl Manifest {
+    fn parameters(&self) -> String {
+        let b = &self.budget;
+        format!(
+            "max-seeds {}, search-nodes {}, search-max-path {}, search-max-seeds {}",
+            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds
+        )
+    }
+
+    fn render(&self) -> String {
+        let b = &self.budget;
+        let mut text = format!(
+            "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-max-seeds {}\n",
+            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds
+        );
+        for (n, (bytes, sum, stats_bytes, stats_sum)) in self.layers.iter().enumerate() {
+            text += &format!("layer {n} {bytes} {sum:016x} {stats_bytes} {stats_sum:016x}\n");
+        }
+        if let Some((sequence, bytes, sum)) = self.checkpoint {
+            text += &format!(
+                "checkpoint {} {sequence} {bytes} {sum:016x}\n",
+                self.layers.len()
+            );
+        }
+        text
+    }
+
+    fn parse(text: &str, path: &Path) -> Result<Manifest, BuildError> {
+        let corrupt = |line: usize, what: &str| BuildError::Corrupt {
+            path: path.to_path_buf(),
+            problem: format!("manifest line {line}: {what}"),
+        };
+        let mut lines = text.lines().enumerate();
+        if lines.next().map(|(_, l)| l) != Some(MANIFEST_SIGNATURE) {
+            return Err(corrupt(1, "not a tablebase build manifest"));
+        }
+        let mut value = |key: &str| -> Result<u64, BuildError> {
+            let (i, line) = lines.next().ok_or_else(|| corrupt(0, "truncated"))?;
+            let rest = line.strip_prefix(key).and_then(|r| r.strip_prefix(' '));
+            rest.and_then(|r| r.parse().ok())
+                .ok_or_else(|| corrupt(i + 1, &format!("expected '{key} <number>'")))
+        };
+        let max_seeds = value("max-seeds")? as u32;
+        let budget = SearchBudget {
+            nodes_per_search: value("search-nodes")?,
+            max_path: value("search-max-path")? as usize,
+            max_seeds: value("search-max-seeds")? as u32,
+        };
+        let mut manifest = Manifest {
+            max_seeds,
+            budget,
+            layers: Vec::new(),
+            checkpoint: None,
+        };
+        for (i, line) in lines {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let number = |k: usize| fields.get(k).and_then(|f| f.parse::<u64>().ok());
+            let hex = |k: usize| fields.get(k).and_then(|f| u64::from_str_radix(f, 16).ok());
+            match fields.first() {
+                Some(&"layer")
+                    if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) =>
+                {
+                    let record = (number(2), hex(3), number(4), hex(5));
+                    match record {
+                        (Some(a), Some(b), Some(c), Some(d)) => manifest.layers.push((a, b, c, d)),
+                        _ => return Err(corrupt(i + 1, "bad layer record")),
+                    }
+                }
+                Some(&"checkpoint")
+                    if fields.len() == 5 && number(1) == Some(manifest.layers.len() as u64) =>
+                {
+                    match (number(2), number(3), hex(4)) {
+                        (Some(a), Some(b), Some(c)) => manifest.checkpoint = Some((a, b, c)),
+                        _ => return Err(corrupt(i + 1, "bad checkpoint record")),
+                    }
+                }
+                _ => return Err(corrupt(i + 1, "unexpected line")),
+            }
+        }
+        if manifest.layers.len() > max_seeds as usize + 1 {
+            return Err(corrupt(0, "more layers than the build asks for"));
+        }
+        Ok(manifest)
+    }
+}
+
+fn layer_path(dir: &Path, n: usize) -> PathBuf {
+    dir.join(format!("layer-{n:02}.bin"))
+}
+
+fn stats_path(dir: &Path, n: usize) -> PathBuf {
+    dir.join(format!("layer-{n:02}.stats"))
+}
+
+fn checkpoint_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
+    dir.join(format!("checkpoint-{n:02}-{sequence:06}.zst"))
+}
+
+/// Reads a file the manifest names and checks its size and checksum.
+fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
+    let data = fs::read(path).map_err(io_at(path))?;
+    if data.len() as u64 != bytes {
+        let problem = format!(
+            "{} bytes, the manifest records {bytes} (truncated?)",
+            data.len()
+        );
+        return Err(BuildError::Corrupt {
+            path: path.to_path_buf(),
+            problem,
+        });
+    }
+    if checksum(&data) != sum {
+        return Err(BuildError::Corrupt {
+            path: path.to_path_buf(),
+            problem: "checksum mismatch".into(),
+        });
+    }
+    Ok(data)
+}
+
+/// Maps a layer file read-only after checking it.
+fn map_checked(path: &Path, bytes: u64, sum: u64) -> Result<Mmap, BuildError> {
+    let file = File::open(path).map_err(io_at(path))?;
+    // Safety: finished layer files are never modified in place.
+    let map = unsafe { Mmap::map(&file) }.map_err(io_at(path))?;
+    if map.len() as u64 != bytes || checksum(&map) != sum {
+        let problem = format!("{} bytes or checksum differ from the manifest", map.len());
+        return Err(BuildError::Corrupt {
+            path: path.to_path_buf(),
+            problem,
+        });
+    }
+    Ok(map)
+}
+
+/// Saves snapshots of the layer in progress.
+struct DirectoryCheckpoints<'m> {
+    dir: PathBuf,
+    manifest: &'m mut Manifest,
+    every: Duration,
+    last: Instant,
+    saved: u64,
+}
+
+impl Checkpointer for DirectoryCheckpoints<'_> {
+    fn due(&mut self) -> bool {
+        self.last.elapsed() >= self.every
+    }
+
+    fn save(&mut self, snapshot: Vec<u8>) -> io::Result<()> {
+        let n = self.manifest.layers.len();
+        let sequence = self.manifest.checkpoint.map_or(1, |c| c.0 + 1);
+        let compressed = zstd::bulk::compress(&snapshot, 1)?;
+        let path = checkpoint_path(&self.dir, n, sequence);
+        write_bytes_atomically(&path, &compressed)?;
+        let previous = self.manifest.checkpoint.replace((
+            sequence,
+            compressed.len() as u64,
+            checksum(&compressed),
+        ));
+        write_bytes_atomically(
+            &self.dir.join("manifest"),
+            self.manifest.render().as_bytes(),
+        )?;
+        if let Some((old, _, _)) = previous {
+            let _ = fs::remove_file(checkpoint_path(&self.dir, n, old));
+        }
+        self.saved += 1;
+        self.last = Instant::now();
+        Ok(())
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    pub layers: Vec<LayerStats>,
+    /// Layers found finished, and whether a layer resumed from a snapshot.
+    pub reused_layers: u32,
+    pub resumed_checkpoint: bool,
+    pub checkpoints_written: u64,
+}
+
+/// Builds (or resumes building) the tablebase described by `options`;
+/// `log` receives one line per event worth telling.
+pub fn build(
+    options: &BuildOptions,
+    log: &mut dyn FnMut(String),
+) -> Result<BuildReport, BuildError> {
+    let dir = &options.dir;
+    fs::create_dir_all(dir).map_err(io_at(dir))?;
+    let lock_path = dir.join("build.lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_at(&lock_path))?;
+    if lock.try_lock().is_err() {
+        return Err(BuildError::Busy { dir: dir.clone() });
+    }
+    let wanted = Manifest {
+        max_seeds: options.max_seeds,
+        budget: options.budget,
+        layers: Vec::new(),
+        checkpoint: None,
+    };
+    let manifest_path = dir.join("manifest");
+    let mut manifest = match fs::read_to_string(&manifest_path) {
+        Ok(text) => {
+            let found = Manifest::parse(&text, &manifest_path)?;
+            if found.max_seeds != wanted.max_seeds || found.budget != wanted.budget {
+                return Err(BuildError::Parameters {
+                    dir: dir.clone(),
+                    found: found.parameters(),
+                    wanted: wanted.parameters(),
+                });
+            }
+            found
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            write_bytes_atomically(&manifest_path, wanted.render().as_bytes())
+                .map_err(io_at(&manifest_path))?;
+            wanted
+        }
+        Err(e) => return Err(io_at(&manifest_path)(e)),
+    };
+    remove_strays(dir, &manifest);
+
+    let mut report = BuildReport {
+        reused_layers: manifest.layers.len() as u32,
+        ..BuildReport::default()
+    };
+    let mut solved = SolvedLayers::new();
+    for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
+        let map = map_checked(&layer_path(dir, n), bytes, sum)?;
+        let len = map.len();
+        solved.push(LayerBytes::Mapped {
+            map,
+            offset: 0,
+            len,
+        });
+        let stats_file = stats_path(dir, n);
+        let data = read_checked(&stats_file, stats_bytes, stats_sum)?;
+        let mut stats =
+            LayerStats::decode(&mut Decoder::new(&data)).map_err(|e| BuildError::Corrupt {
+                path: stats_file.clone(),
+                problem: e.to_string(),
+            })?;
+        stats.finish(solved.layer_bytes(n as u32));
+        report.layers.push(stats);
+    }
+    if report.reused_layers > 0 {
+        log(format!(
+            "resuming: layers 0..={} are finished and verified",
+            report.reused_layers - 1
+        ));
+    }
+
+    for n in manifest.layers.len() as u32..=options.max_seeds {
+        let bar = if options.progress {
+            crate::cli::progress_bar(0, "", "positions")
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let (solver, cursor, components) = match manifest.checkpoint {
+            Some((sequence, bytes, sum)) => {
+                let path = checkpoint_path(dir, n as usize, sequence);
+                let compressed = read_checked(&path, bytes, sum)?;
+                let corrupt = |problem: String| BuildError::Corrupt {
+                    path: path.clone(),
+                    problem,
+                };
+                let snapshot = zstd::stream::decode_all(&compressed[..])
+                    .map_err(|e| corrupt(e.to_string()))?;
+                let restored = LayerSolver::restore(n, &solved, options.budget, &snapshot)
+                    .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+                log(format!("layer {n}: resuming from checkpoint {sequence}"));
+                report.resumed_checkpoint = true;
+                restored
+            }
+            None => (
+                LayerSolver::new(n, &solved, options.budget),
+                Cursor::Start,
+                None,
+            ),
+        };
+        let mut checkpoints = DirectoryCheckpoints {
+            dir: dir.clone(),
+            manifest: &mut manifest,
+            every: options.checkpoint_every,
+            last: Instant::now(),
+            saved: 0,
+        };
+        let result = solver
+            .with_progress(bar)
+            .run(cursor, components, &mut checkpoints);
+        report.checkpoints_written += checkpoints.saved;
+        let (bytes, stats) = result.map_err(io_at(dir))?;
+        finish_layer(dir, &mut manifest, n, &bytes, &stats)?;
+        log(format!("{}", stats.table_row()));
+        drop(bytes);
+        let path = layer_path(dir, n as usize);
+        let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
+        let map = map_checked(&path, layer_bytes, layer_sum)?;
+        let len = map.len();
+        solved.push(LayerBytes::Mapped {
+            map,
+            offset: 0,
+            len,
+        });
+        report.layers.push(stats);
+    }
+    write_outputs(options, &solved, &report, log)?;
+    Ok(report)
+}
+
+/// Makes layer `n` durable, then records it in the manifest.
+fn finish_layer(
+    dir: &Path,
+    manifest: &mut Manifest,
+    n: u32,
+    bytes: &[u8],
+    stats: &LayerStats,
+) -> Result<(), BuildError> {
+    debug_assert_eq!(bytes.len() as u64, layer_size(n) * ENTRY_BYTES as u64);
+    let path = layer_path(dir, n as usize);
+    write_bytes_atomically(&path, bytes).map_err(io_at(&path))?;
+    let mut encoded = Encoder::default();
+    stats.encode(&mut encoded);
+    let stats_file = stats_path(dir, n as usize);
+    write_bytes_atomically(&stats_file, &encoded.bytes).map_err(io_at(&stats_file))?;
+    let old_checkpoint = manifest.checkpoint.take();
+    manifest.layers.push((
+        bytes.len() as u64,
+        checksum(bytes),
+        encoded.bytes.len() as u64,
+        checksum(&encoded.bytes),
+    ));
+    let manifest_path = dir.join("manifest");
+    write_bytes_atomically(&manifest_path, manifest.render().as_bytes())
+        .map_err(io_at(&manifest_path))?;
+    if let Some((sequence, _, _)) = old_checkpoint {
+        let _ = fs::remove_file(checkpoint_path(dir, n as usize, sequence));
+    }
+    Ok(())
+}
+
+/// Removes temporary files of interrupted writes and snapshots the manifest
+/// does not name; never touches anything else.
+fn remove_strays(dir: &Path, manifest: &Manifest) {
+    let current = manifest
+        .checkpoint
+        .map(|(s, _, _)| checkpoint_path(dir, manifest.layers.len(), s));
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        let stray_checkpoint = name.starts_with("checkpoint-") && Some(&path) != current.as_ref();
+        if name.ends_with(".tmp") || stray_checkpoint {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// The finished products: our file, its compressed copy, the statistics.
+fn write_outputs(
+    options: &BuildOptions,
+    solved: &SolvedLayers,
+    report: &BuildReport,
+    log: &mut dyn FnMut(String),
+) -> Result<(), BuildError> {
+    let dir = &options.dir;
+    let table = dir.join(TABLEBASE_FILE);
+    write_tablebase(
+        &table,
+        options.budget,
+        |n| solved.layer_bytes(n),
+        options.max_seeds,
+    )
+    .map_err(io_at(&table))?;
+    if options.compress {
+        let compressed = dir.join(COMPRESSED_FILE);
+        write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
+    }
+    let stats = dir.join(STATS_FILE);
+    let json = stats_json(options, &report.layers);
+    write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes()))
+        .map_err(io_at(&stats))?;
+    log(format!("wrote {}", table.display()));
+    Ok(())
+}
+
+/// The statistics of every layer as one JSON document.
+pub fn stats_json(options: &BuildOptions, layers: &[LayerStats]) -> String {
+    let b = &options.budget;
+    let rows: Vec<String> = layers
+        .iter()
+        .map(|l| format!("    {}", l.to_json()))
+        .collect();
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let exact: u64 = layers.iter().map(|l| l.exact).sum();
+    let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();
+    format!(
+        "{{\n  \"max_seeds\": {},\n  \"search_nodes\": {},\n  \"search_max_path\": {},\n  \"search_max_seeds\": {},\n  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
+        options.max_seeds,
+        b.nodes_per_search,
+        b.max_path,
+        b.max_seeds,
+        rows.join(",\n")
+    )
+}

@@ -1,0 +1,367 @@
+//! Our own tablebase file, `*.owtb`: every layer `0..=N` in one
+//! memory-mappable file with a versioned header, per-layer checksums and a
+//! checksum of the header itself. `docs/tablebase-format.md` has the byte
+//! layout; this module is its only writer and reader.
+//!
+//! ```text
+//! offset  size  field (all integers little-endian)
+//!      0     8  magic "OWARETB\0"
+//!      8     4  format version (1)
+//!     12     4  N, the largest seed count
+//!     16     4  bytes per entry (3)
+//!     20     4  header length H = 64 + 24 (N + 1)
+//!     24     8  entries = C(N + 12, 12)
+//!     32     8  search budget: nodes per search
+//!     40     4  search budget: longest path
+//!     44     4  search budget: largest layer searched
+//!     48     8  checksum of the entries (crate::checksum)
+//!     56     8  checksum of bytes 0..H with these 8 bytes zero
+//!     64  24(N+1)  per layer n: file offset (u64), entries (u64), checksum (u64)
+//!      H  3 × entries: entry of global index i at H + 3 i (tablebase::entry)
+//! ```
+//!
+//! The global index is the engine's tablebase index (`rank::index`), so the
+//! entry of a position is found with one multiplication. A `.owtb.zst` file
+//! is the same bytes in one zstd frame, for shipping; it is read into memory.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use super::entry::{Entry, ENTRY_BYTES};
+use super::layer::SearchBudget;
+use super::{EndgameTable, Probe};
+use crate::atomic::write_atomically;
+use crate::checksum::{checksum, Checksum};
+use crate::rank::{index, layer_offset, layer_size};
+use crate::rules::Position;
+
+pub const MAGIC: &[u8; 8] = b"OWARETB\0";
+pub const VERSION: u32 = 1;
+const FIXED_HEADER: usize = 64;
+const LAYER_RECORD: usize = 24;
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The largest N a file may declare (positions up to 48 seeds exist, but a
+/// table of every layer beyond this would not fit any disk).
+pub const MAX_FILE_SEEDS: u32 = 32;
+
+/// Why a tablebase file was refused.
+#[derive(Debug)]
+pub enum FileError {
+    Io { path: PathBuf, error: io::Error },
+    NotATablebase { path: PathBuf },
+    Version { path: PathBuf, found: u32 },
+    Header { path: PathBuf, problem: String },
+    Checksum { path: PathBuf, what: String },
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            FileError::NotATablebase { path } => {
+                write!(f, "{}: not an Oware tablebase (.owtb) file", path.display())
+            }
+            FileError::Version { path, found } => {
+                write!(
+                    f,
+                    "{}: format version {found}, this reader knows {VERSION}",
+                    path.display()
+                )
+            }
+            FileError::Header { path, problem } => {
+                write!(f, "{}: bad header: {problem}", path.display())
+            }
+            FileError::Checksum { path, what } => {
+                write!(f, "{}: checksum mismatch in {what}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// The header fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    pub max_seeds: u32,
+    pub budget: SearchBudget,
+    pub body_checksum: u64,
+    /// Per layer: (file offset, entries, checksum).
+    pub layers: Vec<(u64, u64, u64)>,
+}
+
+impl Header {
+    pub fn length(max_seeds: u32) -> usize {
+        FIXED_HEADER + LAYER_RECORD * (max_seeds as usize + 1)
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let length = Header::length(self.max_seeds);
+        let mut h = Vec::with_capacity(length);
+        h.extend_from_slice(MAGIC);
+        h.extend_from_slice(&VERSION.to_le_bytes());
+        h.extend_from_slice(&self.max_seeds.to_le_bytes());
+        h.extend_from_slice(&(ENTRY_BYTES as u32).to_le_bytes());
+        h.extend_from_slice(&(length as u32).to_le_bytes());
+        h.extend_from_slice(&layer_offset(self.max_seeds + 1).to_le_bytes());
+        h.extend_from_slice(&self.budget.nodes_per_search.to_le_bytes());
+        h.extend_from_slice(&(self.budget.max_path as u32).to_le_bytes());
+        h.extend_from_slice(&self.budget.max_seeds.to_le_bytes());
+        h.extend_from_slice(&self.body_checksum.to_le_bytes());
+        h.extend_from_slice(&[0; 8]);
+        for &(offset, entries, sum) in &self.layers {
+            h.extend_from_slice(&offset.to_le_bytes());
+            h.extend_from_slice(&entries.to_le_bytes());
+            h.extend_from_slice(&sum.to_le_bytes());
+        }
+        let sum = checksum(&h);
+        h[56..64].copy_from_slice(&sum.to_le_bytes());
+        h
+    }
+
+    fn decode(bytes: &[u8], path: &Path) -> Result<Header, FileError> {
+        let bad = |problem: String| FileError::Header {
+            path: path.to_path_buf(),
+            problem,
+        };
+        if bytes.len() < FIXED_HEADER || &bytes[..8] != MAGIC {
+            return Err(FileError::NotATablebase {
+                path: path.to_path_buf(),
+            });
+        }
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        if u32_at(8) != VERSION {
+            return Err(FileError::Version {
+                path: path.to_path_buf(),
+                found: u32_at(8),
+            });
+        }
+        let max_seeds = u32_at(12);
+        if max_seeds > MAX_FILE_SEEDS {
+            return Err(bad(format!(
+                "{max_seeds} seeds is more than {MAX_FILE_SEEDS}"
+            )));
+        }
+        if u32_at(16) as usize != ENTRY_BYTES {
+            return Err(bad(format!("{} bytes per entry", u32_at(16))));
+        }
+        let length = Header::length(max_seeds);
+        if u32_at(20) as usize != length || bytes.len() < length {
+            return Err(bad(format!(
+                "header length {} for {max_seeds} seeds",
+                u32_at(20)
+            )));
+        }
+        if u64_at(24) != layer_offset(max_seeds + 1) {
+            return Err(bad(format!("{} entries for {max_seeds} seeds", u64_at(24))));
+        }
+        let mut zeroed = bytes[..length].to_vec();
+        zeroed[56..64].fill(0);
+        if checksum(&zeroed) != u64_at(56) {
+            return Err(FileError::Checksum {
+                path: path.to_path_buf(),
+                what: "the header".into(),
+            });
+        }
+        let budget = SearchBudget {
+            nodes_per_search: u64_at(32),
+            max_path: u32_at(40) as usize,
+            max_seeds: u32_at(44),
+        };
+        let mut layers = Vec::new();
+        for n in 0..=max_seeds {
+            let at = FIXED_HEADER + LAYER_RECORD * n as usize;
+            let record = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
+            let expected = (
+                length as u64 + ENTRY_BYTES as u64 * layer_offset(n),
+                layer_size(n),
+            );
+            if (record.0, record.1) != expected {
+                return Err(bad(format!(
+                    "layer {n} at offset {} with {} entries",
+                    record.0, record.1
+                )));
+            }
+            layers.push(record);
+        }
+        Ok(Header {
+            max_seeds,
+            budget,
+            body_checksum: u64_at(48),
+            layers,
+        })
+    }
+}
+
+/// Writes a tablebase file from its layers (packed entries, in order),
+/// atomically.
+pub fn write_tablebase<'a>(
+    path: &Path,
+    budget: SearchBudget,
+    layers: impl Fn(u32) -> &'a [u8],
+    max_seeds: u32,
+) -> io::Result<()> {
+    let header_length = Header::length(max_seeds) as u64;
+    let mut body = Checksum::new();
+    let mut records = Vec::new();
+    for n in 0..=max_seeds {
+        let bytes = layers(n);
+        body.update(bytes);
+        let offset = header_length + ENTRY_BYTES as u64 * layer_offset(n);
+        records.push((offset, layer_size(n), checksum(bytes)));
+    }
+    let header = Header {
+        max_seeds,
+        budget,
+        body_checksum: body.finish(),
+        layers: records,
+    };
+    write_atomically(path, |w| {
+        w.write_all(&header.encode())?;
+        for n in 0..=max_seeds {
+            w.write_all(layers(n))?;
+        }
+        Ok(())
+    })
+}
+
+/// Compresses a finished tablebase file into `.owtb.zst`, atomically.
+pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
+    let mut input = File::open(source)?;
+    write_atomically(target, |w| {
+        let mut encoder = zstd::stream::Encoder::new(w, 19)?;
+        encoder.long_distance_matching(true)?;
+        io::copy(&mut input, &mut encoder)?;
+        encoder.finish()?;
+        Ok(())
+    })
+}
+
+enum Storage {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+/// An open tablebase file.
+pub struct Tablebase {
+    storage: Storage,
+    header: Header,
+    path: PathBuf,
+}
+
+impl Tablebase {
+    /// Opens a `.owtb` file (memory-mapped) or a `.owtb.zst` file (read into
+    /// memory). Checks the header and the file length; [`Tablebase::verify`]
+    /// checks every checksum.
+    pub fn open(path: &Path) -> Result<Tablebase, FileError> {
+        let io_error = |error| FileError::Io {
+            path: path.to_path_buf(),
+            error,
+        };
+        let mut file = File::open(path).map_err(io_error)?;
+        let mut magic = [0u8; 4];
+        let compressed = file.read_exact(&mut magic).is_ok() && magic == ZSTD_MAGIC;
+        let storage = if compressed {
+            let file = File::open(path).map_err(io_error)?;
+            let mut bytes = Vec::new();
+            zstd::stream::Decoder::new(file)
+                .and_then(|mut d| {
+                    d.window_log_max(31)?;
+                    d.read_to_end(&mut bytes)
+                })
+                .map_err(io_error)?;
+            Storage::Owned(bytes)
+        } else {
+            // Safety: the file is opened read-only; a tablebase file is never
+            // modified in place (writers replace it by rename).
+            Storage::Mapped(unsafe { Mmap::map(&file) }.map_err(io_error)?)
+        };
+        let bytes = match &storage {
+            Storage::Mapped(m) => &m[..],
+            Storage::Owned(v) => &v[..],
+        };
+        let header = Header::decode(bytes, path)?;
+        let expected = Header::length(header.max_seeds) as u64
+            + ENTRY_BYTES as u64 * layer_offset(header.max_seeds + 1);
+        if bytes.len() as u64 != expected {
+            return Err(FileError::Header {
+                path: path.to_path_buf(),
+                problem: format!(
+                    "file holds {} bytes, expected {expected} (truncated?)",
+                    bytes.len()
+                ),
+            });
+        }
+        Ok(Tablebase {
+            storage,
+            header,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.storage {
+            Storage::Mapped(m) => m,
+            Storage::Owned(v) => v,
+        }
+    }
+
+    /// The packed entries of layer `n`.
+    pub fn layer(&self, n: u32) -> &[u8] {
+        let (offset, entries, _) = self.header.layers[n as usize];
+        &self.bytes()[offset as usize..(offset + entries * ENTRY_BYTES as u64) as usize]
+    }
+
+    /// Checks every layer's checksum and the whole body's.
+    pub fn verify_checksums(&self) -> Result<(), FileError> {
+        let mut body = Checksum::new();
+        for n in 0..=self.header.max_seeds {
+            let layer = self.layer(n);
+            body.update(layer);
+            if checksum(layer) != self.header.layers[n as usize].2 {
+                return Err(FileError::Checksum {
+                    path: self.path.clone(),
+                    what: format!("layer {n}"),
+                });
+            }
+        }
+        if body.finish() != self.header.body_checksum {
+            return Err(FileError::Checksum {
+                path: self.path.clone(),
+                what: "the entries".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The entry of a position with at most `max_seeds` seeds.
+    #[inline]
+    pub fn entry(&self, position: &Position) -> Option<Entry> {
+        if position.seeds() > self.header.max_seeds {
+            return None;
+        }
+        let at = Header::length(self.header.max_seeds) + ENTRY_BYTES * index(position) as usize;
+        let b = self.bytes();
+        Some(Entry::unpack([b[at], b[at + 1], b[at + 2]]))
+    }
+}
+
+impl EndgameTable for Tablebase {
+    fn max_seeds(&self) -> u32 {
+        self.header.max_seeds
+    }
+
+    fn probe(&self, position: &Position) -> Option<Probe> {
+        self.entry(position).map(|e| e.probe())
+    }
+}

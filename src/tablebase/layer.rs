@@ -1,0 +1,320 @@
+//! Solving one seed layer, given every lower layer.
+//!
+//! The phases, each in its own module:
+//! 1. [`retrograde`](super::retrograde): terminal positions, captures into
+//!    the solved lower layers, then propagation through un-moves with child
+//!    counters until nothing more follows without cycles.
+//! 2. [`scc`](super::scc): Pearce's strongly connected components of the
+//!    still-undecided positions, in reverse topological order.
+//! 3. Component by component, sinks first: a component on no cycle is
+//!    decided from its (now decided) children; a cycle component gets the
+//!    proven [`bounds`](super::bounds) of `docs/cycle-bounds.md`, then the
+//!    [`cycle_search`](super::cycle_search) tries to close the remaining
+//!    gaps. Its positions are then decided and their parents told.
+//!
+//! Values are mover-relative: an option of the mover at a position with `n`
+//! seeds is worth `n − V(child)` whether or not it captures (the captured
+//! seeds plus what the opponent leaves of the rest).
+
+use std::sync::atomic::AtomicU8;
+
+use indicatif::ProgressBar;
+use std::sync::atomic::Ordering::{AcqRel, Relaxed};
+use std::time::Instant;
+
+use super::entry::{Entry, Proof, ENTRY_BYTES};
+use super::scc::Components;
+use super::solved::SolvedLayers;
+use super::stats::LayerStats;
+use crate::rank::{layer_index, layer_size, position_in_layer};
+use crate::rules::Position;
+
+/// Flags byte of a position under construction.
+pub(crate) const DECIDED: u8 = 0x80;
+pub(crate) const ON_CYCLE: u8 = 0x40;
+pub(crate) const PROOF_MASK: u8 = 0x03;
+
+/// Budget of the exact search inside cycle components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchBudget {
+    /// Nodes per search (one search per threshold question of a position);
+    /// 0 turns the search off.
+    pub nodes_per_search: u64,
+    /// Deepest path explored before a search gives up.
+    pub max_path: usize,
+    /// Layers above this many seeds are not searched.
+    pub max_seeds: u32,
+}
+
+impl Default for SearchBudget {
+    fn default() -> SearchBudget {
+        SearchBudget {
+            nodes_per_search: 100_000,
+            max_path: 1_000,
+            max_seeds: 5,
+        }
+    }
+}
+
+/// Where the build of a layer stands: everything before it is done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cursor {
+    Start,
+    /// The first retrograde pass is done; these positions (local indexes)
+    /// are decided but their parents not told yet.
+    Propagating {
+        frontier: Vec<u32>,
+    },
+    /// Retrograde analysis is done.
+    Retrograded,
+    /// Components are known; those before `k` are resolved.
+    Resolving {
+        k: usize,
+        step: Step,
+    },
+    Done,
+}
+
+/// Progress inside one cycle component.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Begin,
+    /// Thresholds above `t` are solved; per member the bytes
+    /// `win(q,0), win(q,1), open(q,0), open(q,1)`.
+    Bounds {
+        t: u8,
+        safety_rounds: u32,
+        state: Vec<u8>,
+    },
+    /// Bounds are known; the first `done.len()` members are searched.
+    Search {
+        lower: Vec<u8>,
+        upper: Vec<u8>,
+        done: Vec<(u8, u8)>,
+    },
+}
+
+/// Receives snapshots of a layer build at safe points.
+pub trait Checkpointer {
+    /// Whether a snapshot is wanted now (cheap: called often).
+    fn due(&mut self) -> bool;
+    /// Persists a snapshot; an error stops the build.
+    fn save(&mut self, snapshot: Vec<u8>) -> std::io::Result<()>;
+}
+
+/// A checkpointer that never asks for snapshots.
+pub struct NoCheckpoints;
+
+impl Checkpointer for NoCheckpoints {
+    fn due(&mut self) -> bool {
+        false
+    }
+    fn save(&mut self, _: Vec<u8>) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The state of a layer being solved.
+pub struct LayerSolver<'a> {
+    pub(crate) n: u32,
+    pub(crate) size: usize,
+    pub(crate) lower: &'a SolvedLayers,
+    /// Best option bounds and estimate seen so far (mover-relative); once a
+    /// position is decided, its own lower bound, upper bound and value.
+    pub(crate) lo: Vec<AtomicU8>,
+    pub(crate) hi: Vec<AtomicU8>,
+    pub(crate) est: Vec<AtomicU8>,
+    /// Quiet moves whose child is not decided yet.
+    pub(crate) pending: Vec<AtomicU8>,
+    /// `DECIDED | ON_CYCLE | proof`.
+    pub(crate) flags: Vec<AtomicU8>,
+    pub(crate) budget: SearchBudget,
+    pub(crate) progress: ProgressBar,
+    pub stats: LayerStats,
+}
+
+fn atomic_bytes(len: usize) -> Vec<AtomicU8> {
+    (0..len).map(|_| AtomicU8::new(0)).collect()
+}
+
+impl<'a> LayerSolver<'a> {
+    /// Prepares layer `n`; `lower` must hold layers `0..n`.
+    pub fn new(n: u32, lower: &'a SolvedLayers, budget: SearchBudget) -> LayerSolver<'a> {
+        assert_eq!(lower.len(), n, "layers below {n} must be solved first");
+        let size = layer_size(n) as usize;
+        LayerSolver {
+            n,
+            size,
+            lower,
+            lo: atomic_bytes(size),
+            hi: atomic_bytes(size),
+            est: atomic_bytes(size),
+            pending: atomic_bytes(size),
+            flags: atomic_bytes(size),
+            budget,
+            progress: ProgressBar::hidden(),
+            stats: LayerStats::new(n, size as u64),
+        }
+    }
+
+    /// Shows progress on this bar (one phase after the other).
+    pub fn with_progress(mut self, bar: ProgressBar) -> Self {
+        self.progress = bar;
+        self
+    }
+
+    /// Runs every phase and returns the packed entries of the layer.
+    pub fn solve(self) -> (Vec<u8>, LayerStats) {
+        self.run(Cursor::Start, None, &mut NoCheckpoints)
+            .expect("no checkpoint can fail")
+    }
+
+    /// Runs the build from `cursor` (with the components, once known),
+    /// offering snapshots to `checkpoints` at safe points.
+    pub fn run(
+        mut self,
+        mut cursor: Cursor,
+        mut components: Option<Components>,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<(Vec<u8>, LayerStats)> {
+        let started = Instant::now();
+        let seconds_before = self.stats.seconds.total;
+        loop {
+            cursor = match cursor {
+                Cursor::Start => {
+                    let clock = Instant::now();
+                    let frontier = self.first_pass();
+                    self.stats.seconds.retrograde += clock.elapsed().as_secs_f64();
+                    Cursor::Propagating {
+                        frontier: frontier.iter().map(|p| layer_index(p) as u32).collect(),
+                    }
+                }
+                Cursor::Propagating { frontier } => {
+                    let clock = Instant::now();
+                    let mut frontier: Vec<Position> = frontier
+                        .iter()
+                        .map(|&i| {
+                            position_in_layer(self.n, i as u64).expect("index inside the layer")
+                        })
+                        .collect();
+                    while !frontier.is_empty() {
+                        if checkpoints.due() {
+                            let indexes = frontier.iter().map(|p| layer_index(p) as u32).collect();
+                            let cursor = Cursor::Propagating { frontier: indexes };
+                            checkpoints.save(self.snapshot(&cursor, None))?;
+                        }
+                        frontier = self.propagate_round(&frontier);
+                    }
+                    self.finish_retrograde();
+                    self.stats.seconds.retrograde += clock.elapsed().as_secs_f64();
+                    Cursor::Retrograded
+                }
+                Cursor::Retrograded => {
+                    let clock = Instant::now();
+                    components = Some(self.components());
+                    self.stats.seconds.scc += clock.elapsed().as_secs_f64();
+                    Cursor::Resolving {
+                        k: 0,
+                        step: Step::Begin,
+                    }
+                }
+                Cursor::Resolving { k, step } => {
+                    let found = components.as_ref().expect("components before resolving");
+                    self.resolve_components(found, k, step, checkpoints)?;
+                    Cursor::Done
+                }
+                Cursor::Done => break,
+            };
+            if cursor != Cursor::Done && checkpoints.due() {
+                checkpoints.save(self.snapshot(&cursor, components.as_ref()))?;
+            }
+        }
+        self.progress.finish_and_clear();
+        let bytes = self.packed();
+        self.stats.finish(&bytes);
+        self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
+        Ok((bytes, self.stats))
+    }
+
+    #[inline]
+    pub(crate) fn is_decided(&self, index: usize) -> bool {
+        self.flags[index].load(Relaxed) & DECIDED != 0
+    }
+
+    /// The interval and estimate of the mover's option leading to `child`
+    /// (reached by a capture into a lower layer, or a decided position of
+    /// this layer): `n − V(child)`.
+    #[inline]
+    pub(crate) fn option_of(&self, child: &Position, captured: u8) -> (u8, u8, u8) {
+        let n = self.n as u8;
+        let (lower, upper, value) = if captured > 0 {
+            let e = self.lower.entry(child);
+            (e.lower, e.upper, e.value)
+        } else {
+            let i = layer_index(child) as usize;
+            (
+                self.lo[i].load(Relaxed),
+                self.hi[i].load(Relaxed),
+                self.est[i].load(Relaxed),
+            )
+        };
+        (n - upper, n - lower, n - value)
+    }
+
+    /// Records a decided child's option at an undecided parent; returns
+    /// the quiet moves of the parent still pending.
+    #[inline]
+    pub(crate) fn tell_parent(&self, parent: usize, option: (u8, u8, u8)) -> u8 {
+        self.lo[parent].fetch_max(option.0, Relaxed);
+        self.hi[parent].fetch_max(option.1, Relaxed);
+        self.est[parent].fetch_max(option.2, Relaxed);
+        // Release/acquire: whoever takes the count to zero sees every option.
+        self.pending[parent].fetch_sub(1, AcqRel) - 1
+    }
+
+    /// Marks a position decided with its final values; false if another
+    /// thread decided it first.
+    pub(crate) fn decide(
+        &self,
+        index: usize,
+        lower: u8,
+        upper: u8,
+        value: u8,
+        proof: Proof,
+        cycle: bool,
+    ) -> bool {
+        let proof = if lower == upper { proof } else { Proof::Open };
+        let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
+        if self.flags[index]
+            .compare_exchange(0, flags, Relaxed, Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        self.lo[index].store(lower, Relaxed);
+        self.hi[index].store(upper, Relaxed);
+        self.est[index].store(value.clamp(lower, upper), Relaxed);
+        true
+    }
+
+    /// The final entry of a decided position.
+    pub(crate) fn entry(&self, index: usize) -> Entry {
+        let flags = self.flags[index].load(Relaxed);
+        Entry {
+            value: self.est[index].load(Relaxed),
+            lower: self.lo[index].load(Relaxed),
+            upper: self.hi[index].load(Relaxed),
+            on_cycle: flags & ON_CYCLE != 0,
+            proof: Proof::from_bits(flags & PROOF_MASK),
+        }
+    }
+
+    fn packed(&self) -> Vec<u8> {
+        let mut bytes = vec![0u8; self.size * ENTRY_BYTES];
+        for (index, chunk) in bytes.chunks_exact_mut(ENTRY_BYTES).enumerate() {
+            debug_assert!(self.is_decided(index));
+            chunk.copy_from_slice(&self.entry(index).pack());
+        }
+        bytes
+    }
+}

@@ -1,0 +1,170 @@
+//! Phase 3: components in reverse topological order. Every child outside a
+//! component is decided when the component's turn comes, and a play that
+//! leaves a component never returns, so the history before entering it
+//! cannot repeat: the children's as-root values are the values that count.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::bounds::BoundWork;
+use super::entry::Proof;
+use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
+use super::scc::Components;
+use crate::rank::{layer_index, position_in_layer};
+use crate::rules::Position;
+
+/// Members searched between two checkpoint opportunities.
+const SEARCH_BATCH: usize = 256;
+
+impl LayerSolver<'_> {
+    pub(crate) fn resolve_components(
+        &mut self,
+        components: &Components,
+        first: usize,
+        mut step: Step,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<()> {
+        let mut work: Option<BoundWork> = None;
+        self.progress
+            .set_message(format!("{} seeds: components", self.n));
+        self.progress.set_length(components.members.len() as u64);
+        self.progress.set_position(components.starts[first] as u64);
+        for k in first..components.count() {
+            let members = components.of(k);
+            if members.len() == 1 {
+                self.decide_acyclic(members[0] as usize, components, k);
+            } else {
+                let work = work.get_or_insert_with(|| BoundWork::new(self.size));
+                self.resolve_cycle(
+                    components,
+                    k,
+                    std::mem::replace(&mut step, Step::Begin),
+                    work,
+                    checkpoints,
+                )?;
+            }
+            self.progress.inc(members.len() as u64);
+            if k + 1 < components.count() && checkpoints.due() {
+                let cursor = Cursor::Resolving {
+                    k: k + 1,
+                    step: Step::Begin,
+                };
+                checkpoints.save(self.snapshot(&cursor, Some(components)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A position on no cycle: every child is decided by now.
+    fn decide_acyclic(&mut self, index: usize, components: &Components, k: usize) {
+        debug_assert_eq!(self.pending[index].load(Relaxed), 0);
+        let (lo, hi, est) = (
+            self.lo[index].load(Relaxed),
+            self.hi[index].load(Relaxed),
+            self.est[index].load(Relaxed),
+        );
+        self.decide(index, lo, hi, est, Proof::Retrograde, false);
+        self.stats.decided_acyclic += 1;
+        let position = position_in_layer(self.n, index as u64).expect("in layer");
+        self.tell_parents_outside(&position, components, k);
+    }
+
+    /// Bounds, then search, then the decision of one cycle component.
+    fn resolve_cycle(
+        &mut self,
+        components: &Components,
+        k: usize,
+        step: Step,
+        work: &mut BoundWork,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<()> {
+        let members = components.of(k);
+        let positions: Vec<Position> = members
+            .iter()
+            .map(|&m| position_in_layer(self.n, m as u64).expect("in layer"))
+            .collect();
+        let (lower, upper, mut done) = match step {
+            Step::Search { lower, upper, done } => (lower, upper, done),
+            step => {
+                let clock = Instant::now();
+                let resume = match step {
+                    Step::Bounds {
+                        t,
+                        safety_rounds,
+                        state,
+                    } => Some((t, safety_rounds, state)),
+                    _ => None,
+                };
+                let bounds =
+                    self.cycle_bounds(components, k, &positions, work, resume, checkpoints)?;
+                self.stats.seconds.bounds += clock.elapsed().as_secs_f64();
+                self.stats.safety_rounds += bounds.safety_rounds as u64;
+                (bounds.lower, bounds.upper, Vec::new())
+            }
+        };
+        let searching = self.n <= self.budget.max_seeds && self.budget.nodes_per_search > 0;
+        let mut local = Vec::new();
+        if searching && done.len() < members.len() {
+            local = vec![0u32; self.size];
+            for (i, &m) in members.iter().enumerate() {
+                local[m as usize] = i as u32;
+            }
+        }
+        while searching && done.len() < members.len() {
+            if checkpoints.due() {
+                let step = Step::Search {
+                    lower: lower.clone(),
+                    upper: upper.clone(),
+                    done: done.clone(),
+                };
+                checkpoints
+                    .save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
+            }
+            let clock = Instant::now();
+            let batch = done.len()..(done.len() + SEARCH_BATCH).min(members.len());
+            let outcome =
+                self.search_component(components, k, &positions, &lower, &upper, &local, batch);
+            self.stats.seconds.search += clock.elapsed().as_secs_f64();
+            self.stats.searches += outcome.searches;
+            self.stats.search_nodes += outcome.nodes;
+            done.extend(outcome.bounds);
+        }
+        if !searching {
+            done = lower.iter().copied().zip(upper.iter().copied()).collect();
+        }
+        for (i, &m) in members.iter().enumerate() {
+            let (low, high) = done[i];
+            let by_bounds = lower[i] == upper[i];
+            if by_bounds {
+                self.stats.exact_by_bounds += 1;
+            } else if low == high {
+                self.stats.exact_by_search += 1;
+            }
+            let proof = if by_bounds {
+                Proof::Bounds
+            } else {
+                Proof::Search
+            };
+            self.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
+        }
+        positions
+            .par_iter()
+            .for_each(|p| self.tell_parents_outside(p, components, k));
+        Ok(())
+    }
+
+    /// Passes a decided position's option to its parents in later
+    /// components.
+    fn tell_parents_outside(&self, position: &Position, components: &Components, k: usize) {
+        let option = self.option_of(position, 0);
+        position.quiet_parents(|parent, _| {
+            let index = layer_index(&parent) as usize;
+            let id = components.id[index];
+            if id != super::scc::NONE && id as usize != k && !self.is_decided(index) {
+                self.tell_parent(index, option);
+            }
+        });
+    }
+}

@@ -1,0 +1,123 @@
+//! Phase 1: retrograde analysis inside a layer.
+//!
+//! Every position starts with the options that leave the layer (captures
+//! into solved lower layers) and a counter of its quiet moves. A position
+//! is decided when every quiet child is decided; its value is then the best
+//! option. Deciding a position tells its quiet parents, found by un-moves,
+//! and so on to a fixpoint. The fixpoint does not depend on the order, so
+//! the frontier is processed in parallel and the result is deterministic.
+//!
+//! There is deliberately no early decision (say, on an option worth all `n`
+//! seeds): every position decided here is then decided after all its
+//! children, so none lies on a cycle, and its value holds whatever the
+//! history. Positions left over are exactly those on cycles and those that
+//! reach one; the cycle phases handle an all-`n` option just as well.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+
+use super::entry::Proof;
+use super::layer::LayerSolver;
+use crate::rank::{layer_index, layer_positions_from};
+use crate::rules::Position;
+
+/// Positions per parallel task in the first pass.
+const CHUNK: usize = 1 << 14;
+
+impl LayerSolver<'_> {
+    /// The first pass over the layer; returns the positions it decided.
+    pub(crate) fn first_pass(&mut self) -> Vec<Position> {
+        let n = self.n;
+        self.progress.set_message(format!("{n} seeds: retrograde"));
+        self.progress.set_length(self.size as u64);
+        self.progress.set_position(0);
+        let chunks: Vec<usize> = (0..self.size).step_by(CHUNK).collect();
+        chunks
+            .par_iter()
+            .flat_map_iter(|&start| {
+                let end = (start + CHUNK).min(self.size);
+                let mut decided = Vec::new();
+                for (offset, position) in layer_positions_from(n, start as u64)
+                    .take(end - start)
+                    .enumerate()
+                {
+                    if self.first_look(start + offset, &position) {
+                        decided.push(position);
+                    }
+                }
+                self.progress.inc((end - start) as u64);
+                decided.into_iter()
+            })
+            .collect()
+    }
+
+    /// Tells the parents of one frontier; returns the next frontier.
+    pub(crate) fn propagate_round(&mut self, frontier: &[Position]) -> Vec<Position> {
+        self.stats.retrograde_rounds += 1;
+        self.progress.set_message(format!(
+            "{} seeds: propagate {}",
+            self.n, self.stats.retrograde_rounds
+        ));
+        frontier
+            .par_iter()
+            .flat_map_iter(|child| self.propagate(child).into_iter())
+            .collect()
+    }
+
+    pub(crate) fn finish_retrograde(&mut self) {
+        let decided = (0..self.size).filter(|&i| self.is_decided(i)).count() as u64;
+        self.stats.decided_by_retrograde = decided;
+    }
+
+    /// Exits, terminal rule and quiet-move count of one position; true if
+    /// it is decided already.
+    fn first_look(&self, index: usize, position: &Position) -> bool {
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            let own = position.own_seeds() as u8;
+            return self.decide(index, own, own, own, Proof::Retrograde, false);
+        }
+        let (mut lower, mut upper, mut value, mut quiet) = (0u8, 0u8, 0u8, 0u8);
+        for pit in moves {
+            let played = position.play(pit);
+            if played.captured > 0 {
+                let option = self.option_of(&played.child, played.captured);
+                lower = lower.max(option.0);
+                upper = upper.max(option.1);
+                value = value.max(option.2);
+            } else {
+                quiet += 1;
+            }
+        }
+        self.lo[index].store(lower, Relaxed);
+        self.hi[index].store(upper, Relaxed);
+        self.est[index].store(value, Relaxed);
+        self.pending[index].store(quiet, Relaxed);
+        quiet == 0 && self.decide(index, lower, upper, value, Proof::Retrograde, false)
+    }
+
+    /// Tells the quiet parents of a just-decided position; returns those
+    /// that become decided.
+    fn propagate(&self, child: &Position) -> Vec<Position> {
+        let option = self.option_of(child, 0);
+        let mut decided = Vec::new();
+        child.quiet_parents(|parent, _pit| {
+            let index = layer_index(&parent) as usize;
+            if self.is_decided(index) {
+                return;
+            }
+            if self.tell_parent(index, option) == 0 {
+                let (lower, upper, value) = (
+                    self.lo[index].load(Relaxed),
+                    self.hi[index].load(Relaxed),
+                    self.est[index].load(Relaxed),
+                );
+                if self.decide(index, lower, upper, value, Proof::Retrograde, false) {
+                    decided.push(parent);
+                }
+            }
+        });
+        decided
+    }
+}

@@ -1,0 +1,270 @@
+//! Figures of a layer build: what each phase decided and how long it took.
+//! Written as a table at the end of a build and as JSON next to the
+//! tablebase.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::codec::{DecodeError, Decoder, Encoder};
+use super::entry::{Entry, Proof, ENTRY_BYTES};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhaseSeconds {
+    pub retrograde: f64,
+    pub scc: f64,
+    pub bounds: f64,
+    pub search: f64,
+    pub total: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ComponentStats {
+    /// Strongly connected components of two or more positions.
+    pub cycle_components: u64,
+    /// The same, counted on game states (1 or 2 per position component).
+    pub game_state_components: u64,
+    pub positions_on_cycles: u64,
+    /// Positions in the largest component.
+    pub largest: u64,
+    /// Game states in the largest game-state component.
+    pub largest_game_state: u64,
+    /// Components of two or more positions by size class.
+    pub size_histogram: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LayerStats {
+    pub seeds: u32,
+    pub positions: u64,
+    /// Decided by the retrograde phase (no cycle involved).
+    pub decided_by_retrograde: u64,
+    pub retrograde_rounds: u64,
+    /// Undecided after retrograde, on no cycle, decided in component order.
+    pub decided_acyclic: u64,
+    pub components: ComponentStats,
+    pub exact_by_bounds: u64,
+    pub exact_by_search: u64,
+    pub searches: u64,
+    pub search_nodes: u64,
+    pub safety_rounds: u64,
+    /// Exact entries of every kind, and the rest.
+    pub exact: u64,
+    pub unresolved: u64,
+    /// Gap `upper − lower` over all positions of the layer.
+    pub mean_gap: f64,
+    pub max_gap: u8,
+    pub scc_memory_bytes_per_position: f64,
+    pub seconds: PhaseSeconds,
+}
+
+impl LayerStats {
+    pub fn new(seeds: u32, positions: u64) -> LayerStats {
+        LayerStats {
+            seeds,
+            positions,
+            ..LayerStats::default()
+        }
+    }
+
+    /// Counts exactness and gaps from the finished entries.
+    pub fn finish(&mut self, packed: &[u8]) {
+        let (mut exact, mut gap_sum, mut max_gap) = (0u64, 0u64, 0u8);
+        for chunk in packed.chunks_exact(ENTRY_BYTES) {
+            let e = Entry::unpack([chunk[0], chunk[1], chunk[2]]);
+            if e.proof != Proof::Open {
+                exact += 1;
+            }
+            let gap = e.upper - e.lower;
+            gap_sum += gap as u64;
+            max_gap = max_gap.max(gap);
+        }
+        self.exact = exact;
+        self.unresolved = self.positions - exact;
+        self.mean_gap = gap_sum as f64 / self.positions.max(1) as f64;
+        self.max_gap = max_gap;
+    }
+
+    /// For checkpoints: every field in a fixed order.
+    pub(crate) fn encode(&self, e: &mut Encoder) {
+        let c = &self.components;
+        for v in [
+            self.seeds as u64,
+            self.positions,
+            self.decided_by_retrograde,
+            self.retrograde_rounds,
+            self.decided_acyclic,
+            c.cycle_components,
+            c.game_state_components,
+            c.positions_on_cycles,
+            c.largest,
+            c.largest_game_state,
+            self.exact_by_bounds,
+            self.exact_by_search,
+            self.searches,
+            self.search_nodes,
+            self.safety_rounds,
+        ] {
+            e.u64(v);
+        }
+        let s = &self.seconds;
+        for v in [
+            self.scc_memory_bytes_per_position,
+            s.retrograde,
+            s.scc,
+            s.bounds,
+            s.search,
+            s.total,
+        ] {
+            e.f64(v);
+        }
+        e.u64(c.size_histogram.len() as u64);
+        for (class, count) in &c.size_histogram {
+            e.text(class);
+            e.u64(*count);
+        }
+    }
+
+    pub(crate) fn decode(d: &mut Decoder) -> Result<LayerStats, DecodeError> {
+        let mut v = [0u64; 15];
+        for slot in v.iter_mut() {
+            *slot = d.u64()?;
+        }
+        let mut f = [0f64; 6];
+        for slot in f.iter_mut() {
+            *slot = d.f64()?;
+        }
+        let mut size_histogram = BTreeMap::new();
+        for _ in 0..d.u64()?.min(1 << 16) {
+            let class = d.text()?;
+            size_histogram.insert(class, d.u64()?);
+        }
+        Ok(LayerStats {
+            seeds: v[0] as u32,
+            positions: v[1],
+            decided_by_retrograde: v[2],
+            retrograde_rounds: v[3],
+            decided_acyclic: v[4],
+            components: ComponentStats {
+                cycle_components: v[5],
+                game_state_components: v[6],
+                positions_on_cycles: v[7],
+                largest: v[8],
+                largest_game_state: v[9],
+                size_histogram,
+            },
+            exact_by_bounds: v[10],
+            exact_by_search: v[11],
+            searches: v[12],
+            search_nodes: v[13],
+            safety_rounds: v[14],
+            exact: 0,
+            unresolved: 0,
+            mean_gap: 0.0,
+            max_gap: 0,
+            scc_memory_bytes_per_position: f[0],
+            seconds: PhaseSeconds {
+                retrograde: f[1],
+                scc: f[2],
+                bounds: f[3],
+                search: f[4],
+                total: f[5],
+            },
+        })
+    }
+
+    /// One JSON object (no external serializer needed for flat figures).
+    pub fn to_json(&self) -> String {
+        let mut histogram = String::new();
+        for (i, (class, count)) in self.components.size_histogram.iter().enumerate() {
+            let _ = write!(
+                histogram,
+                "{}\"{class}\": {count}",
+                if i > 0 { ", " } else { "" }
+            );
+        }
+        let c = &self.components;
+        let s = &self.seconds;
+        format!(
+            concat!(
+                "{{\"seeds\": {}, \"positions\": {}, \"decided_by_retrograde\": {}, \"retrograde_rounds\": {}, ",
+                "\"decided_acyclic\": {}, \"cycle_components\": {}, \"game_state_components\": {}, ",
+                "\"positions_on_cycles\": {}, \"largest_component\": {}, \"largest_game_state_component\": {}, ",
+                "\"component_sizes\": {{{}}}, \"exact_by_bounds\": {}, \"exact_by_search\": {}, ",
+                "\"searches\": {}, \"search_nodes\": {}, \"safety_rounds\": {}, \"exact\": {}, \"unresolved\": {}, ",
+                "\"mean_gap\": {:.4}, \"max_gap\": {}, \"scc_bytes_per_position\": {}, ",
+                "\"seconds\": {{\"retrograde\": {:.3}, \"scc\": {:.3}, \"bounds\": {:.3}, \"search\": {:.3}, \"total\": {:.3}}}}}"
+            ),
+            self.seeds,
+            self.positions,
+            self.decided_by_retrograde,
+            self.retrograde_rounds,
+            self.decided_acyclic,
+            c.cycle_components,
+            c.game_state_components,
+            c.positions_on_cycles,
+            c.largest,
+            c.largest_game_state,
+            histogram,
+            self.exact_by_bounds,
+            self.exact_by_search,
+            self.searches,
+            self.search_nodes,
+            self.safety_rounds,
+            self.exact,
+            self.unresolved,
+            self.mean_gap,
+            self.max_gap,
+            self.scc_memory_bytes_per_position,
+            s.retrograde,
+            s.scc,
+            s.bounds,
+            s.search,
+            s.total
+        )
+    }
+
+    /// Header of the per-layer summary table.
+    pub fn table_header() -> String {
+        format!(
+            "{:>2} {:>11} {:>11} {:>10} {:>11} {:>9} {:>9} {:>10} {:>6} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "n",
+            "positions",
+            "retrograde",
+            "on cycles",
+            "largest",
+            "bounds",
+            "search",
+            "unresolved",
+            "gap",
+            "max",
+            "retro s",
+            "scc s",
+            "bound s",
+            "srch s",
+            "total s"
+        )
+    }
+
+    /// One row of the summary table.
+    pub fn table_row(&self) -> String {
+        let s = &self.seconds;
+        format!(
+            "{:>2} {:>11} {:>11} {:>10} {:>11} {:>9} {:>9} {:>10} {:>6.3} {:>3} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>7.2}",
+            self.seeds,
+            self.positions,
+            self.decided_by_retrograde,
+            self.components.positions_on_cycles,
+            self.components.largest,
+            self.exact_by_bounds,
+            self.exact_by_search,
+            self.unresolved,
+            self.mean_gap,
+            self.max_gap,
+            s.retrograde,
+            s.scc,
+            s.bounds,
+            s.search,
+            s.total
+        )
+    }
+}

@@ -1,0 +1,188 @@
+//! An independent check of a finished tablebase, one ply deep, using only
+//! the rules and the entries themselves (none of the builder's code).
+//!
+//! * Every entry is well formed: `lower ≤ value ≤ upper ≤ n`, and marked
+//!   exact exactly when its bounds meet.
+//! * A position with no legal move is exact, worth its own row.
+//! * A position on no cycle cannot be reached again from its children, so
+//!   their as-root values are their values after it: its bounds must equal
+//!   the best of its options' bounds (an option worth `n − V(child)`).
+//! * A position on a cycle can always leave through a capture or through a
+//!   child on no cycle, whose values do not depend on the history: its upper
+//!   bound must reach the best such option's lower bound. (Children on
+//!   cycles may share its component, where values depend on the path.)
+
+use rayon::prelude::*;
+
+use super::entry::{Entry, Proof, ENTRY_BYTES};
+use super::file::Tablebase;
+use super::solved::SolvedLayers;
+use crate::rank::{layer_index, layer_positions_from, layer_size};
+use crate::rules::Position;
+
+/// Anything that holds packed layers.
+pub trait LayerSource: Sync {
+    fn max_seeds(&self) -> u32;
+    fn layer(&self, n: u32) -> &[u8];
+}
+
+impl LayerSource for Tablebase {
+    fn max_seeds(&self) -> u32 {
+        self.header().max_seeds
+    }
+    fn layer(&self, n: u32) -> &[u8] {
+        Tablebase::layer(self, n)
+    }
+}
+
+impl LayerSource for SolvedLayers {
+    fn max_seeds(&self) -> u32 {
+        self.len().saturating_sub(1)
+    }
+    fn layer(&self, n: u32) -> &[u8] {
+        self.layer_bytes(n)
+    }
+}
+
+/// What the check found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VerifyReport {
+    pub positions: u64,
+    /// Positions on no cycle whose bounds were re-derived from children.
+    pub rederived: u64,
+    /// Exact entries among them.
+    pub exact_rederived: u64,
+    /// Positions on cycles whose upper bound was checked against exits.
+    pub cycle_checked: u64,
+    pub failures: u64,
+    /// The first few failures, described.
+    pub examples: Vec<String>,
+}
+
+const CHUNK: usize = 1 << 14;
+const EXAMPLES: usize = 10;
+
+fn entry_at(source: &dyn LayerSource, position: &Position) -> Entry {
+    let bytes = source.layer(position.seeds());
+    let at = layer_index(position) as usize * ENTRY_BYTES;
+    Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]])
+}
+
+/// Checks layers `0..=max_seeds` of `source`.
+pub fn verify(source: &dyn LayerSource) -> VerifyReport {
+    let mut report = VerifyReport::default();
+    for n in 0..=source.max_seeds() {
+        let size = layer_size(n) as usize;
+        let parts: Vec<VerifyReport> = (0..size)
+            .step_by(CHUNK)
+            .collect::<Vec<_>>()
+            .par_iter()
+            .map(|&start| {
+                let mut part = VerifyReport::default();
+                let count = CHUNK.min(size - start);
+                for position in layer_positions_from(n, start as u64).take(count) {
+                    check_position(source, n, &position, &mut part);
+                }
+                part
+            })
+            .collect();
+        for part in parts {
+            report.positions += part.positions;
+            report.rederived += part.rederived;
+            report.exact_rederived += part.exact_rederived;
+            report.cycle_checked += part.cycle_checked;
+            report.failures += part.failures;
+            for e in part.examples {
+                if report.examples.len() < EXAMPLES {
+                    report.examples.push(e);
+                }
+            }
+        }
+    }
+    report
+}
+
+fn check_position(
+    source: &dyn LayerSource,
+    n: u32,
+    position: &Position,
+    report: &mut VerifyReport,
+) {
+    report.positions += 1;
+    let nn = n as u8;
+    let bytes = {
+        let layer = source.layer(n);
+        let at = layer_index(position) as usize * ENTRY_BYTES;
+        [layer[at], layer[at + 1], layer[at + 2]]
+    };
+    let fail = |report: &mut VerifyReport, what: String| {
+        report.failures += 1;
+        if report.examples.len() < EXAMPLES {
+            report
+                .examples
+                .push(format!("{position:?} ({n} seeds): {what}"));
+        }
+    };
+    if !Entry::is_well_formed(bytes, n) {
+        fail(report, format!("malformed entry {bytes:02x?}"));
+        return;
+    }
+    let entry = Entry::unpack(bytes);
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        let own = position.own_seeds() as u8;
+        report.rederived += 1;
+        report.exact_rederived += 1;
+        if entry.lower != own || entry.upper != own || entry.on_cycle {
+            fail(
+                report,
+                format!("no legal move: must be exactly {own}, found {entry:?}"),
+            );
+        }
+        return;
+    }
+    // Best option bounds over all moves, and over history-proof exits.
+    let (mut best_lower, mut best_upper, mut exit_lower) = (0u8, 0u8, 0u8);
+    for pit in moves {
+        let played = position.play(pit);
+        let child = entry_at(source, &played.child);
+        let (lower, upper) = (nn - child.upper, nn - child.lower);
+        best_lower = best_lower.max(lower);
+        best_upper = best_upper.max(upper);
+        if played.captured > 0 || !child.on_cycle {
+            exit_lower = exit_lower.max(lower);
+        }
+    }
+    if entry.on_cycle {
+        report.cycle_checked += 1;
+        if entry.upper < exit_lower {
+            fail(
+                report,
+                format!(
+                    "upper bound {} below an exit worth at least {exit_lower}",
+                    entry.upper
+                ),
+            );
+        }
+    } else {
+        report.rederived += 1;
+        if entry.is_exact() {
+            report.exact_rederived += 1;
+        }
+        if (entry.lower, entry.upper) != (best_lower, best_upper) {
+            fail(
+                report,
+                format!(
+                    "bounds {}..{} but children give {best_lower}..{best_upper}",
+                    entry.lower, entry.upper
+                ),
+            );
+        }
+        if entry.proof == Proof::Bounds || entry.proof == Proof::Search {
+            fail(
+                report,
+                format!("position on no cycle marked {:?}", entry.proof),
+            );
+        }
+    }
+}
