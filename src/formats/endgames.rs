@@ -327,11 +327,17 @@ impl EndgameFile {
 
     /// The entry of a position (side to move first), if covered.
     pub fn entry_of(&self, position: &Position) -> Option<Entry> {
+        self.seeds_and_entry(position).map(|(_, entry)| entry)
+    }
+
+    /// The seeds on the board and the entry, if covered. The seeds are
+    /// summed pit by pit, so no pit count can overflow the rank.
+    fn seeds_and_entry(&self, position: &Position) -> Option<(u32, Entry)> {
         let seeds: u32 = position.pits().iter().map(|&s| s as u32).sum();
         if seeds > self.max_seeds {
             return None;
         }
-        self.entry(rank::index(position))
+        Some((seeds, self.entry(rank::index(position))?))
     }
 
     /// How many entries carry each flag (indexed by `Flag as usize`).
@@ -370,8 +376,8 @@ impl EndgameTable for EndgameFile {
     /// `None` above `max_seeds` seeds, and for a corrupt entry (captures
     /// above the seeds on the board).
     fn probe(&self, position: &Position) -> Option<Probe> {
-        let seeds: u32 = position.pits().iter().map(|&s| s as u32).sum();
-        self.entry_of(position)?.probe(seeds)
+        let (seeds, entry) = self.seeds_and_entry(position)?;
+        entry.probe(seeds)
     }
 }
 
