@@ -24,7 +24,8 @@
 //! reads −72 −34 −20 −37 −35 +5 (F is the book move). `Positions` (162,889)
 //! is not the entry count: it is the number of distinct states the book
 //! knows, the entries' own states together with every state reached by a
-//! scored move ([`OpeningBook::distinct_states`] reproduces it).
+//! scored move ([`OpeningBook::distinct_states`] reproduces it). Its 164,588
+//! scores sit on legal moves only, and every legal move is scored.
 //!
 //! # Reading and writing
 //!
