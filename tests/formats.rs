@@ -381,7 +381,7 @@ fn book_2014_reads_as_documented() {
     // Every key is a 48-seed state; scores sit on legal moves only, and
     // every legal move but a few is scored.
     let (mut south, mut scored, mut unscored_legal) = (0, 0, 0);
-    for entry in book.iter() {
+    for entry in &book {
         let state = state_from_key(entry.key).expect("a state key");
         assert_eq!(seeds_of(&state), 48, "key 0x{:X}", entry.key);
         assert_eq!(state_key(&state), entry.key);
@@ -453,7 +453,7 @@ fn doe_book_reads_as_documented() {
     // Every key decodes to a 48-seed state; every edge is a legal move of
     // the parent's side to move, leading to the child.
     let mut consistent = 0;
-    for edge in book.iter() {
+    for edge in &book {
         let parent = state_from_key(edge.parent).expect("parent key");
         let child = state_from_key(edge.child).expect("child key");
         assert_eq!(seeds_of(&parent), 48);

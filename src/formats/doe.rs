@@ -121,7 +121,8 @@ pub struct DoeBook {
 }
 
 impl DoeBook {
-    /// Reads the book at `path`.
+    /// Reads the book at `path`. Only I/O errors name the path; callers
+    /// add it to the others.
     pub fn open(path: &Path) -> Result<DoeBook, FormatError> {
         DoeBook::from_bytes(&read_file(path)?)
     }
@@ -327,6 +328,15 @@ impl DoeBook {
             out.write_all(&entry.to_bytes())?;
         }
         Ok(())
+    }
+}
+
+impl<'a> IntoIterator for &'a DoeBook {
+    type Item = &'a DoeEntry;
+    type IntoIter = std::slice::Iter<'a, DoeEntry>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter()
     }
 }
 

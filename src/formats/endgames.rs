@@ -242,6 +242,7 @@ impl EndgameFile {
     /// The map shows the file as it is on disk: our writers replace files
     /// by renaming a new one over them, which leaves this map intact, but a
     /// program rewriting the file in place would change what it reads.
+    /// Only I/O errors name the path; callers add it to the others.
     pub fn open(path: &Path) -> Result<EndgameFile, FormatError> {
         let file = File::open(path).map_err(|e| FormatError::io("open", path, e))?;
         let length = file

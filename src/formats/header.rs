@@ -84,43 +84,48 @@ fn encode_text(out: &mut Vec<u8>, text: &str, encoding: HeaderEncoding) {
     }
 }
 
-/// Refuses text that would break the line structure.
-fn check_text(text: &str, what: &'static str) -> Result<(), FormatError> {
-    let bad = |reason| {
-        Err(FormatError::BadHeaderText {
-            text: text.to_string(),
-            reason,
-        })
+/// What a piece of header text is, for [`check_text`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Text {
+    /// A field name: non-blank, no `:`, no surrounding spaces.
+    Name,
+    /// A field value or a format name: any single line.
+    Line,
+    /// A version: one non-empty word.
+    Word,
+}
+
+/// Refuses text that would break the line structure (or, for a name, the
+/// `Name: value` split).
+fn check_text(text: &str, kind: Text) -> Result<(), FormatError> {
+    let reason = if text.contains(['\n', '\r', '\0']) {
+        "header text cannot hold a newline, carriage return or NUL"
+    } else if kind == Text::Name && (text.trim().is_empty() || text.contains(':')) {
+        "a field name must be non-blank and hold no ':'"
+    } else if kind == Text::Name && text.trim() != text {
+        "a field name cannot start or end with spaces"
+    } else if kind == Text::Word && (text.is_empty() || text.contains(char::is_whitespace)) {
+        "a version must be one non-empty word"
+    } else {
+        return Ok(());
     };
-    if text.contains(['\n', '\r', '\0']) {
-        return bad(match what {
-            "name" => "a field name cannot hold a newline, carriage return or NUL",
-            _ => "header text cannot hold a newline, carriage return or NUL",
-        });
-    }
-    if what == "name" && (text.trim().is_empty() || text.contains(':')) {
-        return bad("a field name must be non-blank and hold no ':'");
-    }
-    if what == "name" && text.trim() != text {
-        return bad("a field name cannot start or end with spaces");
-    }
-    if what == "word" && (text.is_empty() || text.contains(char::is_whitespace)) {
-        return bad("a format name's last word and a version must be non-empty, without spaces");
-    }
-    Ok(())
+    Err(FormatError::BadHeaderText {
+        text: text.to_string(),
+        reason,
+    })
 }
 
 impl Header {
     /// A header with signature `<format> <version>` and no fields.
     pub fn new(format: &str, version: &str) -> Result<Header, FormatError> {
-        check_text(format, "text")?;
+        check_text(format, Text::Line)?;
         if format.trim() != format || format.is_empty() {
             return Err(FormatError::BadHeaderText {
                 text: format.to_string(),
                 reason: "a format name must be non-empty without leading or trailing spaces",
             });
         }
-        check_text(version, "word")?;
+        check_text(version, Text::Word)?;
         Ok(Header {
             signature: format!("{format} {version}"),
             format_len: format.len(),
@@ -215,8 +220,8 @@ impl Header {
     /// Sets field `name` to `value`: rewrites the first line of that name
     /// in place as `name: value`, or appends one.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), FormatError> {
-        check_text(name, "name")?;
-        check_text(value, "text")?;
+        check_text(name, Text::Name)?;
+        check_text(value, Text::Line)?;
         let line = format!("{name}: {value}");
         match self
             .lines

@@ -129,7 +129,8 @@ pub struct OpeningBook {
 }
 
 impl OpeningBook {
-    /// Reads the book at `path`.
+    /// Reads the book at `path`. Only I/O errors name the path; callers
+    /// add it to the others.
     pub fn open(path: &Path) -> Result<OpeningBook, FormatError> {
         OpeningBook::from_bytes(&read_file(path)?)
     }
@@ -304,6 +305,15 @@ impl OpeningBook {
             out.write_all(&entry.to_bytes())?;
         }
         Ok(())
+    }
+}
+
+impl<'a> IntoIterator for &'a OpeningBook {
+    type Item = &'a BookEntry;
+    type IntoIter = std::slice::Iter<'a, BookEntry>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter()
     }
 }
 
