@@ -8,12 +8,14 @@
 //! * [`notation`]: the text notation of states and games.
 //! * [`rank`]: binomial ranks: tablebase indexes and opening-book keys.
 //! * [`perft`]: move-path counts.
+//! * [`formats`]: readers and writers of the engine's file layouts.
 //! * [`error`]: typed errors.
 
 pub mod atomic;
 pub mod checksum;
 pub mod cli;
 pub mod error;
+pub mod formats;
 pub mod game;
 pub mod notation;
 pub mod perft;

@@ -1,0 +1,483 @@
+//! Readers and writers of the Aalina engine's four binary file layouts
+//! (`shared/docs/formats.md`; our summary is `docs/engine-formats.md`).
+//!
+//! | module | signature | what |
+//! |---|---|---|
+//! | [`endgames`] | `Oware Endgames 1.0` / `2.0` | endgame tablebase, one byte per position |
+//! | [`opening_book`] | `Oware Opening Book 1.0` | 2014 book: six scores per state |
+//! | [`doe`] | `DOE Opening Book 1.0` | 2022 book: one row per (parent, child) edge |
+//! | [`header`] | | the text headers all three share |
+//!
+//! Every file is a text header followed by a body of fixed-size records.
+//! All integers in bodies are big-endian (the engine wrote them with Java's
+//! `DataOutput`). Each module's documentation gives its layout byte by byte.
+//!
+//! Common rules of this module:
+//! * **No panic on any input.** A reader either returns a value or a
+//!   [`FormatError`] naming the problem and, where there is one, the entry
+//!   number and the byte offset (counted from the start of the file, header
+//!   included; entries are numbered from 0).
+//! * **Byte-exact round trips.** What a reader accepts, the matching writer
+//!   writes back unchanged, header lines and their order included.
+//! * **Atomic files.** Every `save` goes through
+//!   [`crate::atomic::write_atomically`]: readers of the old file never see
+//!   a torn one, and a memory map of the old file stays valid, since the new
+//!   file is a new inode renamed over the old name.
+
+pub mod doe;
+pub mod endgames;
+pub mod header;
+pub mod opening_book;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::rank::{binomial, SOUTH_TO_MOVE_BIT};
+
+pub use doe::{DoeBook, DoeEntry};
+pub use endgames::{EndgameFile, EndgamesVersion, Entry, Flag};
+pub use header::{Header, HeaderEncoding};
+pub use opening_book::{BookEntry, OpeningBook};
+
+/// Which of the engine's layouts a file holds, from its first bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum FileKind {
+    /// `Oware Endgames` (UTF-16BE header): [`endgames`].
+    Endgames,
+    /// `Oware Opening Book` (UTF-16BE header): [`opening_book`].
+    OpeningBook,
+    /// `DOE Opening Book` (UTF-8 header): [`doe`].
+    Doe,
+}
+
+impl FileKind {
+    /// The format name at the start of the signature line.
+    pub fn format(self) -> &'static str {
+        match self {
+            FileKind::Endgames => endgames::FORMAT,
+            FileKind::OpeningBook => opening_book::FORMAT,
+            FileKind::Doe => doe::FORMAT,
+        }
+    }
+
+    fn encoding(self) -> HeaderEncoding {
+        match self {
+            FileKind::Doe => HeaderEncoding::Utf8,
+            FileKind::Endgames | FileKind::OpeningBook => HeaderEncoding::Utf16Be,
+        }
+    }
+}
+
+/// The kind of file whose bytes start with `bytes`: its signature line
+/// begins with a known format name and a space. Nothing else is checked.
+pub fn detect(bytes: &[u8]) -> Option<FileKind> {
+    [FileKind::Endgames, FileKind::OpeningBook, FileKind::Doe]
+        .into_iter()
+        .find(|kind| {
+            let prefix = header::signature_prefix(kind.format(), kind.encoding());
+            bytes.starts_with(&prefix)
+        })
+}
+
+/// Everything that can go wrong reading or writing the engine's files.
+///
+/// `entry` numbers count from 0 in file order; `offset`s are byte offsets
+/// from the start of the file (header included). Both are `None` for
+/// entries handed to a constructor rather than read from a file.
+#[derive(Debug)]
+pub enum FormatError {
+    /// Opening, mapping, reading or writing failed. `path` is `None` when
+    /// writing to a stream.
+    Io {
+        operation: &'static str,
+        path: Option<PathBuf>,
+        source: io::Error,
+    },
+    /// The data ends at `offset`, inside the header (before its end mark).
+    TruncatedHeader { format: &'static str, offset: u64 },
+    /// No end of header within the first `limit` bytes.
+    HeaderTooLong { format: &'static str, limit: usize },
+    /// A UTF-16 code unit that is an unpaired surrogate, at byte `offset`.
+    BadUtf16 {
+        format: &'static str,
+        offset: u64,
+        unit: u16,
+    },
+    /// A header line that is not UTF-8; the bad sequence starts at `offset`.
+    BadUtf8 { format: &'static str, offset: u64 },
+    /// The first line is not `<format> <version>`. `found` is the start of
+    /// the first line; `looks_like` names the format it has, if known.
+    UnknownSignature {
+        expected: &'static str,
+        found: String,
+        looks_like: Option<&'static str>,
+    },
+    /// The signature names a version this crate does not read.
+    UnsupportedVersion {
+        format: &'static str,
+        version: String,
+        supported: &'static [&'static str],
+    },
+    /// Text that cannot go into a header line (a field built by the caller).
+    BadHeaderText { text: String, reason: &'static str },
+    /// A header field that must be a number is not one.
+    BadHeaderField {
+        format: &'static str,
+        field: String,
+        value: String,
+    },
+    /// A header field disagrees with the body.
+    HeaderMismatch {
+        format: &'static str,
+        field: &'static str,
+        claimed: u64,
+        actual: u64,
+    },
+    /// A tablebase body of `length` bytes is not one byte per index of
+    /// layers 0..=N (C(N+12, 12) bytes) plus at most one trailing byte.
+    BadTablebaseLength { length: u64, header_len: u64 },
+    /// More than one trailing byte after the index bytes.
+    BadTrailing { length: usize },
+    /// The file ends inside the last entry: `missing` bytes are absent.
+    TruncatedEntry {
+        format: &'static str,
+        entry: u64,
+        offset: u64,
+        missing: u64,
+    },
+    /// An entry whose key (for DOE: parent and child) is below the previous
+    /// entry's: the body must be sorted ascending.
+    Unsorted {
+        format: &'static str,
+        entry: u64,
+        offset: u64,
+    },
+    /// A key present twice in a 2014 opening book.
+    DuplicateKey {
+        key: u64,
+        entry: Option<u64>,
+        offset: Option<u64>,
+    },
+    /// A (parent, child) pair present twice in a DOE book file.
+    DuplicateEdge {
+        parent: u64,
+        child: u64,
+        entry: u64,
+        offset: u64,
+    },
+    /// A number that is no 44-bit state key (formats.md, section 1).
+    BadKey {
+        format: &'static str,
+        key: u64,
+        entry: u64,
+        offset: Option<u64>,
+    },
+    /// A DOE move that is not a pit number 0..=11.
+    BadMove {
+        value: i64,
+        entry: u64,
+        offset: Option<u64>,
+    },
+    /// A tablebase entry claiming more captures than seeds on the board.
+    CapturesExceedSeeds {
+        index: u64,
+        offset: u64,
+        seeds: u32,
+        captures: u8,
+    },
+}
+
+impl FormatError {
+    /// An I/O error on `path`.
+    pub(crate) fn io(operation: &'static str, path: &Path, source: io::Error) -> FormatError {
+        FormatError::Io {
+            operation,
+            path: Some(path.to_path_buf()),
+            source,
+        }
+    }
+
+    /// An I/O error writing to a stream.
+    pub(crate) fn stream(source: io::Error) -> FormatError {
+        FormatError::Io {
+            operation: "write",
+            path: None,
+            source,
+        }
+    }
+}
+
+/// " (byte N)" when the offset is known.
+struct At(Option<u64>);
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(offset) => write!(f, " (byte {offset})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatError::Io {
+                operation,
+                path: Some(path),
+                source,
+            } => write!(f, "cannot {operation} '{}': {source}", path.display()),
+            FormatError::Io {
+                operation,
+                path: None,
+                source,
+            } => write!(f, "cannot {operation}: {source}"),
+            FormatError::TruncatedHeader { format, offset } => write!(
+                f,
+                "{format} file: the data ends at byte {offset}, inside the header"
+            ),
+            FormatError::HeaderTooLong { format, limit } => write!(
+                f,
+                "{format} file: the header does not end within its first {limit} bytes"
+            ),
+            FormatError::BadUtf16 {
+                format,
+                offset,
+                unit,
+            } => write!(
+                f,
+                "{format} file: byte {offset}: the header holds an unpaired UTF-16 surrogate 0x{unit:04X}"
+            ),
+            FormatError::BadUtf8 { format, offset } => write!(
+                f,
+                "{format} file: byte {offset}: the header is not valid UTF-8"
+            ),
+            FormatError::UnknownSignature {
+                expected,
+                found,
+                looks_like,
+            } => {
+                write!(
+                    f,
+                    "not an '{expected}' file: its first line starts '{}'",
+                    found.escape_debug()
+                )?;
+                match looks_like {
+                    Some(other) => write!(f, " (it looks like an '{other}' file)"),
+                    None => Ok(()),
+                }
+            }
+            FormatError::UnsupportedVersion {
+                format,
+                version,
+                supported,
+            } => write!(
+                f,
+                "{format} version '{}' is not supported (this reader knows {})",
+                version.escape_debug(),
+                supported.join(", ")
+            ),
+            FormatError::BadHeaderText { text, reason } => {
+                write!(f, "header text '{}': {reason}", text.escape_debug())
+            }
+            FormatError::BadHeaderField {
+                format,
+                field,
+                value,
+            } => write!(
+                f,
+                "{format} header: field '{field}' should be a number, found '{}'",
+                value.escape_debug()
+            ),
+            FormatError::HeaderMismatch {
+                format,
+                field,
+                claimed,
+                actual,
+            } => write!(
+                f,
+                "{format} header: '{field}' says {claimed} but the body holds {actual}"
+            ),
+            FormatError::BadTablebaseLength { length, header_len } => write!(
+                f,
+                "{} file: the body (from byte {header_len}) holds {length} bytes, which is not \
+                 C(N+12, 12) index bytes (+ at most one trailing byte) for any N <= 48",
+                endgames::FORMAT
+            ),
+            FormatError::BadTrailing { length } => write!(
+                f,
+                "{} file: {length} trailing bytes after the index bytes, at most 1 allowed",
+                endgames::FORMAT
+            ),
+            FormatError::TruncatedEntry {
+                format,
+                entry,
+                offset,
+                missing,
+            } => write!(
+                f,
+                "{format} file: entry {entry} (byte {offset}) is cut short, {missing} bytes missing"
+            ),
+            FormatError::Unsorted {
+                format,
+                entry,
+                offset,
+            } => write!(
+                f,
+                "{format} file: entry {entry} (byte {offset}) sorts before the previous entry \
+                 (entries must be in ascending key order)"
+            ),
+            FormatError::DuplicateKey { key, entry, offset } => match entry {
+                Some(entry) => write!(
+                    f,
+                    "{} file: entry {entry}{}: key 0x{key:X} repeats the previous entry's",
+                    opening_book::FORMAT,
+                    At(*offset)
+                ),
+                None => write!(
+                    f,
+                    "{}: key 0x{key:X} is given more than once",
+                    opening_book::FORMAT
+                ),
+            },
+            FormatError::DuplicateEdge {
+                parent,
+                child,
+                entry,
+                offset,
+            } => write!(
+                f,
+                "{} file: entry {entry} (byte {offset}): parent 0x{parent:X} and child 0x{child:X} \
+                 repeat the previous entry's",
+                doe::FORMAT
+            ),
+            FormatError::BadKey {
+                format,
+                key,
+                entry,
+                offset,
+            } => write!(
+                f,
+                "{format}: entry {entry}{}: 0x{key:X} is not a 44-bit state key",
+                At(*offset)
+            ),
+            FormatError::BadMove {
+                value,
+                entry,
+                offset,
+            } => write!(
+                f,
+                "{}: entry {entry}{}: move {value} is not a pit number 0..11",
+                doe::FORMAT,
+                At(*offset)
+            ),
+            FormatError::CapturesExceedSeeds {
+                index,
+                offset,
+                seeds,
+                captures,
+            } => write!(
+                f,
+                "{} file: index {index} (byte {offset}): {captures} captures claimed with only \
+                 {seeds} seeds on the board",
+                endgames::FORMAT
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FormatError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Ranks of 48 seeds in 14 places: `C(61, 13)`, below 2^43.
+const STATE_RANKS: u64 = binomial(61, 13);
+
+/// Whether `key` is a state key: bit 43 the side to move, bits 0..43 a rank
+/// below `C(61, 13)`, nothing above bit 43. Every such key decodes with
+/// [`crate::rank::state_from_key`].
+pub fn is_state_key(key: u64) -> bool {
+    key >> 44 == 0 && key & !SOUTH_TO_MOVE_BIT < STATE_RANKS
+}
+
+/// Reads a whole file, naming it on failure.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, FormatError> {
+    std::fs::read(path).map_err(|e| FormatError::io("read", path, e))
+}
+
+/// Big-endian numbers from a record (the caller slices exactly).
+pub(crate) fn be_u64(bytes: &[u8]) -> u64 {
+    let mut buffer = [0u8; 8];
+    buffer.copy_from_slice(bytes);
+    u64::from_be_bytes(buffer)
+}
+
+pub(crate) fn be_i16(bytes: &[u8]) -> i16 {
+    let mut buffer = [0u8; 2];
+    buffer.copy_from_slice(bytes);
+    i16::from_be_bytes(buffer)
+}
+
+pub(crate) fn be_i32(bytes: &[u8]) -> i32 {
+    let mut buffer = [0u8; 4];
+    buffer.copy_from_slice(bytes);
+    i32::from_be_bytes(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameState;
+    use crate::rank::{state_from_key, state_key};
+
+    #[test]
+    fn state_keys_are_44_bits_below_the_rank_count() {
+        let start = state_key(&GameState::start());
+        assert!(is_state_key(start));
+        assert!(is_state_key(0));
+        assert!(is_state_key(STATE_RANKS - 1));
+        assert!(state_from_key(STATE_RANKS - 1).is_some());
+        assert!(!is_state_key(STATE_RANKS));
+        assert!(is_state_key(SOUTH_TO_MOVE_BIT + STATE_RANKS - 1));
+        assert!(!is_state_key(SOUTH_TO_MOVE_BIT + STATE_RANKS));
+        assert!(!is_state_key(1 << 44));
+        assert!(!is_state_key(u64::MAX));
+    }
+
+    #[test]
+    fn detect_reads_the_signature_prefix() {
+        let utf16: Vec<u8> = "Oware Endgames 2.0\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_be_bytes())
+            .collect();
+        assert_eq!(detect(&utf16), Some(FileKind::Endgames));
+        assert_eq!(detect(b"DOE Opening Book 1.0\n"), Some(FileKind::Doe));
+        assert_eq!(detect(b"DOE Opening"), None);
+        assert_eq!(detect(b""), None);
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let e = FormatError::Unsorted {
+            format: doe::FORMAT,
+            entry: 7,
+            offset: 325,
+        };
+        assert!(e.to_string().contains("entry 7 (byte 325)"));
+        let e = FormatError::BadMove {
+            value: 12,
+            entry: 3,
+            offset: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "DOE Opening Book: entry 3: move 12 is not a pit number 0..11"
+        );
+    }
+}

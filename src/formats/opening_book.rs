@@ -1,0 +1,426 @@
+//! "Oware Opening Book 1.0": the engine's 2014 opening book.
+//!
+//! # Layout
+//!
+//! ```text
+//! offset        length  what
+//! 0             h       header, UTF-16BE (see `header`): signature
+//!                       "Oware Opening Book 1.0", fields (the engine writes
+//!                       Date, Positions, Name, Author, License), empty line
+//! h + 20·i      8       entry i: state key (section 1 of formats.md), u64
+//! h + 20·i + 8  2 × 6   scores of the six moves of the side to move, i16,
+//!                       pit order A..F (a..f when North moves)
+//! ```
+//!
+//! All numbers are big-endian; the body is a whole number of 20-byte
+//! entries, keys strictly ascending (the engine binary-searches them). A
+//! score is the book's value of the move for the side to move (±1000 won or
+//! lost, higher is better); −32768 ([`NO_SCORE`]) marks an illegal or
+//! unevaluated move.
+//!
+//! # What the engine's file holds
+//!
+//! 33,658 entries, sorted, every key a valid state key. The start state
+//! reads −72 −34 −20 −37 −35 +5 (F is the book move). `Positions` (162,889)
+//! is not the entry count: it is the number of distinct states the book
+//! knows, the entries' own states together with every state reached by a
+//! scored move ([`OpeningBook::distinct_states`] reproduces it). Its 164,588
+//! scores sit on legal moves only, and every legal move is scored.
+//!
+//! # Reading and writing
+//!
+//! The reader checks the signature, that the body is whole entries, that
+//! every key is a state key and that keys strictly ascend. The writer
+//! ([`OpeningBook::new`], then [`OpeningBook::write_to`] or
+//! [`OpeningBook::save`]) sorts the entries and refuses a key given twice.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+use super::header::{Header, HeaderEncoding};
+use super::{be_i16, be_u64, is_state_key, read_file, FormatError};
+use crate::atomic::write_atomically;
+use crate::game::GameState;
+use crate::rank::{state_from_key, state_key};
+use crate::rules::ROW;
+
+/// The format name in the signature.
+pub const FORMAT: &str = "Oware Opening Book";
+/// The one version there is.
+pub const VERSION: &str = "1.0";
+/// Bytes per entry.
+pub const ENTRY_LEN: usize = 20;
+/// The score of an illegal or unevaluated move.
+pub const NO_SCORE: i16 = i16::MIN;
+
+/// One state of the book and the scores of its six moves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct BookEntry {
+    /// The state key (bit 43: South to move).
+    pub key: u64,
+    /// Scores of pits A..F (a..f for North), [`NO_SCORE`] for none.
+    pub scores: [i16; ROW],
+}
+
+impl BookEntry {
+    /// The score of the mover's pit `pit` (0..6), if it has one.
+    pub fn score(&self, pit: usize) -> Option<i16> {
+        self.scores.get(pit).copied().filter(|&s| s != NO_SCORE)
+    }
+
+    /// The state this entry describes.
+    pub fn state(&self) -> Option<GameState> {
+        state_from_key(self.key)
+    }
+
+    /// The best-scored move and its score (lowest pit on ties).
+    pub fn best(&self) -> Option<(usize, i16)> {
+        (0..ROW)
+            .filter_map(|pit| self.score(pit).map(|s| (pit, s)))
+            .fold(None, |best, (pit, s)| match best {
+                Some((_, b)) if b >= s => best,
+                _ => Some((pit, s)),
+            })
+    }
+
+    /// The moves the engine picks from: those scored within `margin` of the
+    /// best (the engine uses 10).
+    pub fn choices(&self, margin: i16) -> Vec<usize> {
+        let Some((_, best)) = self.best() else {
+            return Vec::new();
+        };
+        (0..ROW)
+            .filter(|&pit| {
+                self.score(pit)
+                    .is_some_and(|s| s as i32 >= best as i32 - margin as i32)
+            })
+            .collect()
+    }
+
+    /// The 20 bytes of this entry.
+    pub fn to_bytes(&self) -> [u8; ENTRY_LEN] {
+        let mut bytes = [0u8; ENTRY_LEN];
+        bytes[..8].copy_from_slice(&self.key.to_be_bytes());
+        for (pit, score) in self.scores.iter().enumerate() {
+            bytes[8 + 2 * pit..10 + 2 * pit].copy_from_slice(&score.to_be_bytes());
+        }
+        bytes
+    }
+
+    /// An entry from its 20 bytes.
+    pub fn from_bytes(bytes: &[u8; ENTRY_LEN]) -> BookEntry {
+        let mut scores = [0i16; ROW];
+        for (pit, score) in scores.iter_mut().enumerate() {
+            *score = be_i16(&bytes[8 + 2 * pit..10 + 2 * pit]);
+        }
+        BookEntry {
+            key: be_u64(&bytes[..8]),
+            scores,
+        }
+    }
+}
+
+/// A 2014 opening book: header and entries sorted by key.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OpeningBook {
+    header: Header,
+    entries: Vec<BookEntry>,
+}
+
+impl OpeningBook {
+    /// Reads the book at `path`. Only I/O errors name the path; callers
+    /// add it to the others.
+    pub fn open(path: &Path) -> Result<OpeningBook, FormatError> {
+        OpeningBook::from_bytes(&read_file(path)?)
+    }
+
+    /// Reads a whole book held in memory.
+    pub fn from_bytes(bytes: &[u8]) -> Result<OpeningBook, FormatError> {
+        let (header, start) = Header::read(bytes, FORMAT, HeaderEncoding::Utf16Be)?;
+        check_version(&header)?;
+        let body = &bytes[start..];
+        let records = body.chunks_exact(ENTRY_LEN);
+        let rest = records.remainder().len();
+        if rest != 0 {
+            let entry = (body.len() / ENTRY_LEN) as u64;
+            return Err(FormatError::TruncatedEntry {
+                format: FORMAT,
+                entry,
+                offset: start as u64 + entry * ENTRY_LEN as u64,
+                missing: (ENTRY_LEN - rest) as u64,
+            });
+        }
+        let mut entries: Vec<BookEntry> = Vec::with_capacity(body.len() / ENTRY_LEN);
+        for (i, record) in records.enumerate() {
+            let mut array = [0u8; ENTRY_LEN];
+            array.copy_from_slice(record);
+            let entry = BookEntry::from_bytes(&array);
+            let number = i as u64;
+            let offset = (start + i * ENTRY_LEN) as u64;
+            if !is_state_key(entry.key) {
+                return Err(FormatError::BadKey {
+                    format: FORMAT,
+                    key: entry.key,
+                    entry: number,
+                    offset: Some(offset),
+                });
+            }
+            if let Some(previous) = entries.last() {
+                if entry.key == previous.key {
+                    return Err(FormatError::DuplicateKey {
+                        key: entry.key,
+                        entry: Some(number),
+                        offset: Some(offset),
+                    });
+                }
+                if entry.key < previous.key {
+                    return Err(FormatError::Unsorted {
+                        format: FORMAT,
+                        entry: number,
+                        offset,
+                    });
+                }
+            }
+            entries.push(entry);
+        }
+        Ok(OpeningBook { header, entries })
+    }
+
+    /// A book of `entries` (any order) under `header`, which must be an
+    /// `Oware Opening Book 1.0` header. Refuses a key that is no state key
+    /// or appears twice.
+    pub fn new(header: Header, mut entries: Vec<BookEntry>) -> Result<OpeningBook, FormatError> {
+        check_version(&header)?;
+        header.encode(HeaderEncoding::Utf16Be)?;
+        if let Some((i, entry)) = entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| !is_state_key(e.key))
+        {
+            return Err(FormatError::BadKey {
+                format: FORMAT,
+                key: entry.key,
+                entry: i as u64,
+                offset: None,
+            });
+        }
+        entries.sort_unstable_by_key(|e| e.key);
+        if let Some(pair) = entries.windows(2).find(|pair| pair[0].key == pair[1].key) {
+            return Err(FormatError::DuplicateKey {
+                key: pair[0].key,
+                entry: None,
+                offset: None,
+            });
+        }
+        Ok(OpeningBook { header, entries })
+    }
+
+    /// A book of `entries` with a fresh header: the signature, `fields` in
+    /// order, and `Positions` set to [`OpeningBook::distinct_states`]
+    /// (where `fields` lists it, else first).
+    pub fn from_entries(
+        entries: Vec<BookEntry>,
+        fields: &[(&str, &str)],
+    ) -> Result<OpeningBook, FormatError> {
+        let mut book = OpeningBook::new(Header::new(FORMAT, VERSION)?, entries)?;
+        book.header =
+            Header::with_count(FORMAT, VERSION, fields, "Positions", book.distinct_states())?;
+        Ok(book)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The header, to change its fields (the signature stays).
+    pub fn header_mut(&mut self) -> &mut Header {
+        &mut self.header
+    }
+
+    /// The entries, sorted by key.
+    pub fn entries(&self) -> &[BookEntry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, BookEntry> {
+        self.entries.iter()
+    }
+
+    /// The entry of state key `key` (binary search).
+    pub fn get(&self, key: u64) -> Option<&BookEntry> {
+        self.entries
+            .binary_search_by_key(&key, |e| e.key)
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// The entry of a game state (its history is ignored).
+    pub fn get_state(&self, state: &GameState) -> Option<&BookEntry> {
+        self.get(state_key(state))
+    }
+
+    /// The states the book knows: its entries' states and every state a
+    /// scored legal move leads to, counted once. The engine's `Positions`.
+    pub fn distinct_states(&self) -> u64 {
+        let mut states: HashSet<u64> = self.entries.iter().map(|e| e.key).collect();
+        for entry in &self.entries {
+            let Some(state) = entry.state() else { continue };
+            for pit in state.legal_moves() {
+                if entry.score(pit).is_some() {
+                    let mut child = state.clone();
+                    child.play_unchecked(pit);
+                    states.insert(state_key(&child));
+                }
+            }
+        }
+        states.len() as u64
+    }
+
+    /// Writes the book: header, then the entries in key order.
+    pub fn write_to<W: Write>(&self, out: &mut W) -> Result<(), FormatError> {
+        let header = self.header.encode(HeaderEncoding::Utf16Be)?;
+        self.write_encoded(out, &header)
+            .map_err(FormatError::stream)
+    }
+
+    /// Saves the book atomically to `path`.
+    pub fn save(&self, path: &Path) -> Result<(), FormatError> {
+        let header = self.header.encode(HeaderEncoding::Utf16Be)?;
+        write_atomically(path, |out| self.write_encoded(out, &header))
+            .map_err(|e| FormatError::io("write", path, e))
+    }
+
+    fn write_encoded<W: Write>(&self, out: &mut W, header: &[u8]) -> std::io::Result<()> {
+        out.write_all(header)?;
+        for entry in &self.entries {
+            out.write_all(&entry.to_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a> IntoIterator for &'a OpeningBook {
+    type Item = &'a BookEntry;
+    type IntoIter = std::slice::Iter<'a, BookEntry>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter()
+    }
+}
+
+fn check_version(header: &Header) -> Result<(), FormatError> {
+    if header.format() != FORMAT {
+        return Err(FormatError::UnknownSignature {
+            expected: FORMAT,
+            found: header.signature().to_string(),
+            looks_like: None,
+        });
+    }
+    if header.version() != VERSION {
+        return Err(FormatError::UnsupportedVersion {
+            format: FORMAT,
+            version: header.version().to_string(),
+            supported: &[VERSION],
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: u64, scores: [i16; 6]) -> BookEntry {
+        BookEntry { key, scores }
+    }
+
+    #[test]
+    fn entries_encode_big_endian() {
+        let e = entry(0xDD0094F6488, [-72, -34, -20, -37, -35, 5]);
+        let bytes = e.to_bytes();
+        assert_eq!(&bytes[..8], &[0, 0, 0x0D, 0xD0, 0x09, 0x4F, 0x64, 0x88]);
+        assert_eq!(&bytes[8..10], &[0xFF, 0xB8]);
+        assert_eq!(&bytes[18..], &[0x00, 0x05]);
+        assert_eq!(BookEntry::from_bytes(&bytes), e);
+        assert_eq!(e.best(), Some((5, 5)));
+        assert_eq!(e.choices(10), vec![5]);
+        assert_eq!(e.choices(30), vec![2, 5]);
+        let none = entry(1, [NO_SCORE; 6]);
+        assert_eq!(none.best(), None);
+        assert!(none.choices(10).is_empty());
+        assert_eq!(none.score(6), None);
+    }
+
+    #[test]
+    fn writer_sorts_and_refuses_duplicates() {
+        let start = state_key(&GameState::start());
+        let book = OpeningBook::from_entries(
+            vec![
+                entry(start, [1, 2, 3, 4, 5, 6]),
+                entry(7, [NO_SCORE, 0, 0, 0, 0, 0]),
+            ],
+            &[("Date", "now")],
+        )
+        .unwrap();
+        assert_eq!(book.entries()[0].key, 7);
+        // The start and its six children, plus key 7's state and children.
+        let seven = state_from_key(7).unwrap();
+        let expected = 7 + 1 + seven.legal_moves().filter(|&p| p > 0).count() as u64;
+        assert_eq!(book.header().number("Positions").unwrap(), Some(expected));
+        assert_eq!(book.header().lines()[0], format!("Positions: {expected}"));
+        let mut bytes = Vec::new();
+        book.write_to(&mut bytes).unwrap();
+        let again = OpeningBook::from_bytes(&bytes).unwrap();
+        assert_eq!(again, book);
+        assert_eq!(again.get(start).unwrap().scores[5], 6);
+        assert_eq!(again.get_state(&GameState::start()), again.get(start));
+        assert_eq!(again.get(8), None);
+
+        let twice = vec![entry(5, [0; 6]), entry(3, [0; 6]), entry(5, [1; 6])];
+        assert!(matches!(
+            OpeningBook::from_entries(twice, &[]),
+            Err(FormatError::DuplicateKey {
+                key: 5,
+                entry: None,
+                ..
+            })
+        ));
+        assert!(matches!(
+            OpeningBook::from_entries(vec![entry(1 << 44, [0; 6])], &[]),
+            Err(FormatError::BadKey { entry: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn reader_checks_order_and_whole_entries() {
+        let header = Header::new(FORMAT, VERSION).unwrap();
+        let mut bytes = header.encode(HeaderEncoding::Utf16Be).unwrap();
+        let start = bytes.len() as u64;
+        for key in [3u64, 9, 9] {
+            bytes.extend_from_slice(&entry(key, [0; 6]).to_bytes());
+        }
+        assert!(matches!(
+            OpeningBook::from_bytes(&bytes),
+            Err(FormatError::DuplicateKey { key: 9, entry: Some(2), offset: Some(o) }) if o == start + 40
+        ));
+        bytes[start as usize + 47] = 2;
+        assert!(matches!(
+            OpeningBook::from_bytes(&bytes),
+            Err(FormatError::Unsorted { entry: 2, offset, .. }) if offset == start + 40
+        ));
+        bytes.pop();
+        assert!(matches!(
+            OpeningBook::from_bytes(&bytes),
+            Err(FormatError::TruncatedEntry { entry: 2, missing: 1, offset, .. }) if offset == start + 40
+        ));
+    }
+}
