@@ -17,8 +17,16 @@ bench:
 perft-check: build
 	$(RELEASE) perft -- --check tests/reference/perft.txt
 
-endgames:
-	@echo "endgames: the tablebase builder arrives with issue 3" >&2; exit 1
+# The shipped endgame tablebase: built (or resumed) in target/, verified,
+# then copied to data/. ENDGAMES_SEEDS=15 builds a bigger one (not shipped).
+ENDGAMES_SEEDS ?= 12
+ENDGAMES_DIR := target/endgames-$(ENDGAMES_SEEDS)
+endgames: build
+	$(RELEASE) endgames -- build --dir $(ENDGAMES_DIR) --max-seeds $(ENDGAMES_SEEDS)
+	$(RELEASE) endgames -- verify --tablebase $(ENDGAMES_DIR)
+	cp $(ENDGAMES_DIR)/tablebase.owtb.zst data/endgames-$(ENDGAMES_SEEDS).owtb.zst
+	cp $(ENDGAMES_DIR)/endgames-2.0.bin data/endgames-$(ENDGAMES_SEEDS)-2.0.bin
+	cp $(ENDGAMES_DIR)/stats.json data/endgames-$(ENDGAMES_SEEDS)-stats.json
 
 openings:
 	@echo "openings: the opening-book builder arrives with issue 5" >&2; exit 1

@@ -8,7 +8,9 @@ use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
 
 use oware::cli::{parse_game, run, thousands};
+use oware::formats::endgames::EndgamesVersion;
 use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
+use oware::tablebase::export::export_engine;
 use oware::tablebase::verify::verify;
 use oware::tablebase::{build, LayerStats, Proof, SearchBudget, Tablebase};
 use oware::GameState;
@@ -40,6 +42,20 @@ enum Command {
     Verify {
         #[arg(long, short = 'b')]
         tablebase: PathBuf,
+    },
+    /// Write the tablebase in the engine's "Oware Endgames" layout.
+    Export {
+        #[arg(long, short = 'b')]
+        tablebase: PathBuf,
+        /// The file to write (replaced atomically).
+        #[arg(long, short)]
+        out: PathBuf,
+        /// Layout version: 1.0 (2014) or 2.0 (2021).
+        #[arg(long, default_value = "2.0")]
+        layout: String,
+        /// A Date header field (left out by default: same input, same bytes).
+        #[arg(long)]
+        date: Option<String>,
     },
 }
 
@@ -83,6 +99,20 @@ fn main() {
             Command::Build(args) => build_command(args),
             Command::Probe { tablebase, game } => probe(&tablebase, &game),
             Command::Verify { tablebase } => verify_command(&tablebase),
+            Command::Export {
+                tablebase,
+                out,
+                layout,
+                date,
+            } => {
+                let version = EndgamesVersion::parse(&layout).with_context(|| {
+                    format!("--layout {layout}: the engine's layouts are 1.0 and 2.0")
+                })?;
+                let table = open(&tablebase)?;
+                export_engine(&table, version, date.as_deref(), &out)?;
+                println!("wrote {} (Oware Endgames {layout})", out.display());
+                Ok(())
+            }
         }
     });
 }

@@ -235,12 +235,11 @@ impl Position {
     #[inline]
     pub fn quiet_parents(&self, mut found: impl FnMut(Position, Pit)) {
         let board = self.flipped(); // the previous mover's view
-        for pit in 0..ROW {
+        for (pit, sowings) in SOWING.iter().enumerate() {
             if board.pit(pit) != 0 {
                 continue;
             }
-            for seeds in 1..SOWING[pit].len() {
-                let sown = SOWING[pit][seeds];
+            for (seeds, &sown) in sowings.iter().enumerate().skip(1) {
                 // Bytes are below 0x80: a byte keeps bit 7 after the
                 // subtraction exactly when it held at least the seeds sown.
                 if ((board.cells | HIGH_BITS_12) - sown) & HIGH_BITS_12 != HIGH_BITS_12 {

@@ -28,6 +28,7 @@ use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
 use crate::atomic::{write_atomically, write_bytes_atomically};
 use crate::checksum::checksum;
+use crate::formats::endgames::EndgamesVersion;
 use crate::rank::layer_size;
 use crate::tablebase::entry::ENTRY_BYTES;
 
@@ -35,6 +36,7 @@ const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 1";
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
 pub const STATS_FILE: &str = "stats.json";
+pub const ENGINE_FILE: &str = "endgames-2.0.bin";
 
 /// What to build and how.
 #[derive(Clone, Debug)]
@@ -413,7 +415,7 @@ pub fn build(
         report.checkpoints_written += checkpoints.saved;
         let (bytes, stats) = result.map_err(io_at(dir))?;
         finish_layer(dir, &mut manifest, n, &bytes, &stats)?;
-        log(format!("{}", stats.table_row()));
+        log(stats.table_row());
         drop(bytes);
         let path = layer_path(dir, n as usize);
         let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
@@ -500,6 +502,13 @@ fn write_outputs(
         let compressed = dir.join(COMPRESSED_FILE);
         write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
     }
+    let engine = dir.join(ENGINE_FILE);
+    super::export::export_engine(solved, EndgamesVersion::V2_0, None, &engine).map_err(|e| {
+        BuildError::Io {
+            path: engine.clone(),
+            error: io::Error::other(e.to_string()),
+        }
+    })?;
     let stats = dir.join(STATS_FILE);
     let json = stats_json(options, &report.layers);
     write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes()))

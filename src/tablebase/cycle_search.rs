@@ -26,6 +26,17 @@ use super::scc::Components;
 use crate::rank::layer_index;
 use crate::rules::{Position, ROW};
 
+/// The members of a cycle component as the search sees them.
+#[derive(Clone, Copy)]
+pub(crate) struct MemberView<'a> {
+    pub positions: &'a [Position],
+    /// History-free bounds per member.
+    pub lower: &'a [u8],
+    pub upper: &'a [u8],
+    /// Member number of every layer index (valid for members only).
+    pub local: &'a [u32],
+}
+
 /// What the searches of one component achieved.
 pub(crate) struct SearchOutcome {
     /// Final bounds per member of the batch.
@@ -55,18 +66,20 @@ struct SimplePaths<'s> {
 struct OutOfBudget;
 
 impl LayerSolver<'_> {
-    /// Searches members `batch` of component `k`; `local` maps a layer
-    /// index to its number inside the component.
+    /// Searches members `batch` of component `k`.
     pub(crate) fn search_component(
         &self,
         components: &Components,
         k: usize,
-        positions: &[Position],
-        lower: &[u8],
-        upper: &[u8],
-        local: &[u32],
+        members: &MemberView,
         batch: std::ops::Range<usize>,
     ) -> SearchOutcome {
+        let MemberView {
+            positions,
+            lower,
+            upper,
+            local,
+        } = *members;
         let words = (2 * positions.len()).div_ceil(64);
         let results: Vec<((u8, u8), u64, u64)> = positions[batch.clone()]
             .par_iter()

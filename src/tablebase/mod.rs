@@ -17,6 +17,7 @@ mod checkpoint;
 pub mod codec;
 mod cycle_search;
 pub mod entry;
+pub mod export;
 pub mod file;
 pub mod layer;
 mod resolve;

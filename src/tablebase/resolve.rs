@@ -9,6 +9,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::bounds::BoundWork;
+use super::cycle_search::MemberView;
 use super::entry::Proof;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
 use super::scc::Components;
@@ -16,7 +17,7 @@ use crate::rank::{layer_index, position_in_layer};
 use crate::rules::Position;
 
 /// Members searched between two checkpoint opportunities.
-const SEARCH_BATCH: usize = 256;
+const SEARCH_BATCH: usize = 64;
 
 impl LayerSolver<'_> {
     pub(crate) fn resolve_components(
@@ -124,8 +125,13 @@ impl LayerSolver<'_> {
             }
             let clock = Instant::now();
             let batch = done.len()..(done.len() + SEARCH_BATCH).min(members.len());
-            let outcome =
-                self.search_component(components, k, &positions, &lower, &upper, &local, batch);
+            let view = MemberView {
+                positions: &positions,
+                lower: &lower,
+                upper: &upper,
+                local: &local,
+            };
+            let outcome = self.search_component(components, k, &view, batch);
             self.stats.seconds.search += clock.elapsed().as_secs_f64();
             self.stats.searches += outcome.searches;
             self.stats.search_nodes += outcome.nodes;

@@ -1,0 +1,204 @@
+//! The endgame tablebase: known figures, an independent brute force, the
+//! engine's proven entries, verification, determinism and file round trips.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use oware::formats::endgames::EndgameFile;
+use oware::rank::{layer_offset, layer_positions, layer_size};
+use oware::tablebase::verify::verify;
+use oware::tablebase::{
+    EndgameTable, LayerBytes, LayerSolver, LayerStats, Proof, SearchBudget, SolvedLayers,
+};
+use oware::Position;
+
+fn solve_layers(max: u32, budget: SearchBudget) -> (SolvedLayers, Vec<LayerStats>) {
+    let mut solved = SolvedLayers::new();
+    let mut stats = Vec::new();
+    for n in 0..=max {
+        let (bytes, s) = LayerSolver::new(n, &solved, budget).solve();
+        solved.push(LayerBytes::Owned(bytes));
+        stats.push(s);
+    }
+    (solved, stats)
+}
+
+const NO_SEARCH: SearchBudget = SearchBudget {
+    nodes_per_search: 0,
+    max_path: 1000,
+    max_seeds: 0,
+};
+
+#[test]
+fn cycle_bounds_reproduce_the_reference_figures() {
+    // shared/docs/cycle-resolution.md: giant component sizes, and the
+    // positions the co-Büchi bounds prove exact when no search is done.
+    let (solved, stats) = solve_layers(9, NO_SEARCH);
+    let largest = [0, 0, 12, 140, 757, 2_933, 9_412, 26_127, 65_036, 148_666];
+    let exact = [1, 12, 65, 300, 994, 4_090, 10_194, 26_130, 47_027, 110_656];
+    let max_gap = [0, 0, 1, 1, 2, 1, 3, 3, 3, 3];
+    for (n, s) in stats.iter().enumerate() {
+        assert_eq!(
+            s.components.largest, largest[n],
+            "largest component, layer {n}"
+        );
+        assert_eq!(s.exact, exact[n], "exact positions, layer {n}");
+        assert_eq!(s.max_gap, max_gap[n], "largest gap, layer {n}");
+    }
+    assert_eq!((stats[8].mean_gap * 100.0).round(), 80.0);
+    let report = verify(&solved);
+    assert_eq!(report.failures, 0, "{:?}", report.examples);
+    assert_eq!(report.positions, layer_offset(10));
+}
+
+/// As-root values by minimax over simple paths (alpha-beta, which is
+/// exact), written from the rules text alone: a repeated state (same
+/// position, same side to move) ends the game and each side takes its own
+/// row.
+struct BruteForce {
+    as_root: HashMap<Position, u32>,
+}
+
+impl BruteForce {
+    fn value(&mut self, root: Position) -> u32 {
+        if let Some(&v) = self.as_root.get(&root) {
+            return v;
+        }
+        let mut path = vec![root];
+        let n = root.seeds() as i32;
+        let v = self.from(root, &mut path, -1, n + 1) as u32;
+        self.as_root.insert(root, v);
+        v
+    }
+
+    fn from(&mut self, p: Position, path: &mut Vec<Position>, mut alpha: i32, beta: i32) -> i32 {
+        let n = p.seeds() as i32;
+        let moves = p.legal_moves();
+        if moves.is_empty() {
+            return p.own_seeds() as i32;
+        }
+        let mut best = -1;
+        for pit in moves {
+            let played = p.play(pit);
+            let child = played.child;
+            let value = if played.captured > 0 {
+                n - self.value(child) as i32
+            } else if path.iter().rev().skip(1).step_by(2).any(|&q| q == child) {
+                n - child.own_seeds() as i32
+            } else {
+                path.push(child);
+                let v = n - self.from(child, path, n - beta, n - alpha);
+                path.pop();
+                v
+            };
+            best = best.max(value);
+            alpha = alpha.max(best);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
+
+#[test]
+fn exact_values_up_to_three_seeds_match_a_brute_force_and_the_engine() {
+    let (solved, _) = solve_layers(3, SearchBudget::default());
+    let mut brute = BruteForce {
+        as_root: HashMap::new(),
+    };
+    let engine: Vec<EndgameFile> = ["aalina-2014-leaves.bin.zst", "aalina-2021-leaves.bin.zst"]
+        .iter()
+        .map(|name| {
+            let mut bytes = Vec::new();
+            let file = std::fs::File::open(format!(
+                "{}/tests/reference/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
+            zstd::stream::Decoder::new(file)
+                .unwrap()
+                .read_to_end(&mut bytes)
+                .unwrap();
+            EndgameFile::from_bytes(bytes).unwrap()
+        })
+        .collect();
+    for n in 0..=3 {
+        for p in layer_positions(n) {
+            let ours = solved.entry(&p);
+            assert!(ours.is_exact(), "{p:?} not exact");
+            assert_eq!(ours.lower as u32, brute.value(p), "{p:?}: brute force");
+            for file in &engine {
+                let probe = file.probe(&p).unwrap();
+                assert_eq!(ours.lower, probe.estimate, "{p:?}: engine file");
+            }
+        }
+    }
+}
+
+#[test]
+fn search_proves_layer_four_beyond_the_bounds_and_verify_agrees() {
+    let (solved, stats) = solve_layers(8, SearchBudget::default());
+    // The search closes every gap of layers 2, 3 and 5, most of layer 4,
+    // and the better lower layers tighten everything above.
+    assert_eq!(
+        stats[2].unresolved + stats[3].unresolved + stats[5].unresolved,
+        0
+    );
+    assert!(
+        stats[4].exact_by_search > 100,
+        "{}",
+        stats[4].exact_by_search
+    );
+    assert!(stats[8].exact > 47_027, "{}", stats[8].exact);
+    let report = verify(&solved);
+    assert_eq!(report.failures, 0, "{:?}", report.examples);
+    // Proof kinds are consistent with the flags.
+    for n in 0..=8 {
+        for p in layer_positions(n) {
+            let e = solved.entry(&p);
+            match e.proof {
+                Proof::Bounds | Proof::Search => assert!(e.on_cycle && e.is_exact()),
+                Proof::Retrograde => assert!(!e.on_cycle && e.is_exact()),
+                Proof::Open => assert!(!e.is_exact()),
+            }
+        }
+    }
+}
+
+#[test]
+fn layers_do_not_depend_on_the_thread_count() {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let (a, _) = one.install(|| solve_layers(7, SearchBudget::default()));
+    let three = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let (b, _) = three.install(|| solve_layers(7, SearchBudget::default()));
+    for n in 0..=7 {
+        assert!(a.layer_bytes(n) == b.layer_bytes(n), "layer {n}");
+        assert_eq!(a.layer_bytes(n).len() as u64, 3 * layer_size(n));
+    }
+}
+
+#[test]
+fn probes_give_bounds_and_flags() {
+    let (solved, _) = solve_layers(4, SearchBudget::default());
+    let mut empty_board = Position::default();
+    assert_eq!(solved.probe(&empty_board).map(|p| p.estimate), Some(0));
+    // One seed in each player's last pit: the shuttle repeats, each side
+    // keeps its seed.
+    let mut pits = [0u8; 12];
+    pits[5] = 1;
+    pits[11] = 1;
+    empty_board = Position::new(pits);
+    let probe = solved.probe(&empty_board).unwrap();
+    assert!(probe.on_cycle);
+    assert_eq!((probe.lower, probe.upper), (1, 1));
+    let mut five = [0u8; 12];
+    five[0] = 5;
+    assert_eq!(solved.probe(&Position::new(five)), None);
+}

@@ -1,0 +1,231 @@
+//! Tablebase builds in a directory: kill -9 and resume give the same bytes,
+//! other parameters or damaged files are refused and left alone, and the
+//! result matches the shipped tablebase.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread::sleep;
+use std::time::Duration;
+
+use oware::checksum::checksum;
+use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
+use oware::tablebase::{build, BuildError, SearchBudget, Tablebase};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oware-tb-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn endgames(dir: &Path, max_seeds: u32) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_endgames"));
+    command
+        .args(["build", "--dir"])
+        .arg(dir)
+        .args([
+            "--max-seeds",
+            &max_seeds.to_string(),
+            "--checkpoint-seconds",
+            "0.05",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+fn outputs(dir: &Path) -> Vec<Vec<u8>> {
+    [TABLEBASE_FILE, COMPRESSED_FILE, ENGINE_FILE]
+        .iter()
+        .map(|f| fs::read(dir.join(f)).unwrap())
+        .collect()
+}
+
+#[test]
+fn killed_builds_resume_to_identical_files() {
+    let straight = scratch("straight");
+    assert!(endgames(&straight, 8).status().unwrap().success());
+    let killed = scratch("killed");
+    // Deterministic pseudo-random kill times, spread over the whole build.
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut kills = 0;
+    let mut resumed_from_checkpoint = false;
+    for _attempt in 0..16 {
+        if kills >= 3 && resumed_from_checkpoint {
+            break;
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut child = endgames(&killed, 8).spawn().unwrap();
+        sleep(Duration::from_millis(20 + seed % 700));
+        if child.try_wait().unwrap().is_some() {
+            break; // finished before the kill: nothing left to interrupt
+        }
+        child.kill().unwrap(); // SIGKILL
+        let output = child.wait_with_output().unwrap();
+        resumed_from_checkpoint |=
+            String::from_utf8_lossy(&output.stderr).contains("resuming from checkpoint");
+        kills += 1;
+    }
+    let last = endgames(&killed, 8).output().unwrap();
+    assert!(
+        last.status.success(),
+        "{}",
+        String::from_utf8_lossy(&last.stderr)
+    );
+    resumed_from_checkpoint |=
+        String::from_utf8_lossy(&last.stderr).contains("resuming from checkpoint");
+    assert!(
+        kills >= 2,
+        "the build finished before it could be killed twice"
+    );
+    assert!(
+        resumed_from_checkpoint,
+        "no run resumed from a checkpoint inside a layer"
+    );
+    assert!(
+        outputs(&straight) == outputs(&killed),
+        "interrupted build differs"
+    );
+    // Nothing stray is left behind.
+    for entry in fs::read_dir(&killed).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        assert!(
+            !name.ends_with(".tmp") && !name.starts_with("checkpoint-"),
+            "{name}"
+        );
+    }
+    fs::remove_dir_all(&straight).unwrap();
+    fs::remove_dir_all(&killed).unwrap();
+}
+
+fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
+    BuildOptions {
+        dir: dir.to_path_buf(),
+        max_seeds,
+        budget: SearchBudget::default(),
+        checkpoint_every: Duration::from_secs(3600),
+        progress: false,
+        compress: false,
+    }
+}
+
+#[test]
+fn other_parameters_are_refused_and_nothing_is_touched() {
+    let dir = scratch("params");
+    build(&options(&dir, 4), &mut |_| {}).unwrap();
+    let manifest = fs::read(dir.join("manifest")).unwrap();
+    let table = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
+    let error = build(&options(&dir, 5), &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
+    assert!(error.to_string().contains("max-seeds 4"), "{error}");
+    let mut other_budget = options(&dir, 4);
+    other_budget.budget.nodes_per_search += 1;
+    assert!(matches!(
+        build(&other_budget, &mut |_| {}),
+        Err(BuildError::Parameters { .. })
+    ));
+    assert_eq!(fs::read(dir.join("manifest")).unwrap(), manifest);
+    assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
+    // The same parameters again: everything is reused and rewritten alike.
+    let report = build(&options(&dir, 4), &mut |_| {}).unwrap();
+    assert_eq!(report.reused_layers, 5);
+    assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn damaged_files_are_refused_and_left_as_they_are() {
+    let dir = scratch("damaged");
+    build(&options(&dir, 5), &mut |_| {}).unwrap();
+    // A truncated layer.
+    let layer = dir.join("layer-03.bin");
+    let bytes = fs::read(&layer).unwrap();
+    fs::write(&layer, &bytes[..bytes.len() - 1]).unwrap();
+    let error = build(&options(&dir, 5), &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
+    assert!(error.to_string().contains("layer-03.bin"), "{error}");
+    assert_eq!(fs::read(&layer).unwrap().len(), bytes.len() - 1);
+    fs::write(&layer, &bytes).unwrap();
+    // A corrupt checkpoint: kill a build once it has one inside layer 4,
+    // then flip a byte of it.
+    fs::remove_dir_all(&dir).unwrap();
+    let mut child = endgames(&dir, 6).spawn().unwrap();
+    loop {
+        sleep(Duration::from_millis(2));
+        if fs::read_to_string(dir.join("manifest"))
+            .unwrap_or_default()
+            .contains("checkpoint 4 ")
+        {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the build ended before a layer-4 checkpoint"
+        );
+    }
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    // (The build may have moved on between the look and the kill.)
+    let live = manifest
+        .lines()
+        .find(|l| l.starts_with("checkpoint "))
+        .expect("a live checkpoint")
+        .to_string();
+    let fields: Vec<u64> = live
+        .split(' ')
+        .skip(1)
+        .take(2)
+        .map(|f| f.parse().unwrap())
+        .collect();
+    let path = dir.join(format!("checkpoint-{:02}-{:06}.zst", fields[0], fields[1]));
+    assert!(path.exists(), "{}", path.display());
+    let mut damaged = fs::read(&path).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x40;
+    fs::write(&path, &damaged).unwrap();
+    let output = endgames(&dir, 6).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("endgames: error:"))
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("checksum mismatch"), "{stderr}");
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        damaged,
+        "the damaged checkpoint was touched"
+    );
+    assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), manifest);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_small_rebuild_matches_the_shipped_tablebase() {
+    let dir = scratch("shipped");
+    build(&options(&dir, 8), &mut |_| {}).unwrap();
+    let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
+    rebuilt.verify_checksums().unwrap();
+    let shipped = Tablebase::open(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/endgames-12.owtb.zst"
+    )))
+    .unwrap();
+    shipped.verify_checksums().unwrap();
+    assert_eq!(shipped.header().budget, SearchBudget::default());
+    for n in 0..=8 {
+        assert_eq!(
+            checksum(rebuilt.layer(n)),
+            shipped.header().layers[n as usize].2,
+            "layer {n}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
