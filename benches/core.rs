@@ -24,17 +24,9 @@ fn ranks(c: &mut Criterion) {
     let mut group = c.benchmark_group("rank");
     group.throughput(Throughput::Elements(positions.len() as u64));
     group.bench_function("rank", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|p| layer_index(black_box(p)))
-                .fold(0u64, u64::wrapping_add)
-        })
+        b.iter(|| positions.iter().map(|p| layer_index(black_box(p))).fold(0u64, u64::wrapping_add))
     });
-    let ranked: Vec<(u32, u64)> = positions
-        .iter()
-        .map(|p| (p.seeds(), layer_index(p)))
-        .collect();
+    let ranked: Vec<(u32, u64)> = positions.iter().map(|p| (p.seeds(), layer_index(p))).collect();
     group.bench_function("unrank", |b| {
         b.iter(|| {
             ranked
@@ -45,11 +37,7 @@ fn ranks(c: &mut Criterion) {
     });
     group.throughput(Throughput::Elements(layer_size(8)));
     group.bench_function("iterate layer 8", |b| {
-        b.iter(|| {
-            layer_positions(black_box(8))
-                .map(|p| p.pits()[0] as u64)
-                .sum::<u64>()
-        })
+        b.iter(|| layer_positions(black_box(8)).map(|p| p.pits()[0] as u64).sum::<u64>())
     });
     group.finish();
 }
@@ -130,9 +118,7 @@ fn perft_start(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(20);
     group.throughput(Throughput::Elements(perft(&start, 8)));
-    group.bench_function("perft 8 from the start", |b| {
-        b.iter(|| perft(black_box(&start), 8))
-    });
+    group.bench_function("perft 8 from the start", |b| b.iter(|| perft(black_box(&start), 8)));
     group.finish();
 }
 

@@ -91,23 +91,15 @@ fn main() {
     run("endgames", || {
         let cli = Cli::parse();
         if let Some(threads) = cli.threads {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build_global()?;
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
         }
         match cli.command {
             Command::Build(args) => build_command(args),
             Command::Probe { tablebase, game } => probe(&tablebase, &game),
             Command::Verify { tablebase } => verify_command(&tablebase),
-            Command::Export {
-                tablebase,
-                out,
-                layout,
-                date,
-            } => {
-                let version = EndgamesVersion::parse(&layout).with_context(|| {
-                    format!("--layout {layout}: the engine's layouts are 1.0 and 2.0")
-                })?;
+            Command::Export { tablebase, out, layout, date } => {
+                let version = EndgamesVersion::parse(&layout)
+                    .with_context(|| format!("--layout {layout}: the engine's layouts are 1.0 and 2.0"))?;
                 let table = open(&tablebase)?;
                 export_engine(&table, version, date.as_deref(), &out)?;
                 println!("wrote {} (Oware Endgames {layout})", out.display());
@@ -119,10 +111,7 @@ fn main() {
 
 fn build_command(args: BuildArgs) -> anyhow::Result<()> {
     if args.max_seeds > 24 {
-        bail!(
-            "--max-seeds {} is beyond what this builder supports (24)",
-            args.max_seeds
-        );
+        bail!("--max-seeds {} is beyond what this builder supports (24)", args.max_seeds);
     }
     if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds.is_finite()) {
         bail!("--checkpoint-seconds must be a non-negative number");
@@ -168,11 +157,7 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
 
 /// A tablebase file, or the finished file inside a build directory.
 fn open(path: &Path) -> anyhow::Result<Tablebase> {
-    let file = if path.is_dir() {
-        path.join(TABLEBASE_FILE)
-    } else {
-        path.to_path_buf()
-    };
+    let file = if path.is_dir() { path.join(TABLEBASE_FILE) } else { path.to_path_buf() };
     Ok(Tablebase::open(&file)?)
 }
 
@@ -192,10 +177,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
         return Ok(());
     }
     let entry = table.entry(&position).with_context(|| {
-        format!(
-            "{n} seeds on the board; the tablebase covers up to {}",
-            table.header().max_seeds
-        )
+        format!("{n} seeds on the board; the tablebase covers up to {}", table.header().max_seeds)
     })?;
     let mover = state.to_move();
     let describe = |lower: u8, upper: u8| {
@@ -228,11 +210,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     if entry.is_exact() {
         println!("result: {}", result(entry.lower));
     } else {
-        println!(
-            "result: between '{}' and '{}'",
-            result(entry.lower),
-            result(entry.upper)
-        );
+        println!("result: between '{}' and '{}'", result(entry.lower), result(entry.upper));
     }
     if entry.on_cycle {
         let note = if state.plies_since_capture() == 0 {
@@ -247,29 +225,15 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for pit in position.legal_moves() {
         let played = position.play(pit);
-        let child = table
-            .entry(&played.child)
-            .expect("children have no more seeds");
+        let child = table.entry(&played.child).expect("children have no more seeds");
         let (lower, upper) = (n as u8 - child.upper, n as u8 - child.lower);
         best = best.max(lower);
         rows.push((pit, played.captured, lower, upper));
     }
     for (pit, captured, lower, upper) in rows {
-        let marker = if upper >= best && upper >= entry.lower {
-            "  best"
-        } else {
-            ""
-        };
-        let capture = if captured > 0 {
-            format!(" captures {captured},")
-        } else {
-            String::new()
-        };
-        println!(
-            "  {}:{capture} {}{marker}",
-            mover.move_letter(pit),
-            describe(lower, upper)
-        );
+        let marker = if upper >= best && upper >= entry.lower { "  best" } else { "" };
+        let capture = if captured > 0 { format!(" captures {captured},") } else { String::new() };
+        println!("  {}:{capture} {}{marker}", mover.move_letter(pit), describe(lower, upper));
     }
     Ok(())
 }
@@ -277,10 +241,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
 fn verify_command(path: &Path) -> anyhow::Result<()> {
     let table = open(path)?;
     table.verify_checksums()?;
-    println!(
-        "checksums: header, {} layers and body agree",
-        table.header().max_seeds + 1
-    );
+    println!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
     let report = verify(&table);
     println!(
         "{} positions: {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",

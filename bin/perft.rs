@@ -36,9 +36,7 @@ fn main() {
     run("perft", || {
         let options = Options::parse();
         if let Some(threads) = options.threads {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build_global()?;
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
         }
         match &options.check {
             Some(path) => check_file(path),
@@ -63,11 +61,7 @@ fn count(options: &Options) -> anyhow::Result<()> {
     }
     if options.divide {
         for (pit, n) in perft_divide(&game.current, options.depth) {
-            println!(
-                "  {}: {}",
-                game.current.to_move().move_letter(pit),
-                thousands(n)
-            );
+            println!("  {}: {}", game.current.to_move().move_letter(pit), thousands(n));
         }
     }
     Ok(())
@@ -87,15 +81,11 @@ fn moves_in_parallel(game: &Game, depth: u32) -> u64 {
     if game.current.is_over() {
         return 0;
     }
-    children
-        .par_iter()
-        .map(|child| perft(child, depth - 1))
-        .sum()
+    children.par_iter().map(|child| perft(child, depth - 1)).sum()
 }
 
 fn check_file(path: &PathBuf) -> anyhow::Result<()> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let (mut checked, mut wrong) = (0, 0);
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -109,14 +99,9 @@ fn check_file(path: &PathBuf) -> anyhow::Result<()> {
         let game: Game = game.trim().parse().with_context(at)?;
         let expected = counts
             .split_whitespace()
-            .map(|c| {
-                c.parse::<u64>()
-                    .with_context(|| format!("{}: bad count '{c}'", at()))
-            })
+            .map(|c| c.parse::<u64>().with_context(|| format!("{}: bad count '{c}'", at())))
             .collect::<anyhow::Result<Vec<u64>>>()?;
-        let found: Vec<u64> = (1..=expected.len() as u32)
-            .map(|d| perft(&game.current, d))
-            .collect();
+        let found: Vec<u64> = (1..=expected.len() as u32).map(|d| perft(&game.current, d)).collect();
         checked += 1;
         if found != expected {
             wrong += 1;

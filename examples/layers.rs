@@ -1,13 +1,7 @@
 use oware::tablebase::*;
 fn main() {
-    let max: u32 = std::env::args()
-        .nth(1)
-        .map(|s| s.parse().unwrap())
-        .unwrap_or(8);
-    let nodes: u64 = std::env::args()
-        .nth(2)
-        .map(|s| s.parse().unwrap())
-        .unwrap_or(0);
+    let max: u32 = std::env::args().nth(1).map(|s| s.parse().unwrap()).unwrap_or(8);
+    let nodes: u64 = std::env::args().nth(2).map(|s| s.parse().unwrap()).unwrap_or(0);
     let mut solved = SolvedLayers::new();
     println!("{}", LayerStats::table_header());
     let t = std::time::Instant::now();
@@ -19,10 +13,7 @@ fn main() {
             SearchBudget {
                 nodes_per_search: nodes,
                 max_path: 1000,
-                max_seeds: std::env::args()
-                    .nth(3)
-                    .map(|s| s.parse().unwrap())
-                    .unwrap_or(48),
+                max_seeds: std::env::args().nth(3).map(|s| s.parse().unwrap()).unwrap_or(48),
             },
         );
         let (bytes, mut stats) = solver.solve();

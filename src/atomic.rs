@@ -14,11 +14,7 @@ where
 {
     let temporary = temporary_path(path);
     let result = (|| {
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temporary)?;
+        let file = OpenOptions::new().write(true).create(true).truncate(true).open(&temporary)?;
         let mut writer = BufWriter::with_capacity(1 << 20, file);
         write(&mut writer)?;
         let file = writer.into_inner().map_err(|e| e.into_error())?;
@@ -39,10 +35,7 @@ pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// The temporary name used while `path` is being written.
 pub fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
     name.push(".tmp");
     path.with_file_name(name)
 }

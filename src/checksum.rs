@@ -24,20 +24,13 @@ impl Default for Checksum {
 
 #[inline]
 fn round(lane: u64, word: u64) -> u64 {
-    lane.wrapping_add(word.wrapping_mul(PRIME_2))
-        .rotate_left(31)
-        .wrapping_mul(PRIME_1)
+    lane.wrapping_add(word.wrapping_mul(PRIME_2)).rotate_left(31).wrapping_mul(PRIME_1)
 }
 
 impl Checksum {
     pub fn new() -> Checksum {
         Checksum {
-            lanes: [
-                PRIME_1.wrapping_add(PRIME_2),
-                PRIME_2,
-                0,
-                PRIME_1.wrapping_neg(),
-            ],
+            lanes: [PRIME_1.wrapping_add(PRIME_2), PRIME_2, 0, PRIME_1.wrapping_neg()],
             pending: [0; 32],
             pending_len: 0,
             total: 0,
@@ -76,14 +69,10 @@ impl Checksum {
     pub fn finish(&self) -> u64 {
         let mut hash = self.total.wrapping_mul(PRIME_3);
         for &lane in &self.lanes {
-            hash = (hash ^ round(0, lane))
-                .wrapping_mul(PRIME_1)
-                .wrapping_add(PRIME_3);
+            hash = (hash ^ round(0, lane)).wrapping_mul(PRIME_1).wrapping_add(PRIME_3);
         }
         for &byte in &self.pending[..self.pending_len] {
-            hash = (hash ^ (byte as u64).wrapping_mul(PRIME_3))
-                .rotate_left(11)
-                .wrapping_mul(PRIME_1);
+            hash = (hash ^ (byte as u64).wrapping_mul(PRIME_3)).rotate_left(11).wrapping_mul(PRIME_1);
         }
         hash ^= hash >> 33;
         hash = hash.wrapping_mul(PRIME_2);

@@ -23,8 +23,7 @@ pub fn run<E: Display>(name: &str, body: impl FnOnce() -> Result<(), E>) {
 /// the start of the game.
 pub fn parse_game(text: Option<&str>) -> anyhow::Result<Game> {
     let text = text.unwrap_or("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S");
-    text.parse::<Game>()
-        .map_err(|e| anyhow::anyhow!("cannot read the game '{text}': {e}"))
+    text.parse::<Game>().map_err(|e| anyhow::anyhow!("cannot read the game '{text}': {e}"))
 }
 
 /// A progress bar over `total` items counted in `unit`, drawn only when
@@ -34,12 +33,9 @@ pub fn progress_bar(total: u64, message: impl Into<String>, unit: &str) -> Progr
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let template = format!(
-        "{{msg:>14}} [{{bar:32}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}}"
-    );
-    bar.set_style(
-        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let template =
+        format!("{{msg:>14}} [{{bar:32}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}}");
+    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
     bar.set_message(message.into());
     bar.enable_steady_tick(Duration::from_millis(200));
     bar

@@ -32,17 +32,11 @@ impl fmt::Display for MoveError {
                 write!(f, "pit {p} does not exist (0-5 from the mover's left)")
             }
             MoveError::WrongSide { letter, to_move } => {
-                write!(
-                    f,
-                    "move '{letter}' belongs to the other side ({to_move:?} is to move)"
-                )
+                write!(f, "move '{letter}' belongs to the other side ({to_move:?} is to move)")
             }
             MoveError::EmptyPit(c) => write!(f, "move '{c}' sows an empty pit"),
             MoveError::MustFeed(c) => {
-                write!(
-                    f,
-                    "move '{c}' is illegal: the opponent's row is empty and it does not reach it"
-                )
+                write!(f, "move '{c}' is illegal: the opponent's row is empty and it does not reach it")
             }
             MoveError::GameOver(end) => write!(f, "the game is already over ({end:?})"),
         }
@@ -58,17 +52,9 @@ pub enum NotationError {
     /// A state has `p0-…-p11-S-N-T`: 15 fields separated by '-'.
     FieldCount { found: usize },
     /// A field that should be a seed count is not a decimal number.
-    BadCount {
-        field: usize,
-        column: usize,
-        text: String,
-    },
+    BadCount { field: usize, column: usize, text: String },
     /// A seed count above 48.
-    CountTooLarge {
-        field: usize,
-        column: usize,
-        value: u64,
-    },
+    CountTooLarge { field: usize, column: usize, value: u64 },
     /// Pits and stores must total 48.
     BadTotal { total: u64 },
     /// The side to move must be `S` or `N`.
@@ -76,39 +62,20 @@ pub enum NotationError {
     /// Something other than `moves` after the state.
     ExpectedMoves { column: usize, text: String },
     /// A move of the game that cannot be played.
-    BadMove {
-        column: usize,
-        ply: usize,
-        error: MoveError,
-    },
+    BadMove { column: usize, ply: usize, error: MoveError },
 }
 
 impl fmt::Display for NotationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NotationError::FieldCount { found } => write!(
-                f,
-                "a state has 15 fields p0-...-p11-S-N-side separated by '-', found {found}"
-            ),
-            NotationError::BadCount {
-                field,
-                column,
-                text,
-            } => {
-                write!(
-                    f,
-                    "column {column}: field {field} '{text}' is not a seed count"
-                )
+            NotationError::FieldCount { found } => {
+                write!(f, "a state has 15 fields p0-...-p11-S-N-side separated by '-', found {found}")
             }
-            NotationError::CountTooLarge {
-                field,
-                column,
-                value,
-            } => {
-                write!(
-                    f,
-                    "column {column}: field {field} holds {value} seeds, more than 48"
-                )
+            NotationError::BadCount { field, column, text } => {
+                write!(f, "column {column}: field {field} '{text}' is not a seed count")
+            }
+            NotationError::CountTooLarge { field, column, value } => {
+                write!(f, "column {column}: field {field} holds {value} seeds, more than 48")
             }
             NotationError::BadTotal { total } => {
                 write!(f, "pits and stores total {total} seeds, not 48")
@@ -117,10 +84,7 @@ impl fmt::Display for NotationError {
                 write!(f, "column {column}: side to move '{text}' is not S or N")
             }
             NotationError::ExpectedMoves { column, text } => {
-                write!(
-                    f,
-                    "column {column}: expected 'moves' after the state, found '{text}'"
-                )
+                write!(f, "column {column}: expected 'moves' after the state, found '{text}'")
             }
             NotationError::BadMove { column, ply, error } => {
                 write!(f, "column {column}: move {ply}: {error}")

@@ -65,18 +65,8 @@ impl GameState {
     /// (the notation parser checks it).
     pub fn from_parts(pits: [u8; PITS], stores: [u8; 2], to_move: Side) -> GameState {
         let absolute = Position::new(pits);
-        let position = if to_move == Side::South {
-            absolute
-        } else {
-            absolute.flipped()
-        };
-        let mut state = GameState {
-            position,
-            stores,
-            to_move,
-            since_capture: Vec::new(),
-            end: None,
-        };
+        let position = if to_move == Side::South { absolute } else { absolute.flipped() };
+        let mut state = GameState { position, stores, to_move, since_capture: Vec::new(), end: None };
         state.end = state.end_before_moving();
         state
     }
@@ -166,10 +156,7 @@ impl GameState {
             _ => return Err(MoveError::BadLetter(letter)),
         };
         if side != self.to_move {
-            return Err(MoveError::WrongSide {
-                letter,
-                to_move: self.to_move,
-            });
+            return Err(MoveError::WrongSide { letter, to_move: self.to_move });
         }
         Ok(pit)
     }
@@ -223,12 +210,7 @@ impl GameState {
     /// A state repeats when the same position, seen from the same side to
     /// move, occurred an even number of plies ago since the last capture.
     fn repeats(&self) -> bool {
-        self.since_capture
-            .iter()
-            .rev()
-            .skip(1)
-            .step_by(2)
-            .any(|p| *p == self.position)
+        self.since_capture.iter().rev().skip(1).step_by(2).any(|p| *p == self.position)
     }
 
     fn end_before_moving(&self) -> Option<GameEnd> {
@@ -276,13 +258,7 @@ mod tests {
     #[test]
     fn illegal_moves_are_refused_with_a_reason() {
         let mut s = GameState::start();
-        assert_eq!(
-            s.play_letter('a'),
-            Err(MoveError::WrongSide {
-                letter: 'a',
-                to_move: Side::South
-            })
-        );
+        assert_eq!(s.play_letter('a'), Err(MoveError::WrongSide { letter: 'a', to_move: Side::South }));
         assert_eq!(s.play_letter('x'), Err(MoveError::BadLetter('x')));
         s.play_letter('A').unwrap();
         s.play_letter('a').unwrap();

@@ -16,11 +16,7 @@ impl fmt::Display for GameState {
             write!(f, "{seeds}-")?;
         }
         let [south, north] = self.stores();
-        let side = if self.to_move() == Side::South {
-            'S'
-        } else {
-            'N'
-        };
+        let side = if self.to_move() == Side::South { 'S' } else { 'N' };
         write!(f, "{south}-{north}-{side}")
     }
 }
@@ -45,11 +41,7 @@ pub struct Game {
 
 impl Game {
     pub fn new(start: GameState) -> Game {
-        Game {
-            current: start.clone(),
-            start,
-            moves: String::new(),
-        }
+        Game { current: start.clone(), start, moves: String::new() }
     }
 }
 
@@ -78,9 +70,7 @@ impl FromStr for Game {
         if rest_body.is_empty() {
             return Ok(game);
         }
-        let keyword_len = rest_body
-            .find(char::is_whitespace)
-            .unwrap_or(rest_body.len());
+        let keyword_len = rest_body.find(char::is_whitespace).unwrap_or(rest_body.len());
         if &rest_body[..keyword_len] != "moves" {
             return Err(NotationError::ExpectedMoves {
                 column: column(text, rest_at + keyword_at),
@@ -94,15 +84,8 @@ impl FromStr for Game {
             }
             let ply = game.moves.len() + 1;
             let at = column(text, moves_at + offset);
-            let played = game
-                .current
-                .letter_pit(letter)
-                .and_then(|pit| game.current.play_past_decision(pit));
-            played.map_err(|error| NotationError::BadMove {
-                column: at,
-                ply,
-                error,
-            })?;
+            let played = game.current.letter_pit(letter).and_then(|pit| game.current.play_past_decision(pit));
+            played.map_err(|error| NotationError::BadMove { column: at, ply, error })?;
             game.moves.push(letter);
         }
         Ok(game)
@@ -119,9 +102,7 @@ fn column(text: &str, at: usize) -> usize {
 fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
     let fields: Vec<(usize, &str)> = field_offsets(state);
     if fields.len() != PITS + 3 {
-        return Err(NotationError::FieldCount {
-            found: fields.len(),
-        });
+        return Err(NotationError::FieldCount { found: fields.len() });
     }
     let mut counts = [0u8; PITS + 2];
     let mut total = 0u64;
@@ -129,19 +110,11 @@ fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
         let field = index + 1;
         let column = base + offset + 1;
         if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(NotationError::BadCount {
-                field,
-                column,
-                text: text.to_string(),
-            });
+            return Err(NotationError::BadCount { field, column, text: text.to_string() });
         }
         let value = text.parse::<u64>().unwrap_or(u64::MAX);
         if value > TOTAL_SEEDS as u64 {
-            return Err(NotationError::CountTooLarge {
-                field,
-                column,
-                value,
-            });
+            return Err(NotationError::CountTooLarge { field, column, value });
         }
         counts[index] = value as u8;
         total += value;
@@ -150,23 +123,14 @@ fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
     let side = match side_text {
         "S" | "s" => Side::South,
         "N" | "n" => Side::North,
-        _ => {
-            return Err(NotationError::BadSide {
-                column: base + offset + 1,
-                text: side_text.to_string(),
-            })
-        }
+        _ => return Err(NotationError::BadSide { column: base + offset + 1, text: side_text.to_string() }),
     };
     if total != TOTAL_SEEDS as u64 {
         return Err(NotationError::BadTotal { total });
     }
     let mut pits = [0u8; PITS];
     pits.copy_from_slice(&counts[..PITS]);
-    Ok(GameState::from_parts(
-        pits,
-        [counts[PITS], counts[PITS + 1]],
-        side,
-    ))
+    Ok(GameState::from_parts(pits, [counts[PITS], counts[PITS + 1]], side))
 }
 
 fn field_offsets(state: &str) -> Vec<(usize, &str)> {
@@ -209,47 +173,23 @@ mod tests {
         assert_eq!(err("4-4-4"), NotationError::FieldCount { found: 3 });
         assert_eq!(
             err("4-4-4-4-4-4-4-4-4-4-4-x-0-0-S"),
-            NotationError::BadCount {
-                field: 12,
-                column: 23,
-                text: "x".into()
-            }
+            NotationError::BadCount { field: 12, column: 23, text: "x".into() }
         );
         assert_eq!(
             err("4-4-4-4-4-4-4-4-4-4-4-49-0-0-S"),
-            NotationError::CountTooLarge {
-                field: 12,
-                column: 23,
-                value: 49
-            }
+            NotationError::CountTooLarge { field: 12, column: 23, value: 49 }
         );
-        assert_eq!(
-            err("4-4-4-4-4-4-4-4-4-4-4-4-1-0-S"),
-            NotationError::BadTotal { total: 49 }
-        );
-        assert!(matches!(
-            err("4-4-4-4-4-4-4-4-4-4-4-4-0-0-X"),
-            NotationError::BadSide { column: 29, .. }
-        ));
+        assert_eq!(err("4-4-4-4-4-4-4-4-4-4-4-4-1-0-S"), NotationError::BadTotal { total: 49 });
+        assert!(matches!(err("4-4-4-4-4-4-4-4-4-4-4-4-0-0-X"), NotationError::BadSide { column: 29, .. }));
         assert_eq!(
             err("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S foo"),
-            NotationError::ExpectedMoves {
-                column: 31,
-                text: "foo".into()
-            }
+            NotationError::ExpectedMoves { column: 31, text: "foo".into() }
         );
         assert_eq!(
             err("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves AaA"),
-            NotationError::BadMove {
-                column: 39,
-                ply: 3,
-                error: MoveError::EmptyPit('A')
-            }
+            NotationError::BadMove { column: 39, ply: 3, error: MoveError::EmptyPit('A') }
         );
         // A negative count splits into an empty field.
-        assert!(matches!(
-            err("4--4-4-4-4-4-4-4-4-4-4-4-0-0-S"),
-            NotationError::FieldCount { .. }
-        ));
+        assert!(matches!(err("4--4-4-4-4-4-4-4-4-4-4-4-0-0-S"), NotationError::FieldCount { .. }));
     }
 }

@@ -85,10 +85,6 @@ impl Walker {
     #[inline]
     fn repeats(&self, child: &Position) -> bool {
         let len = self.stack.len();
-        (self.floor..len)
-            .rev()
-            .skip(1)
-            .step_by(2)
-            .any(|i| self.stack[i] == *child)
+        (self.floor..len).rev().skip(1).step_by(2).any(|i| self.stack[i] == *child)
     }
 }

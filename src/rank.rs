@@ -150,9 +150,7 @@ pub fn layer_positions(n: u32) -> LayerPositions {
 
 /// The positions of layer `n` from local index `start` on, in index order.
 pub fn layer_positions_from(n: u32, start: u64) -> LayerPositions {
-    LayerPositions {
-        next: position_in_layer(n, start).map(|p| p.pits()),
-    }
+    LayerPositions { next: position_in_layer(n, start).map(|p| p.pits()) }
 }
 
 /// Iterator of [`layer_positions`]: the successor of a position in index
@@ -193,11 +191,7 @@ pub fn state_key(state: &GameState) -> u64 {
     counts[..PITS].copy_from_slice(&state.pits());
     counts[PITS] = state.store(Side::South);
     counts[PITS + 1] = state.store(Side::North);
-    let side_bit = if state.to_move() == Side::South {
-        SOUTH_TO_MOVE_BIT
-    } else {
-        0
-    };
+    let side_bit = if state.to_move() == Side::South { SOUTH_TO_MOVE_BIT } else { 0 };
     rank_counts(&counts) + side_bit
 }
 
@@ -215,11 +209,7 @@ pub fn state_from_key(key: u64) -> Option<GameState> {
     unrank_counts(48, rank, &mut counts);
     let mut pits = [0u8; PITS];
     pits.copy_from_slice(&counts[..PITS]);
-    Some(GameState::from_parts(
-        pits,
-        [counts[PITS], counts[PITS + 1]],
-        side,
-    ))
+    Some(GameState::from_parts(pits, [counts[PITS], counts[PITS + 1]], side))
 }
 
 #[cfg(test)]
@@ -229,8 +219,8 @@ mod tests {
     #[test]
     fn layer_offsets_match_the_engine() {
         let expected = [
-            0u64, 1, 13, 91, 455, 1820, 6188, 18564, 50388, 125970, 293930, 646646, 1352078,
-            2704156, 5200300, 9657700, 17383860,
+            0u64, 1, 13, 91, 455, 1820, 6188, 18564, 50388, 125970, 293930, 646646, 1352078, 2704156,
+            5200300, 9657700, 17383860,
         ];
         for (n, &offset) in expected.iter().enumerate() {
             assert_eq!(layer_offset(n as u32), offset);

@@ -130,9 +130,7 @@ impl Position {
             bytes[i] = pits[i];
             i += 1;
         }
-        Position {
-            cells: Cells::from_le_bytes(bytes),
-        }
+        Position { cells: Cells::from_le_bytes(bytes) }
     }
 
     /// The twelve pit counts, own pits first.
@@ -182,9 +180,7 @@ impl Position {
     #[inline]
     pub fn flipped(&self) -> Position {
         let half = ROW as u32 * BYTE;
-        Position {
-            cells: ((self.cells >> half) | (self.cells << half)) & BOARD_MASK,
-        }
+        Position { cells: ((self.cells >> half) | (self.cells << half)) & BOARD_MASK }
     }
 
     /// Rule 1: a pit of the mover holding seeds; when the opponent's row is
@@ -192,11 +188,7 @@ impl Position {
     #[inline]
     pub fn legal_moves(&self) -> Moves {
         // Per byte: the fewest seeds pit k needs (1, or 6 − k to feed).
-        let needed: u64 = if self.opponent_row() == 0 {
-            0x01_02_03_04_05_06
-        } else {
-            0x01_01_01_01_01_01
-        };
+        let needed: u64 = if self.opponent_row() == 0 { 0x01_02_03_04_05_06 } else { 0x01_01_01_01_01_01 };
         // Bytes are below 0x80, so (byte | 0x80) − needed keeps bit 7 set
         // exactly when byte ≥ needed, without borrowing from its neighbour.
         let enough = ((self.own_row() | HIGH_BITS) - needed) & HIGH_BITS;
@@ -210,18 +202,9 @@ impl Position {
     pub fn play(&self, pit: Pit) -> Played {
         let seeds = self.pit(pit) as usize;
         let shift = pit as u32 * BYTE;
-        let mut board = Position {
-            cells: (self.cells & !(0xFF << shift)) + SOWING[pit][seeds],
-        };
-        let captured = if seeds > 0 {
-            board.capture(last_pit(pit, seeds))
-        } else {
-            0
-        };
-        Played {
-            child: board.flipped(),
-            captured,
-        }
+        let mut board = Position { cells: (self.cells & !(0xFF << shift)) + SOWING[pit][seeds] };
+        let captured = if seeds > 0 { board.capture(last_pit(pit, seeds)) } else { 0 };
+        Played { child: board.flipped(), captured }
     }
 
     /// Every quiet move (no capture; grand slams included) that leads to this
@@ -245,9 +228,8 @@ impl Position {
                 if ((board.cells | HIGH_BITS_12) - sown) & HIGH_BITS_12 != HIGH_BITS_12 {
                     break;
                 }
-                let parent = Position {
-                    cells: board.cells - sown + ((seeds as Cells) << (pit as u32 * BYTE)),
-                };
+                let parent =
+                    Position { cells: board.cells - sown + ((seeds as Cells) << (pit as u32 * BYTE)) };
                 let mut after = board;
                 if after.capture(last_pit(pit, seeds)) == 0 && parent.legal_moves().contains(pit) {
                     found(parent, pit);
@@ -316,10 +298,7 @@ pub mod reference {
                 captured = sum;
             }
         }
-        Played {
-            child: Position::new(board).flipped(),
-            captured,
-        }
+        Played { child: Position::new(board).flipped(), captured }
     }
 }
 

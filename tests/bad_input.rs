@@ -34,15 +34,9 @@ proptest! {
 #[test]
 fn oversized_and_negative_counts_are_refused() {
     let huge = "4-4-4-4-4-4-4-4-4-4-4-99999999999999999999999-0-0-S";
-    assert!(matches!(
-        huge.parse::<GameState>(),
-        Err(NotationError::CountTooLarge { field: 12, .. })
-    ));
+    assert!(matches!(huge.parse::<GameState>(), Err(NotationError::CountTooLarge { field: 12, .. })));
     let negative = "4-4-4-4-4-4-4-4-4-4-4-4--1-0-S";
     assert!(negative.parse::<GameState>().is_err());
     let short_total = "4-4-4-4-4-4-4-4-4-4-4-3-0-0-S";
-    assert_eq!(
-        short_total.parse::<GameState>(),
-        Err(NotationError::BadTotal { total: 47 })
-    );
+    assert_eq!(short_total.parse::<GameState>(), Err(NotationError::BadTotal { total: 47 }));
 }

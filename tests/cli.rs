@@ -4,10 +4,7 @@
 use std::process::Command;
 
 fn perft(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perft"))
-        .args(args)
-        .output()
-        .expect("runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_perft")).args(args).output().expect("runs");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -17,17 +14,9 @@ fn perft(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn perft_counts_from_a_game() {
-    let (ok, stdout, _) = perft(&[
-        "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfBeBcD",
-        "--depth",
-        "4",
-        "--divide",
-    ]);
+    let (ok, stdout, _) = perft(&["4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfBeBcD", "--depth", "4", "--divide"]);
     assert!(ok);
-    assert!(
-        stdout.contains("depth  4:                  692"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("depth  4:                  692"), "{stdout}");
 }
 
 #[test]

@@ -10,9 +10,7 @@ use oware::formats::doe::{self, DoeBook, DoeEntry};
 use oware::formats::endgames::{self, EndgameFile, EndgamesVersion, Entry, Flag};
 use oware::formats::opening_book::{self, BookEntry, OpeningBook, NO_SCORE};
 use oware::formats::{detect, FileKind, FormatError};
-use oware::rank::{
-    layer_index, layer_offset, layer_positions, position_in_layer, state_from_key, state_key,
-};
+use oware::rank::{layer_index, layer_offset, layer_positions, position_in_layer, state_from_key, state_key};
 use oware::tablebase::EndgameTable;
 use oware::{GameState, Position, Side};
 use proptest::prelude::*;
@@ -20,9 +18,7 @@ use proptest::prelude::*;
 // ---------------------------------------------------------------- files
 
 fn decompress(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/reference")
-        .join(format!("{name}.zst"));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference").join(format!("{name}.zst"));
     let file = File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     zstd::decode_all(file).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -78,26 +74,13 @@ fn seeds_of(state: &GameState) -> u32 {
 #[test]
 fn leaves_headers_layers_and_trailing_bytes() {
     for (table, version, date, trailing) in [
-        (
-            table_2014(),
-            EndgamesVersion::V1_0,
-            "Tue Oct 28 15:33:23 CET 2014",
-            0x18u8,
-        ),
-        (
-            table_2021(),
-            EndgamesVersion::V2_0,
-            "Sun Mar 21 21:09:01 CET 2021",
-            0x00,
-        ),
+        (table_2014(), EndgamesVersion::V1_0, "Tue Oct 28 15:33:23 CET 2014", 0x18u8),
+        (table_2021(), EndgamesVersion::V2_0, "Sun Mar 21 21:09:01 CET 2021", 0x00),
     ] {
         let header = table.header();
         assert_eq!(table.version(), version);
         assert_eq!(header.version(), version.as_str());
-        assert_eq!(
-            header.signature(),
-            format!("Oware Endgames {}", version.as_str())
-        );
+        assert_eq!(header.signature(), format!("Oware Endgames {}", version.as_str()));
         let fields: Vec<_> = header.fields().collect();
         assert_eq!(
             fields,
@@ -143,12 +126,8 @@ fn leaves_agree_up_to_three_seeds_and_differ_only_in_estimates() {
     // everywhere, only the captures differ: the estimates of cycle
     // positions (flag 1) and, from 6 seeds up, exact entries whose value
     // rests on such estimates.
-    let cycle = [
-        0u64, 0, 0, 0, 1, 0, 284, 2_409, 19_128, 40_770, 166_839, 356_270, 832_995,
-    ];
-    let exact = [
-        0u64, 0, 0, 0, 0, 0, 71, 211, 1_440, 2_683, 10_608, 23_876, 58_771,
-    ];
+    let cycle = [0u64, 0, 0, 0, 1, 0, 284, 2_409, 19_128, 40_770, 166_839, 356_270, 832_995];
+    let exact = [0u64, 0, 0, 0, 0, 0, 71, 211, 1_440, 2_683, 10_608, 23_876, 58_771];
     let mut total = [0u64; 4];
     for n in 0..=12 {
         let (a, b) = (old.layer(n).unwrap(), new.layer(n).unwrap());
@@ -159,11 +138,7 @@ fn leaves_agree_up_to_three_seeds_and_differ_only_in_estimates() {
                 differing[(x & 3) as usize] += 1;
             }
         }
-        assert_eq!(
-            differing,
-            [0, cycle[n as usize], 0, exact[n as usize]],
-            "layer {n}"
-        );
+        assert_eq!(differing, [0, cycle[n as usize], 0, exact[n as usize]], "layer {n}");
         for flag in 0..4 {
             total[flag] += differing[flag];
         }
@@ -173,11 +148,7 @@ fn leaves_agree_up_to_three_seeds_and_differ_only_in_estimates() {
     // The one 4-seed difference: a cycle position estimated at 0 in 2014
     // and 1 in 2021.
     let four = old.layer(4).unwrap();
-    let at = four
-        .iter()
-        .zip(new.layer(4).unwrap())
-        .position(|(x, y)| x != y)
-        .unwrap();
+    let at = four.iter().zip(new.layer(4).unwrap()).position(|(x, y)| x != y).unwrap();
     assert_eq!(at, 710);
     let position = position_in_layer(4, at as u64).unwrap();
     let (a, b) = (old.probe(&position).unwrap(), new.probe(&position).unwrap());
@@ -287,11 +258,7 @@ fn flag_1_marks_the_positions_on_same_layer_cycles_from_three_seeds() {
             let layer = table.layer(n).unwrap();
             for (i, (&byte, &on_cycle)) in layer.iter().zip(&cyclic).enumerate() {
                 let flag = Entry::from_byte(byte).flag();
-                let expected = if on_cycle && n >= 3 {
-                    Flag::Lower
-                } else {
-                    Flag::Exact
-                };
+                let expected = if on_cycle && n >= 3 { Flag::Lower } else { Flag::Exact };
                 assert_eq!(flag, expected, "layer {n}, local index {i}");
             }
         }
@@ -411,18 +378,12 @@ fn doe_book_reads_as_documented() {
     assert_eq!(header.signature(), "DOE Opening Book 1.0");
     assert_eq!(
         header.fields().collect::<Vec<_>>(),
-        [
-            ("Entries", "73192"),
-            ("Date", "Thu Feb 24 08:48:59 CET 2022")
-        ]
+        [("Entries", "73192"), ("Date", "Thu Feb 24 08:48:59 CET 2022")]
     );
     // The header overstates the body: the body decides.
     assert_eq!(book.len(), 71_473);
     assert_eq!(roots_2022().len(), 73 + 71_473 * doe::ENTRY_LEN);
-    assert!(book
-        .entries()
-        .windows(2)
-        .all(|w| (w[0].parent, w[0].child) < (w[1].parent, w[1].child)));
+    assert!(book.entries().windows(2).all(|w| (w[0].parent, w[0].child) < (w[1].parent, w[1].child)));
 
     let start = GameState::start();
     let children = book.children_of_state(&start);
@@ -440,12 +401,7 @@ fn doe_book_reads_as_documented() {
             assert_eq!(edge.count, 1_289_084);
         } else {
             // D is the lowest, at 24.98.
-            assert!(
-                (24.9..=53.0).contains(&edge.score),
-                "{} scores {}",
-                edge.letter(),
-                edge.score
-            );
+            assert!((24.9..=53.0).contains(&edge.score), "{} scores {}", edge.letter(), edge.score);
             assert!(edge.count < 40_000);
         }
     }
@@ -481,16 +437,10 @@ fn reference_files_round_trip_byte_for_byte() {
     table_2021().write_to(&mut out).unwrap();
     assert!(out == leaves_2021(), "2021 leaves");
     out.clear();
-    OpeningBook::from_bytes(book_2014())
-        .unwrap()
-        .write_to(&mut out)
-        .unwrap();
+    OpeningBook::from_bytes(book_2014()).unwrap().write_to(&mut out).unwrap();
     assert!(out == book_2014(), "2014 book");
     out.clear();
-    DoeBook::from_bytes(roots_2022())
-        .unwrap()
-        .write_to(&mut out)
-        .unwrap();
+    DoeBook::from_bytes(roots_2022()).unwrap().write_to(&mut out).unwrap();
     assert!(out == roots_2022(), "2022 roots");
 }
 
@@ -507,10 +457,7 @@ fn files_saved_to_paths_read_back_mapped_and_identical() {
     // Replacing the file under a live map is safe: the map keeps the old one.
     table_2014().save(&leaves).unwrap();
     assert_eq!(mapped.bytes(), table_2021().bytes());
-    assert_eq!(
-        EndgameFile::open(&leaves).unwrap().version(),
-        EndgamesVersion::V1_0
-    );
+    assert_eq!(EndgameFile::open(&leaves).unwrap().version(), EndgamesVersion::V1_0);
 
     let book_path = scratch.0.join("book.bin");
     let book = OpeningBook::from_bytes(book_2014()).unwrap();
@@ -524,27 +471,12 @@ fn files_saved_to_paths_read_back_mapped_and_identical() {
 
     let missing = scratch.0.join("missing.bin");
     let error = EndgameFile::open(&missing).unwrap_err();
-    assert!(matches!(
-        error,
-        FormatError::Io {
-            operation: "open",
-            ..
-        }
-    ));
+    assert!(matches!(error, FormatError::Io { operation: "open", .. }));
     assert!(error.to_string().contains("missing.bin"));
-    assert!(matches!(
-        OpeningBook::open(&missing),
-        Err(FormatError::Io {
-            operation: "read",
-            ..
-        })
-    ));
+    assert!(matches!(OpeningBook::open(&missing), Err(FormatError::Io { operation: "read", .. })));
     let empty = scratch.0.join("empty.bin");
     std::fs::write(&empty, b"").unwrap();
-    assert!(matches!(
-        EndgameFile::open(&empty),
-        Err(FormatError::TruncatedHeader { offset: 0, .. })
-    ));
+    assert!(matches!(EndgameFile::open(&empty), Err(FormatError::TruncatedHeader { offset: 0, .. })));
 }
 
 #[test]
@@ -598,17 +530,11 @@ fn wrong_kinds_and_cut_files_are_named() {
     assert!(error.to_string().contains("DOE Opening Book"));
     assert!(matches!(
         DoeBook::from_bytes(book_2014()),
-        Err(FormatError::UnknownSignature {
-            looks_like: Some("Oware Opening Book"),
-            ..
-        })
+        Err(FormatError::UnknownSignature { looks_like: Some("Oware Opening Book"), .. })
     ));
     assert!(matches!(
         OpeningBook::from_bytes(&leaves_2014()[..1000]),
-        Err(FormatError::UnknownSignature {
-            looks_like: Some("Oware Endgames"),
-            ..
-        })
+        Err(FormatError::UnknownSignature { looks_like: Some("Oware Endgames"), .. })
     ));
     assert!(matches!(
         EndgameFile::from_bytes(leaves_2014()[..300].to_vec()),
@@ -616,26 +542,17 @@ fn wrong_kinds_and_cut_files_are_named() {
     ));
     assert!(matches!(
         EndgameFile::from_bytes(leaves_2014()[..2_000_000].to_vec()),
-        Err(FormatError::BadTablebaseLength {
-            length: 1_999_664,
-            header_len: 336
-        })
+        Err(FormatError::BadTablebaseLength { length: 1_999_664, header_len: 336 })
     ));
     let cut = &book_2014()[..book_2014().len() - 3];
     assert!(matches!(
         OpeningBook::from_bytes(cut),
-        Err(FormatError::TruncatedEntry {
-            entry: 33_657,
-            missing: 3,
-            ..
-        })
+        Err(FormatError::TruncatedEntry { entry: 33_657, missing: 3, .. })
     ));
     let mut future = leaves_2014()[..1000].to_vec();
     future[31] = b'3'; // "Oware Endgames 1.0" → "3.0"
     let error = EndgameFile::from_bytes(future).unwrap_err();
-    assert!(
-        matches!(error, FormatError::UnsupportedVersion { ref version, .. } if version == "3.0")
-    );
+    assert!(matches!(error, FormatError::UnsupportedVersion { ref version, .. } if version == "3.0"));
 }
 
 // ---------------------------------------------------------------- properties
@@ -780,27 +697,14 @@ proptest! {
 }
 
 fn book_entry() -> impl Strategy<Value = BookEntry> {
-    (
-        0u64..(1 << 20),
-        any::<bool>(),
-        proptest::array::uniform6(prop_oneof![Just(NO_SCORE), -1000i16..=1000]),
-    )
-        .prop_map(|(rank, south, scores)| BookEntry {
-            key: rank | if south { 1 << 43 } else { 0 },
-            scores,
-        })
+    (0u64..(1 << 20), any::<bool>(), proptest::array::uniform6(prop_oneof![Just(NO_SCORE), -1000i16..=1000]))
+        .prop_map(|(rank, south, scores)| BookEntry { key: rank | if south { 1 << 43 } else { 0 }, scores })
 }
 
 fn doe_entry() -> impl Strategy<Value = DoeEntry> {
-    (0u64..40, 0u64..40, 0u8..12, any::<f64>(), 0u64..1000).prop_map(
-        |(parent, child, pit, score, count)| DoeEntry {
-            parent: 0xDD0094F6488 + parent,
-            child: child << 20,
-            pit,
-            score,
-            count,
-        },
-    )
+    (0u64..40, 0u64..40, 0u8..12, any::<f64>(), 0u64..1000).prop_map(|(parent, child, pit, score, count)| {
+        DoeEntry { parent: 0xDD0094F6488 + parent, child: child << 20, pit, score, count }
+    })
 }
 
 proptest! {

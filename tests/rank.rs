@@ -1,8 +1,8 @@
 //! Binomial ranks: bijective, minimal, in the engine's order.
 
 use oware::rank::{
-    binomial, index, layer_index, layer_offset, layer_positions, layer_size, position_at,
-    position_in_layer, state_from_key, state_key,
+    binomial, index, layer_index, layer_offset, layer_positions, layer_size, position_at, position_in_layer,
+    state_from_key, state_key,
 };
 use oware::{GameState, Position, Side};
 use proptest::prelude::*;

@@ -23,11 +23,7 @@ fn solve_layers(max: u32, budget: SearchBudget) -> (SolvedLayers, Vec<LayerStats
     (solved, stats)
 }
 
-const NO_SEARCH: SearchBudget = SearchBudget {
-    nodes_per_search: 0,
-    max_path: 1000,
-    max_seeds: 0,
-};
+const NO_SEARCH: SearchBudget = SearchBudget { nodes_per_search: 0, max_path: 1000, max_seeds: 0 };
 
 #[test]
 fn cycle_bounds_reproduce_the_reference_figures() {
@@ -38,10 +34,7 @@ fn cycle_bounds_reproduce_the_reference_figures() {
     let exact = [1, 12, 65, 300, 994, 4_090, 10_194, 26_130, 47_027, 110_656];
     let max_gap = [0, 0, 1, 1, 2, 1, 3, 3, 3, 3];
     for (n, s) in stats.iter().enumerate() {
-        assert_eq!(
-            s.components.largest, largest[n],
-            "largest component, layer {n}"
-        );
+        assert_eq!(s.components.largest, largest[n], "largest component, layer {n}");
         assert_eq!(s.exact, exact[n], "exact positions, layer {n}");
         assert_eq!(s.max_gap, max_gap[n], "largest gap, layer {n}");
     }
@@ -104,22 +97,14 @@ impl BruteForce {
 #[test]
 fn exact_values_up_to_three_seeds_match_a_brute_force_and_the_engine() {
     let (solved, _) = solve_layers(3, SearchBudget::default());
-    let mut brute = BruteForce {
-        as_root: HashMap::new(),
-    };
+    let mut brute = BruteForce { as_root: HashMap::new() };
     let engine: Vec<EndgameFile> = ["aalina-2014-leaves.bin.zst", "aalina-2021-leaves.bin.zst"]
         .iter()
         .map(|name| {
             let mut bytes = Vec::new();
-            let file = std::fs::File::open(format!(
-                "{}/tests/reference/{name}",
-                env!("CARGO_MANIFEST_DIR")
-            ))
-            .unwrap();
-            zstd::stream::Decoder::new(file)
-                .unwrap()
-                .read_to_end(&mut bytes)
+            let file = std::fs::File::open(format!("{}/tests/reference/{name}", env!("CARGO_MANIFEST_DIR")))
                 .unwrap();
+            zstd::stream::Decoder::new(file).unwrap().read_to_end(&mut bytes).unwrap();
             EndgameFile::from_bytes(bytes).unwrap()
         })
         .collect();
@@ -141,15 +126,8 @@ fn search_proves_layer_four_beyond_the_bounds_and_verify_agrees() {
     let (solved, stats) = solve_layers(8, SearchBudget::default());
     // The search closes every gap of layers 2, 3 and 5, most of layer 4,
     // and the better lower layers tighten everything above.
-    assert_eq!(
-        stats[2].unresolved + stats[3].unresolved + stats[5].unresolved,
-        0
-    );
-    assert!(
-        stats[4].exact_by_search > 100,
-        "{}",
-        stats[4].exact_by_search
-    );
+    assert_eq!(stats[2].unresolved + stats[3].unresolved + stats[5].unresolved, 0);
+    assert!(stats[4].exact_by_search > 100, "{}", stats[4].exact_by_search);
     assert!(stats[8].exact > 47_027, "{}", stats[8].exact);
     let report = verify(&solved);
     assert_eq!(report.failures, 0, "{:?}", report.examples);
@@ -168,15 +146,9 @@ fn search_proves_layer_four_beyond_the_bounds_and_verify_agrees() {
 
 #[test]
 fn layers_do_not_depend_on_the_thread_count() {
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let (a, _) = one.install(|| solve_layers(7, SearchBudget::default()));
-    let three = rayon::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
+    let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
     let (b, _) = three.install(|| solve_layers(7, SearchBudget::default()));
     for n in 0..=7 {
         assert!(a.layer_bytes(n) == b.layer_bytes(n), "layer {n}");

@@ -23,22 +23,14 @@ fn endgames(dir: &Path, max_seeds: u32) -> Command {
     command
         .args(["build", "--dir"])
         .arg(dir)
-        .args([
-            "--max-seeds",
-            &max_seeds.to_string(),
-            "--checkpoint-seconds",
-            "0.05",
-        ])
+        .args(["--max-seeds", &max_seeds.to_string(), "--checkpoint-seconds", "0.05"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     command
 }
 
 fn outputs(dir: &Path) -> Vec<Vec<u8>> {
-    [TABLEBASE_FILE, COMPRESSED_FILE, ENGINE_FILE]
-        .iter()
-        .map(|f| fs::read(dir.join(f)).unwrap())
-        .collect()
+    [TABLEBASE_FILE, COMPRESSED_FILE, ENGINE_FILE].iter().map(|f| fs::read(dir.join(f)).unwrap()).collect()
 }
 
 #[test]
@@ -69,32 +61,15 @@ fn killed_builds_resume_to_identical_files() {
         kills += 1;
     }
     let last = endgames(&killed, 8).output().unwrap();
-    assert!(
-        last.status.success(),
-        "{}",
-        String::from_utf8_lossy(&last.stderr)
-    );
-    resumed_from_checkpoint |=
-        String::from_utf8_lossy(&last.stderr).contains("resuming from checkpoint");
-    assert!(
-        kills >= 2,
-        "the build finished before it could be killed twice"
-    );
-    assert!(
-        resumed_from_checkpoint,
-        "no run resumed from a checkpoint inside a layer"
-    );
-    assert!(
-        outputs(&straight) == outputs(&killed),
-        "interrupted build differs"
-    );
+    assert!(last.status.success(), "{}", String::from_utf8_lossy(&last.stderr));
+    resumed_from_checkpoint |= String::from_utf8_lossy(&last.stderr).contains("resuming from checkpoint");
+    assert!(kills >= 2, "the build finished before it could be killed twice");
+    assert!(resumed_from_checkpoint, "no run resumed from a checkpoint inside a layer");
+    assert!(outputs(&straight) == outputs(&killed), "interrupted build differs");
     // Nothing stray is left behind.
     for entry in fs::read_dir(&killed).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().to_string();
-        assert!(
-            !name.ends_with(".tmp") && !name.starts_with("checkpoint-"),
-            "{name}"
-        );
+        assert!(!name.ends_with(".tmp") && !name.starts_with("checkpoint-"), "{name}");
     }
     fs::remove_dir_all(&straight).unwrap();
     fs::remove_dir_all(&killed).unwrap();
@@ -122,10 +97,7 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
     assert!(error.to_string().contains("max-seeds 4"), "{error}");
     let mut other_budget = options(&dir, 4);
     other_budget.budget.nodes_per_search += 1;
-    assert!(matches!(
-        build(&other_budget, &mut |_| {}),
-        Err(BuildError::Parameters { .. })
-    ));
+    assert!(matches!(build(&other_budget, &mut |_| {}), Err(BuildError::Parameters { .. })));
     assert_eq!(fs::read(dir.join("manifest")).unwrap(), manifest);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
     // The same parameters again: everything is reused and rewritten alike.
@@ -154,32 +126,18 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     let mut child = endgames(&dir, 6).spawn().unwrap();
     loop {
         sleep(Duration::from_millis(2));
-        if fs::read_to_string(dir.join("manifest"))
-            .unwrap_or_default()
-            .contains("checkpoint 4 ")
-        {
+        if fs::read_to_string(dir.join("manifest")).unwrap_or_default().contains("checkpoint 4 ") {
             child.kill().unwrap();
             child.wait().unwrap();
             break;
         }
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the build ended before a layer-4 checkpoint"
-        );
+        assert!(child.try_wait().unwrap().is_none(), "the build ended before a layer-4 checkpoint");
     }
     let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
     // (The build may have moved on between the look and the kill.)
-    let live = manifest
-        .lines()
-        .find(|l| l.starts_with("checkpoint "))
-        .expect("a live checkpoint")
-        .to_string();
-    let fields: Vec<u64> = live
-        .split(' ')
-        .skip(1)
-        .take(2)
-        .map(|f| f.parse().unwrap())
-        .collect();
+    let live =
+        manifest.lines().find(|l| l.starts_with("checkpoint ")).expect("a live checkpoint").to_string();
+    let fields: Vec<u64> = live.split(' ').skip(1).take(2).map(|f| f.parse().unwrap()).collect();
     let path = dir.join(format!("checkpoint-{:02}-{:06}.zst", fields[0], fields[1]));
     assert!(path.exists(), "{}", path.display());
     let mut damaged = fs::read(&path).unwrap();
@@ -189,20 +147,9 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     let output = endgames(&dir, 6).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        stderr
-            .lines()
-            .filter(|l| l.starts_with("endgames: error:"))
-            .count(),
-        1,
-        "{stderr}"
-    );
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("endgames: error:")).count(), 1, "{stderr}");
     assert!(stderr.contains("checksum mismatch"), "{stderr}");
-    assert_eq!(
-        fs::read(&path).unwrap(),
-        damaged,
-        "the damaged checkpoint was touched"
-    );
+    assert_eq!(fs::read(&path).unwrap(), damaged, "the damaged checkpoint was touched");
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), manifest);
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -213,19 +160,13 @@ fn a_small_rebuild_matches_the_shipped_tablebase() {
     build(&options(&dir, 8), &mut |_| {}).unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     rebuilt.verify_checksums().unwrap();
-    let shipped = Tablebase::open(Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/endgames-12.owtb.zst"
-    )))
-    .unwrap();
+    let shipped =
+        Tablebase::open(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst")))
+            .unwrap();
     shipped.verify_checksums().unwrap();
     assert_eq!(shipped.header().budget, SearchBudget::default());
     for n in 0..=8 {
-        assert_eq!(
-            checksum(rebuilt.layer(n)),
-            shipped.header().layers[n as usize].2,
-            "layer {n}"
-        );
+        assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
     }
     fs::remove_dir_all(&dir).unwrap();
 }

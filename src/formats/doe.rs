@@ -180,19 +180,10 @@ impl DoeBook {
             };
             if let Some(previous) = entries.last() {
                 if entry.sort_key() == previous.sort_key() {
-                    return Err(FormatError::DuplicateEdge {
-                        parent,
-                        child,
-                        entry: number,
-                        offset,
-                    });
+                    return Err(FormatError::DuplicateEdge { parent, child, entry: number, offset });
                 }
                 if entry.sort_key() < previous.sort_key() {
-                    return Err(FormatError::Unsorted {
-                        format: FORMAT,
-                        entry: number,
-                        offset,
-                    });
+                    return Err(FormatError::Unsorted { format: FORMAT, entry: number, offset });
                 }
             }
             entries.push(entry);
@@ -209,23 +200,11 @@ impl DoeBook {
         header.encode(HeaderEncoding::Utf8)?;
         for (i, entry) in entries.iter().enumerate() {
             let number = i as u64;
-            if let Some(&key) = [entry.parent, entry.child]
-                .iter()
-                .find(|&&k| !is_state_key(k))
-            {
-                return Err(FormatError::BadKey {
-                    format: FORMAT,
-                    key,
-                    entry: number,
-                    offset: None,
-                });
+            if let Some(&key) = [entry.parent, entry.child].iter().find(|&&k| !is_state_key(k)) {
+                return Err(FormatError::BadKey { format: FORMAT, key, entry: number, offset: None });
             }
             if entry.pit as usize >= PITS {
-                return Err(FormatError::BadMove {
-                    value: entry.pit as i64,
-                    entry: number,
-                    offset: None,
-                });
+                return Err(FormatError::BadMove { value: entry.pit as i64, entry: number, offset: None });
             }
         }
         // Stable: equal counts keep their given order, and dedup keeps the
@@ -238,18 +217,9 @@ impl DoeBook {
     /// A book of `entries` with a fresh header: the signature, `fields` in
     /// order, and `Entries` set to the number of entries kept (where
     /// `fields` lists it, else first).
-    pub fn from_entries(
-        entries: Vec<DoeEntry>,
-        fields: &[(&str, &str)],
-    ) -> Result<DoeBook, FormatError> {
+    pub fn from_entries(entries: Vec<DoeEntry>, fields: &[(&str, &str)]) -> Result<DoeBook, FormatError> {
         let mut book = DoeBook::new(Header::new(FORMAT, VERSION)?, entries)?;
-        book.header = Header::with_count(
-            FORMAT,
-            VERSION,
-            fields,
-            "Entries",
-            book.entries.len() as u64,
-        )?;
+        book.header = Header::with_count(FORMAT, VERSION, fields, "Entries", book.entries.len() as u64)?;
         Ok(book)
     }
 
@@ -293,10 +263,7 @@ impl DoeBook {
 
     /// The entry of the edge `parent` → `child`.
     pub fn get(&self, parent: u64, child: u64) -> Option<&DoeEntry> {
-        self.entries
-            .binary_search_by_key(&(parent, child), DoeEntry::sort_key)
-            .ok()
-            .map(|i| &self.entries[i])
+        self.entries.binary_search_by_key(&(parent, child), DoeEntry::sort_key).ok().map(|i| &self.entries[i])
     }
 
     /// The distinct parent keys, ascending.
@@ -311,8 +278,7 @@ impl DoeBook {
     /// Writes the book: header, then the entries in order.
     pub fn write_to<W: Write>(&self, out: &mut W) -> Result<(), FormatError> {
         let header = self.header.encode(HeaderEncoding::Utf8)?;
-        self.write_encoded(out, &header)
-            .map_err(FormatError::stream)
+        self.write_encoded(out, &header).map_err(FormatError::stream)
     }
 
     /// Saves the book atomically to `path`.
@@ -363,45 +329,26 @@ mod tests {
     use super::*;
 
     fn edge(parent: u64, child: u64, pit: u8, count: u64) -> DoeEntry {
-        DoeEntry {
-            parent,
-            child,
-            pit,
-            score: count as f64 / 4.0,
-            count,
-        }
+        DoeEntry { parent, child, pit, score: count as f64 / 4.0, count }
     }
 
     #[test]
     fn entries_encode_big_endian() {
-        let e = DoeEntry {
-            parent: 0xDD0094F6488,
-            child: 0x5D0094F6400,
-            pit: 5,
-            score: -0.5,
-            count: 1_289_084,
-        };
+        let e =
+            DoeEntry { parent: 0xDD0094F6488, child: 0x5D0094F6400, pit: 5, score: -0.5, count: 1_289_084 };
         let bytes = e.to_bytes();
         assert_eq!(&bytes[16..20], &[0, 0, 0, 5]);
         assert_eq!(&bytes[20..28], &[0xBF, 0xE0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(&bytes[28..], &1_289_084u64.to_be_bytes());
         assert_eq!(e.letter(), 'F');
         let north = DoeEntry { pit: 6, ..e };
-        assert_eq!(
-            (north.mover(), north.relative_pit(), north.letter()),
-            (Side::North, 0, 'a')
-        );
+        assert_eq!((north.mover(), north.relative_pit(), north.letter()), (Side::North, 0, 'a'));
     }
 
     #[test]
     fn writer_sorts_and_keeps_the_larger_count() {
-        let entries = vec![
-            edge(9, 4, 1, 10),
-            edge(2, 8, 0, 3),
-            edge(9, 4, 1, 30),
-            edge(9, 1, 2, 5),
-            edge(9, 4, 1, 20),
-        ];
+        let entries =
+            vec![edge(9, 4, 1, 10), edge(2, 8, 0, 3), edge(9, 4, 1, 30), edge(9, 1, 2, 5), edge(9, 4, 1, 20)];
         let book = DoeBook::from_entries(entries, &[("Date", "today")]).unwrap();
         assert_eq!(book.header().lines(), ["Entries: 3", "Date: today"]);
         let keys: Vec<_> = book.iter().map(|e| (e.parent, e.child, e.count)).collect();
@@ -419,11 +366,7 @@ mod tests {
         assert_eq!(tie.entries()[0].pit, 0);
         assert!(matches!(
             DoeBook::from_entries(vec![edge(1, 2, 12, 7)], &[]),
-            Err(FormatError::BadMove {
-                value: 12,
-                entry: 0,
-                offset: None
-            })
+            Err(FormatError::BadMove { value: 12, entry: 0, offset: None })
         ));
         assert!(matches!(
             DoeBook::from_entries(vec![edge(1, 1 << 50, 0, 7)], &[]),
@@ -441,18 +384,10 @@ mod tests {
         }
         assert!(matches!(
             DoeBook::from_bytes(&bytes),
-            Err(FormatError::DuplicateEdge {
-                parent: 1,
-                child: 6,
-                entry: 2,
-                ..
-            })
+            Err(FormatError::DuplicateEdge { parent: 1, child: 6, entry: 2, .. })
         ));
         bytes[start + 72 + 15] = 4;
-        assert!(matches!(
-            DoeBook::from_bytes(&bytes),
-            Err(FormatError::Unsorted { entry: 2, .. })
-        ));
+        assert!(matches!(DoeBook::from_bytes(&bytes), Err(FormatError::Unsorted { entry: 2, .. })));
         bytes[start + 36 + 16] = 0xFF;
         assert!(matches!(
             DoeBook::from_bytes(&bytes),
@@ -461,21 +396,14 @@ mod tests {
         bytes.truncate(start + 40);
         assert!(matches!(
             DoeBook::from_bytes(&bytes),
-            Err(FormatError::TruncatedEntry {
-                entry: 1,
-                missing: 32,
-                ..
-            })
+            Err(FormatError::TruncatedEntry { entry: 1, missing: 32, .. })
         ));
     }
 
     #[test]
     fn nan_scores_keep_their_bits() {
         let weird = f64::from_bits(0x7FF0_0000_0000_0001);
-        let e = DoeEntry {
-            score: weird,
-            ..edge(1, 2, 0, 1)
-        };
+        let e = DoeEntry { score: weird, ..edge(1, 2, 0, 1) };
         let book = DoeBook::from_entries(vec![e], &[]).unwrap();
         let mut bytes = Vec::new();
         book.write_to(&mut bytes).unwrap();

@@ -164,24 +164,9 @@ impl Entry {
         }
         let n = seeds as u8;
         Some(match self.flag() {
-            Flag::Exact => Probe {
-                lower: captures,
-                upper: captures,
-                estimate: captures,
-                on_cycle: false,
-            },
-            Flag::Lower | Flag::Upper => Probe {
-                lower: 0,
-                upper: n,
-                estimate: captures,
-                on_cycle: true,
-            },
-            Flag::Empty => Probe {
-                lower: 0,
-                upper: n,
-                estimate: n / 2,
-                on_cycle: true,
-            },
+            Flag::Exact => Probe { lower: captures, upper: captures, estimate: captures, on_cycle: false },
+            Flag::Lower | Flag::Upper => Probe { lower: 0, upper: n, estimate: captures, on_cycle: true },
+            Flag::Empty => Probe { lower: 0, upper: n, estimate: n / 2, on_cycle: true },
         })
     }
 }
@@ -245,10 +230,7 @@ impl EndgameFile {
     /// Only I/O errors name the path; callers add it to the others.
     pub fn open(path: &Path) -> Result<EndgameFile, FormatError> {
         let file = File::open(path).map_err(|e| FormatError::io("open", path, e))?;
-        let length = file
-            .metadata()
-            .map_err(|e| FormatError::io("read", path, e))?
-            .len();
+        let length = file.metadata().map_err(|e| FormatError::io("read", path, e))?.len();
         let data = if length == 0 {
             Data::Owned(Vec::new())
         } else {
@@ -271,10 +253,8 @@ impl EndgameFile {
         let (header, body_start) = Header::read(bytes, FORMAT, HeaderEncoding::Utf16Be)?;
         let version = supported_version(&header)?;
         let body = (bytes.len() - body_start) as u64;
-        let (max_seeds, _) = layers_for_body(body).ok_or(FormatError::BadTablebaseLength {
-            length: body,
-            header_len: body_start as u64,
-        })?;
+        let (max_seeds, _) = layers_for_body(body)
+            .ok_or(FormatError::BadTablebaseLength { length: body, header_len: body_start as u64 })?;
         Ok(EndgameFile {
             header,
             version,
@@ -315,8 +295,7 @@ impl EndgameFile {
 
     /// The bytes of layer `n` (positions with `n` seeds), if covered.
     pub fn layer(&self, n: u32) -> Option<&[u8]> {
-        (n <= self.max_seeds)
-            .then(|| &self.bytes()[layer_offset(n) as usize..layer_offset(n + 1) as usize])
+        (n <= self.max_seeds).then(|| &self.bytes()[layer_offset(n) as usize..layer_offset(n + 1) as usize])
     }
 
     /// What follows the index bytes: empty, or the engine's one extra byte.
@@ -403,12 +382,9 @@ fn supported_version(header: &Header) -> Result<EndgamesVersion, FormatError> {
 
 fn check_positions(header: &Header, body: u64) -> Result<(), FormatError> {
     match header.number("Positions")? {
-        Some(claimed) if claimed != body => Err(FormatError::HeaderMismatch {
-            format: FORMAT,
-            field: "Positions",
-            claimed,
-            actual: body,
-        }),
+        Some(claimed) if claimed != body => {
+            Err(FormatError::HeaderMismatch { format: FORMAT, field: "Positions", claimed, actual: body })
+        }
         _ => Ok(()),
     }
 }
@@ -435,19 +411,12 @@ fn prepare(header: &Header, indexes: &[u8], trailing: &[u8]) -> Result<Vec<u8>, 
     supported_version(header)?;
     let encoded = header.encode(HeaderEncoding::Utf16Be)?;
     if trailing.len() > 1 {
-        return Err(FormatError::BadTrailing {
-            length: trailing.len(),
-        });
+        return Err(FormatError::BadTrailing { length: trailing.len() });
     }
     let body = (indexes.len() + trailing.len()) as u64;
     let max_seeds = match layers_for_body(indexes.len() as u64) {
         Some((n, 0)) => n,
-        _ => {
-            return Err(FormatError::BadTablebaseLength {
-                length: body,
-                header_len: encoded.len() as u64,
-            })
-        }
+        _ => return Err(FormatError::BadTablebaseLength { length: body, header_len: encoded.len() as u64 }),
     };
     check_positions(header, body)?;
     check_captures(indexes, max_seeds, encoded.len())?;
@@ -473,12 +442,7 @@ pub fn write_parts<W: Write>(
 
 /// [`write_parts`] to `path`, atomically (nothing is written if the parts
 /// are refused).
-pub fn save_parts(
-    path: &Path,
-    header: &Header,
-    indexes: &[u8],
-    trailing: &[u8],
-) -> Result<(), FormatError> {
+pub fn save_parts(path: &Path, header: &Header, indexes: &[u8], trailing: &[u8]) -> Result<(), FormatError> {
     let encoded = prepare(header, indexes, trailing)?;
     write_atomically(path, |out| {
         out.write_all(&encoded)?;
@@ -557,26 +521,10 @@ mod tests {
     fn entries_map_to_probes() {
         let exact = Entry::new(5, Flag::Exact).unwrap();
         assert_eq!(exact.byte(), 0x17);
-        assert_eq!(
-            exact.probe(9),
-            Some(Probe {
-                lower: 5,
-                upper: 5,
-                estimate: 5,
-                on_cycle: false
-            })
-        );
+        assert_eq!(exact.probe(9), Some(Probe { lower: 5, upper: 5, estimate: 5, on_cycle: false }));
         let cycle = Entry::from_byte(5 << 2 | 1);
         assert_eq!(cycle.flag(), Flag::Lower);
-        assert_eq!(
-            cycle.probe(9),
-            Some(Probe {
-                lower: 0,
-                upper: 9,
-                estimate: 5,
-                on_cycle: true
-            })
-        );
+        assert_eq!(cycle.probe(9), Some(Probe { lower: 0, upper: 9, estimate: 5, on_cycle: true }));
         assert_eq!(Entry::from_byte(5 << 2 | 2).probe(9), cycle.probe(9));
         assert_eq!(Entry::from_byte(5 << 2).probe(9).unwrap().estimate, 4);
         assert_eq!(exact.probe(4), None);
@@ -623,11 +571,7 @@ mod tests {
         assert!(write_parts(&mut sink, &header, &indexes, &[]).is_ok());
         assert!(matches!(
             write_parts(&mut sink, &header, &indexes, &[0]),
-            Err(FormatError::HeaderMismatch {
-                claimed: 91,
-                actual: 92,
-                ..
-            })
+            Err(FormatError::HeaderMismatch { claimed: 91, actual: 92, .. })
         ));
         assert!(matches!(
             write_parts(&mut sink, &header, &indexes[..90], &[]),
@@ -641,12 +585,7 @@ mod tests {
         corrupt[5] = Entry::new(2, Flag::Exact).unwrap().byte();
         assert!(matches!(
             write_parts(&mut sink, &header, &corrupt, &[]),
-            Err(FormatError::CapturesExceedSeeds {
-                index: 5,
-                seeds: 1,
-                captures: 2,
-                ..
-            })
+            Err(FormatError::CapturesExceedSeeds { index: 5, seeds: 1, captures: 2, .. })
         ));
         let other = Header::new(FORMAT, "3.0").unwrap();
         assert!(matches!(

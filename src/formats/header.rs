@@ -109,10 +109,7 @@ fn check_text(text: &str, kind: Text) -> Result<(), FormatError> {
     } else {
         return Ok(());
     };
-    Err(FormatError::BadHeaderText {
-        text: text.to_string(),
-        reason,
-    })
+    Err(FormatError::BadHeaderText { text: text.to_string(), reason })
 }
 
 impl Header {
@@ -126,11 +123,7 @@ impl Header {
             });
         }
         check_text(version, Text::Word)?;
-        Ok(Header {
-            signature: format!("{format} {version}"),
-            format_len: format.len(),
-            lines: Vec::new(),
-        })
+        Ok(Header { signature: format!("{format} {version}"), format_len: format.len(), lines: Vec::new() })
     }
 
     /// Reads a header of `format` at the start of `bytes`. Returns it and
@@ -143,10 +136,7 @@ impl Header {
         let prefix = signature_prefix(format, encoding);
         if !bytes.starts_with(&prefix) {
             if prefix.starts_with(bytes) {
-                return Err(FormatError::TruncatedHeader {
-                    format,
-                    offset: bytes.len() as u64,
-                });
+                return Err(FormatError::TruncatedHeader { format, offset: bytes.len() as u64 });
             }
             return Err(FormatError::UnknownSignature {
                 expected: format,
@@ -160,14 +150,7 @@ impl Header {
         };
         // The prefix check guarantees a first line.
         let signature = lines.remove(0);
-        Ok((
-            Header {
-                signature,
-                format_len: format.len(),
-                lines,
-            },
-            length,
-        ))
+        Ok((Header { signature, format_len: format.len(), lines }, length))
     }
 
     /// The whole signature line, e.g. `Oware Endgames 2.0`.
@@ -206,14 +189,11 @@ impl Header {
     pub fn number(&self, name: &str) -> Result<Option<u64>, FormatError> {
         match self.get(name) {
             None => Ok(None),
-            Some(value) => value
-                .parse()
-                .map(Some)
-                .map_err(|_| FormatError::BadHeaderField {
-                    format: static_format(self.format()),
-                    field: name.to_string(),
-                    value: value.to_string(),
-                }),
+            Some(value) => value.parse().map(Some).map_err(|_| FormatError::BadHeaderField {
+                format: static_format(self.format()),
+                field: name.to_string(),
+                value: value.to_string(),
+            }),
         }
     }
 
@@ -223,11 +203,7 @@ impl Header {
         check_text(name, Text::Name)?;
         check_text(value, Text::Line)?;
         let line = format!("{name}: {value}");
-        match self
-            .lines
-            .iter()
-            .position(|l| split_field(l).is_some_and(|(n, _)| n == name))
-        {
+        match self.lines.iter().position(|l| split_field(l).is_some_and(|(n, _)| n == name)) {
             Some(at) => self.lines[at] = line,
             None => self.lines.push(line),
         }
@@ -243,8 +219,7 @@ impl Header {
     /// Removes every field called `name`; returns how many lines went.
     pub fn remove(&mut self, name: &str) -> usize {
         let before = self.lines.len();
-        self.lines
-            .retain(|l| split_field(l).is_none_or(|(n, _)| n != name));
+        self.lines.retain(|l| split_field(l).is_none_or(|(n, _)| n != name));
         before - self.lines.len()
     }
 
@@ -292,11 +267,7 @@ impl Header {
     }
 
     /// Writes [`Header::encode`]'s bytes.
-    pub fn write<W: Write>(
-        &self,
-        out: &mut W,
-        encoding: HeaderEncoding,
-    ) -> Result<(), FormatError> {
+    pub fn write<W: Write>(&self, out: &mut W, encoding: HeaderEncoding) -> Result<(), FormatError> {
         let bytes = self.encode(encoding)?;
         out.write_all(&bytes).map_err(FormatError::stream)
     }
@@ -305,14 +276,10 @@ impl Header {
 /// Errors carry `&'static str` format names; headers of our own formats
 /// map to the module constants, anything else to a fixed label.
 fn static_format(format: &str) -> &'static str {
-    [
-        super::endgames::FORMAT,
-        super::opening_book::FORMAT,
-        super::doe::FORMAT,
-    ]
-    .into_iter()
-    .find(|known| *known == format)
-    .unwrap_or("header")
+    [super::endgames::FORMAT, super::opening_book::FORMAT, super::doe::FORMAT]
+        .into_iter()
+        .find(|known| *known == format)
+        .unwrap_or("header")
 }
 
 /// `Name: value` → (`Name`, `value`), both trimmed.
@@ -331,10 +298,8 @@ fn first_line_preview(bytes: &[u8], encoding: HeaderEncoding) -> String {
             .take(CHARS)
             .collect(),
         HeaderEncoding::Utf16Be => {
-            let units = bytes
-                .chunks_exact(2)
-                .take(2 * CHARS)
-                .map(|pair| u16::from_be_bytes([pair[0], pair[1]]));
+            let units =
+                bytes.chunks_exact(2).take(2 * CHARS).map(|pair| u16::from_be_bytes([pair[0], pair[1]]));
             char::decode_utf16(units)
                 .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
                 .take_while(|&c| c != '\n')
@@ -346,21 +311,14 @@ fn first_line_preview(bytes: &[u8], encoding: HeaderEncoding) -> String {
 
 /// Lines of a UTF-16BE header up to its empty line; returns them and the
 /// header length in bytes.
-fn read_utf16_lines(
-    bytes: &[u8],
-    format: &'static str,
-) -> Result<(Vec<String>, usize), FormatError> {
+fn read_utf16_lines(bytes: &[u8], format: &'static str) -> Result<(Vec<String>, usize), FormatError> {
     let mut lines = Vec::new();
     let mut line = String::new();
     let mut offset = 0usize;
     loop {
         let start = offset;
         let unit = unit_at(bytes, &mut offset, format)?;
-        let surrogate = |unit| FormatError::BadUtf16 {
-            format,
-            offset: start as u64,
-            unit,
-        };
+        let surrogate = |unit| FormatError::BadUtf16 { format, offset: start as u64, unit };
         let c = match unit {
             0xD800..=0xDBFF => {
                 let low = unit_at(bytes, &mut offset, format)?;
@@ -387,16 +345,10 @@ fn read_utf16_lines(
 /// [`MAX_HEADER_LEN`] or past the data.
 fn unit_at(bytes: &[u8], offset: &mut usize, format: &'static str) -> Result<u16, FormatError> {
     if *offset + 2 > MAX_HEADER_LEN {
-        return Err(FormatError::HeaderTooLong {
-            format,
-            limit: MAX_HEADER_LEN,
-        });
+        return Err(FormatError::HeaderTooLong { format, limit: MAX_HEADER_LEN });
     }
     let Some(pair) = bytes.get(*offset..*offset + 2) else {
-        return Err(FormatError::TruncatedHeader {
-            format,
-            offset: bytes.len() as u64,
-        });
+        return Err(FormatError::TruncatedHeader { format, offset: bytes.len() as u64 });
     };
     *offset += 2;
     Ok(u16::from_be_bytes([pair[0], pair[1]]))
@@ -404,10 +356,7 @@ fn unit_at(bytes: &[u8], offset: &mut usize, format: &'static str) -> Result<u16
 
 /// Lines of a UTF-8 header up to its `00 0A` end mark; returns them and
 /// the header length in bytes.
-fn read_utf8_lines(
-    bytes: &[u8],
-    format: &'static str,
-) -> Result<(Vec<String>, usize), FormatError> {
+fn read_utf8_lines(bytes: &[u8], format: &'static str) -> Result<(Vec<String>, usize), FormatError> {
     let limit = bytes.len().min(MAX_HEADER_LEN);
     let window = &bytes[..limit];
     let mut lines = Vec::new();
@@ -416,12 +365,8 @@ fn read_utf8_lines(
         let Some(length) = window[start..].iter().position(|&b| b == b'\n') else {
             return Err(too_long_or_truncated(bytes, format));
         };
-        let text = std::str::from_utf8(&window[start..start + length]).map_err(|e| {
-            FormatError::BadUtf8 {
-                format,
-                offset: (start + e.valid_up_to()) as u64,
-            }
-        })?;
+        let text = std::str::from_utf8(&window[start..start + length])
+            .map_err(|e| FormatError::BadUtf8 { format, offset: (start + e.valid_up_to()) as u64 })?;
         lines.push(text.to_string());
         start += length + 1;
         // A mark cut off by the window is reported by the next search.
@@ -433,15 +378,9 @@ fn read_utf8_lines(
 
 fn too_long_or_truncated(bytes: &[u8], format: &'static str) -> FormatError {
     if bytes.len() >= MAX_HEADER_LEN {
-        FormatError::HeaderTooLong {
-            format,
-            limit: MAX_HEADER_LEN,
-        }
+        FormatError::HeaderTooLong { format, limit: MAX_HEADER_LEN }
     } else {
-        FormatError::TruncatedHeader {
-            format,
-            offset: bytes.len() as u64,
-        }
+        FormatError::TruncatedHeader { format, offset: bytes.len() as u64 }
     }
 }
 
@@ -468,17 +407,11 @@ mod tests {
         assert_eq!(header.get("Positions"), Some("13"));
         assert_eq!(header.number("Positions").unwrap(), Some(13));
         assert_eq!(header.get("X"), Some("y:z"));
-        assert!(matches!(
-            header.number("Date"),
-            Err(FormatError::BadHeaderField { .. })
-        ));
+        assert!(matches!(header.number("Date"), Err(FormatError::BadHeaderField { .. })));
         let fields: Vec<_> = header.fields().map(|(n, _)| n).collect();
         assert_eq!(fields, ["Date", "Positions", "X"]);
         assert_eq!(header.lines().len(), 4);
-        assert_eq!(
-            header.encode(HeaderEncoding::Utf16Be).unwrap(),
-            bytes[..length]
-        );
+        assert_eq!(header.encode(HeaderEncoding::Utf16Be).unwrap(), bytes[..length]);
     }
 
     #[test]
@@ -508,30 +441,18 @@ mod tests {
         ));
         let mut unpaired = utf16("Oware Endgames 1.0\nA: ");
         unpaired.extend_from_slice(&[0xD8, 0x00, 0x00, 0x41, 0x00, 0x0A, 0x00, 0x0A]);
-        assert!(matches!(
-            read(&unpaired),
-            Err(FormatError::BadUtf16 { unit: 0xD800, .. })
-        ));
+        assert!(matches!(read(&unpaired), Err(FormatError::BadUtf16 { unit: 0xD800, .. })));
         assert!(matches!(
             read(&utf16("Oware Opening Book 1.0\n\n")),
-            Err(FormatError::UnknownSignature {
-                looks_like: Some("Oware Opening Book"),
-                ..
-            })
+            Err(FormatError::UnknownSignature { looks_like: Some("Oware Opening Book"), .. })
         ));
         assert!(matches!(
             read(b"DOE Opening Book 1.0\n\0\n"),
-            Err(FormatError::UnknownSignature {
-                looks_like: Some("DOE Opening Book"),
-                ..
-            })
+            Err(FormatError::UnknownSignature { looks_like: Some("DOE Opening Book"), .. })
         ));
         let mut endless = utf16("Oware Endgames 1.0\n");
         endless.resize(MAX_HEADER_LEN + 10, b'a');
-        assert!(matches!(
-            read(&endless),
-            Err(FormatError::HeaderTooLong { .. })
-        ));
+        assert!(matches!(read(&endless), Err(FormatError::HeaderTooLong { .. })));
     }
 
     #[test]
@@ -542,18 +463,9 @@ mod tests {
         assert_eq!(length, bytes.len() - 2);
         assert_eq!(header.version(), "1.0");
         assert_eq!(header.lines(), ["Entries: 5", "", "Date: x"]);
-        assert_eq!(
-            header.encode(HeaderEncoding::Utf8).unwrap(),
-            &bytes[..length]
-        );
+        assert_eq!(header.encode(HeaderEncoding::Utf8).unwrap(), &bytes[..length]);
         for cut in 0..length {
-            assert!(
-                matches!(
-                    read(&bytes[..cut]),
-                    Err(FormatError::TruncatedHeader { .. })
-                ),
-                "cut at {cut}"
-            );
+            assert!(matches!(read(&bytes[..cut]), Err(FormatError::TruncatedHeader { .. })), "cut at {cut}");
         }
         assert!(matches!(
             read(b"DOE Opening Book 1.0\nName: \xFF\n\x00\x0A"),
@@ -561,10 +473,7 @@ mod tests {
         ));
         let mut endless = b"DOE Opening Book 1.0\n".to_vec();
         endless.resize(MAX_HEADER_LEN + 10, b'\n');
-        assert!(matches!(
-            read(&endless),
-            Err(FormatError::HeaderTooLong { .. })
-        ));
+        assert!(matches!(read(&endless), Err(FormatError::HeaderTooLong { .. })));
     }
 
     #[test]
@@ -583,9 +492,6 @@ mod tests {
         assert!(Header::new("", "1.0").is_err());
         let mut big = Header::new(FORMAT, "2.0").unwrap();
         big.set("Big", &"x".repeat(MAX_HEADER_LEN)).unwrap();
-        assert!(matches!(
-            big.encode(HeaderEncoding::Utf8),
-            Err(FormatError::HeaderTooLong { .. })
-        ));
+        assert!(matches!(big.encode(HeaderEncoding::Utf8), Err(FormatError::HeaderTooLong { .. })));
     }
 }

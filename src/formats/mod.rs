@@ -72,12 +72,10 @@ impl FileKind {
 /// The kind of file whose bytes start with `bytes`: its signature line
 /// begins with a known format name and a space. Nothing else is checked.
 pub fn detect(bytes: &[u8]) -> Option<FileKind> {
-    [FileKind::Endgames, FileKind::OpeningBook, FileKind::Doe]
-        .into_iter()
-        .find(|kind| {
-            let prefix = header::signature_prefix(kind.format(), kind.encoding());
-            bytes.starts_with(&prefix)
-        })
+    [FileKind::Endgames, FileKind::OpeningBook, FileKind::Doe].into_iter().find(|kind| {
+        let prefix = header::signature_prefix(kind.format(), kind.encoding());
+        bytes.starts_with(&prefix)
+    })
 }
 
 /// Everything that can go wrong reading or writing the engine's files.
@@ -89,122 +87,57 @@ pub fn detect(bytes: &[u8]) -> Option<FileKind> {
 pub enum FormatError {
     /// Opening, mapping, reading or writing failed. `path` is `None` when
     /// writing to a stream.
-    Io {
-        operation: &'static str,
-        path: Option<PathBuf>,
-        source: io::Error,
-    },
+    Io { operation: &'static str, path: Option<PathBuf>, source: io::Error },
     /// The data ends at `offset`, inside the header (before its end mark).
     TruncatedHeader { format: &'static str, offset: u64 },
     /// No end of header within the first `limit` bytes.
     HeaderTooLong { format: &'static str, limit: usize },
     /// A UTF-16 code unit that is an unpaired surrogate, at byte `offset`.
-    BadUtf16 {
-        format: &'static str,
-        offset: u64,
-        unit: u16,
-    },
+    BadUtf16 { format: &'static str, offset: u64, unit: u16 },
     /// A header line that is not UTF-8; the bad sequence starts at `offset`.
     BadUtf8 { format: &'static str, offset: u64 },
     /// The first line is not `<format> <version>`. `found` is the start of
     /// the first line; `looks_like` names the format it has, if known.
-    UnknownSignature {
-        expected: &'static str,
-        found: String,
-        looks_like: Option<&'static str>,
-    },
+    UnknownSignature { expected: &'static str, found: String, looks_like: Option<&'static str> },
     /// The signature names a version this crate does not read.
-    UnsupportedVersion {
-        format: &'static str,
-        version: String,
-        supported: &'static [&'static str],
-    },
+    UnsupportedVersion { format: &'static str, version: String, supported: &'static [&'static str] },
     /// Text that cannot go into a header line (a field built by the caller).
     BadHeaderText { text: String, reason: &'static str },
     /// A header field that must be a number is not one.
-    BadHeaderField {
-        format: &'static str,
-        field: String,
-        value: String,
-    },
+    BadHeaderField { format: &'static str, field: String, value: String },
     /// A header field disagrees with the body.
-    HeaderMismatch {
-        format: &'static str,
-        field: &'static str,
-        claimed: u64,
-        actual: u64,
-    },
+    HeaderMismatch { format: &'static str, field: &'static str, claimed: u64, actual: u64 },
     /// A tablebase body of `length` bytes is not one byte per index of
     /// layers 0..=N (C(N+12, 12) bytes) plus at most one trailing byte.
     BadTablebaseLength { length: u64, header_len: u64 },
     /// More than one trailing byte after the index bytes.
     BadTrailing { length: usize },
     /// The file ends inside the last entry: `missing` bytes are absent.
-    TruncatedEntry {
-        format: &'static str,
-        entry: u64,
-        offset: u64,
-        missing: u64,
-    },
+    TruncatedEntry { format: &'static str, entry: u64, offset: u64, missing: u64 },
     /// An entry whose key (for DOE: parent and child) is below the previous
     /// entry's: the body must be sorted ascending.
-    Unsorted {
-        format: &'static str,
-        entry: u64,
-        offset: u64,
-    },
+    Unsorted { format: &'static str, entry: u64, offset: u64 },
     /// A key present twice in a 2014 opening book.
-    DuplicateKey {
-        key: u64,
-        entry: Option<u64>,
-        offset: Option<u64>,
-    },
+    DuplicateKey { key: u64, entry: Option<u64>, offset: Option<u64> },
     /// A (parent, child) pair present twice in a DOE book file.
-    DuplicateEdge {
-        parent: u64,
-        child: u64,
-        entry: u64,
-        offset: u64,
-    },
+    DuplicateEdge { parent: u64, child: u64, entry: u64, offset: u64 },
     /// A number that is no 44-bit state key (formats.md, section 1).
-    BadKey {
-        format: &'static str,
-        key: u64,
-        entry: u64,
-        offset: Option<u64>,
-    },
+    BadKey { format: &'static str, key: u64, entry: u64, offset: Option<u64> },
     /// A DOE move that is not a pit number 0..=11.
-    BadMove {
-        value: i64,
-        entry: u64,
-        offset: Option<u64>,
-    },
+    BadMove { value: i64, entry: u64, offset: Option<u64> },
     /// A tablebase entry claiming more captures than seeds on the board.
-    CapturesExceedSeeds {
-        index: u64,
-        offset: u64,
-        seeds: u32,
-        captures: u8,
-    },
+    CapturesExceedSeeds { index: u64, offset: u64, seeds: u32, captures: u8 },
 }
 
 impl FormatError {
     /// An I/O error on `path`.
     pub(crate) fn io(operation: &'static str, path: &Path, source: io::Error) -> FormatError {
-        FormatError::Io {
-            operation,
-            path: Some(path.to_path_buf()),
-            source,
-        }
+        FormatError::Io { operation, path: Some(path.to_path_buf()), source }
     }
 
     /// An I/O error writing to a stream.
     pub(crate) fn stream(source: io::Error) -> FormatError {
-        FormatError::Io {
-            operation: "write",
-            path: None,
-            source,
-        }
+        FormatError::Io { operation: "write", path: None, source }
     }
 }
 
@@ -223,56 +156,31 @@ impl fmt::Display for At {
 impl fmt::Display for FormatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FormatError::Io {
-                operation,
-                path: Some(path),
-                source,
-            } => write!(f, "cannot {operation} '{}': {source}", path.display()),
-            FormatError::Io {
-                operation,
-                path: None,
-                source,
-            } => write!(f, "cannot {operation}: {source}"),
-            FormatError::TruncatedHeader { format, offset } => write!(
-                f,
-                "{format} file: the data ends at byte {offset}, inside the header"
-            ),
-            FormatError::HeaderTooLong { format, limit } => write!(
-                f,
-                "{format} file: the header does not end within its first {limit} bytes"
-            ),
-            FormatError::BadUtf16 {
-                format,
-                offset,
-                unit,
-            } => write!(
+            FormatError::Io { operation, path: Some(path), source } => {
+                write!(f, "cannot {operation} '{}': {source}", path.display())
+            }
+            FormatError::Io { operation, path: None, source } => write!(f, "cannot {operation}: {source}"),
+            FormatError::TruncatedHeader { format, offset } => {
+                write!(f, "{format} file: the data ends at byte {offset}, inside the header")
+            }
+            FormatError::HeaderTooLong { format, limit } => {
+                write!(f, "{format} file: the header does not end within its first {limit} bytes")
+            }
+            FormatError::BadUtf16 { format, offset, unit } => write!(
                 f,
                 "{format} file: byte {offset}: the header holds an unpaired UTF-16 surrogate 0x{unit:04X}"
             ),
-            FormatError::BadUtf8 { format, offset } => write!(
-                f,
-                "{format} file: byte {offset}: the header is not valid UTF-8"
-            ),
-            FormatError::UnknownSignature {
-                expected,
-                found,
-                looks_like,
-            } => {
-                write!(
-                    f,
-                    "not an '{expected}' file: its first line starts '{}'",
-                    found.escape_debug()
-                )?;
+            FormatError::BadUtf8 { format, offset } => {
+                write!(f, "{format} file: byte {offset}: the header is not valid UTF-8")
+            }
+            FormatError::UnknownSignature { expected, found, looks_like } => {
+                write!(f, "not an '{expected}' file: its first line starts '{}'", found.escape_debug())?;
                 match looks_like {
                     Some(other) => write!(f, " (it looks like an '{other}' file)"),
                     None => Ok(()),
                 }
             }
-            FormatError::UnsupportedVersion {
-                format,
-                version,
-                supported,
-            } => write!(
+            FormatError::UnsupportedVersion { format, version, supported } => write!(
                 f,
                 "{format} version '{}' is not supported (this reader knows {})",
                 version.escape_debug(),
@@ -281,24 +189,14 @@ impl fmt::Display for FormatError {
             FormatError::BadHeaderText { text, reason } => {
                 write!(f, "header text '{}': {reason}", text.escape_debug())
             }
-            FormatError::BadHeaderField {
-                format,
-                field,
-                value,
-            } => write!(
+            FormatError::BadHeaderField { format, field, value } => write!(
                 f,
                 "{format} header: field '{field}' should be a number, found '{}'",
                 value.escape_debug()
             ),
-            FormatError::HeaderMismatch {
-                format,
-                field,
-                claimed,
-                actual,
-            } => write!(
-                f,
-                "{format} header: '{field}' says {claimed} but the body holds {actual}"
-            ),
+            FormatError::HeaderMismatch { format, field, claimed, actual } => {
+                write!(f, "{format} header: '{field}' says {claimed} but the body holds {actual}")
+            }
             FormatError::BadTablebaseLength { length, header_len } => write!(
                 f,
                 "{} file: the body (from byte {header_len}) holds {length} bytes, which is not \
@@ -310,20 +208,11 @@ impl fmt::Display for FormatError {
                 "{} file: {length} trailing bytes after the index bytes, at most 1 allowed",
                 endgames::FORMAT
             ),
-            FormatError::TruncatedEntry {
-                format,
-                entry,
-                offset,
-                missing,
-            } => write!(
+            FormatError::TruncatedEntry { format, entry, offset, missing } => write!(
                 f,
                 "{format} file: entry {entry} (byte {offset}) is cut short, {missing} bytes missing"
             ),
-            FormatError::Unsorted {
-                format,
-                entry,
-                offset,
-            } => write!(
+            FormatError::Unsorted { format, entry, offset } => write!(
                 f,
                 "{format} file: entry {entry} (byte {offset}) sorts before the previous entry \
                  (entries must be in ascending key order)"
@@ -335,49 +224,24 @@ impl fmt::Display for FormatError {
                     opening_book::FORMAT,
                     At(*offset)
                 ),
-                None => write!(
-                    f,
-                    "{}: key 0x{key:X} is given more than once",
-                    opening_book::FORMAT
-                ),
+                None => write!(f, "{}: key 0x{key:X} is given more than once", opening_book::FORMAT),
             },
-            FormatError::DuplicateEdge {
-                parent,
-                child,
-                entry,
-                offset,
-            } => write!(
+            FormatError::DuplicateEdge { parent, child, entry, offset } => write!(
                 f,
                 "{} file: entry {entry} (byte {offset}): parent 0x{parent:X} and child 0x{child:X} \
                  repeat the previous entry's",
                 doe::FORMAT
             ),
-            FormatError::BadKey {
-                format,
-                key,
-                entry,
-                offset,
-            } => write!(
-                f,
-                "{format}: entry {entry}{}: 0x{key:X} is not a 44-bit state key",
-                At(*offset)
-            ),
-            FormatError::BadMove {
-                value,
-                entry,
-                offset,
-            } => write!(
+            FormatError::BadKey { format, key, entry, offset } => {
+                write!(f, "{format}: entry {entry}{}: 0x{key:X} is not a 44-bit state key", At(*offset))
+            }
+            FormatError::BadMove { value, entry, offset } => write!(
                 f,
                 "{}: entry {entry}{}: move {value} is not a pit number 0..11",
                 doe::FORMAT,
                 At(*offset)
             ),
-            FormatError::CapturesExceedSeeds {
-                index,
-                offset,
-                seeds,
-                captures,
-            } => write!(
+            FormatError::CapturesExceedSeeds { index, offset, seeds, captures } => write!(
                 f,
                 "{} file: index {index} (byte {offset}): {captures} captures claimed with only \
                  {seeds} seeds on the board",
@@ -452,10 +316,7 @@ mod tests {
 
     #[test]
     fn detect_reads_the_signature_prefix() {
-        let utf16: Vec<u8> = "Oware Endgames 2.0\n"
-            .encode_utf16()
-            .flat_map(|u| u.to_be_bytes())
-            .collect();
+        let utf16: Vec<u8> = "Oware Endgames 2.0\n".encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
         assert_eq!(detect(&utf16), Some(FileKind::Endgames));
         assert_eq!(detect(b"DOE Opening Book 1.0\n"), Some(FileKind::Doe));
         assert_eq!(detect(b"DOE Opening"), None);
@@ -464,20 +325,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_place() {
-        let e = FormatError::Unsorted {
-            format: doe::FORMAT,
-            entry: 7,
-            offset: 325,
-        };
+        let e = FormatError::Unsorted { format: doe::FORMAT, entry: 7, offset: 325 };
         assert!(e.to_string().contains("entry 7 (byte 325)"));
-        let e = FormatError::BadMove {
-            value: 12,
-            entry: 3,
-            offset: None,
-        };
-        assert_eq!(
-            e.to_string(),
-            "DOE Opening Book: entry 3: move 12 is not a pit number 0..11"
-        );
+        let e = FormatError::BadMove { value: 12, entry: 3, offset: None };
+        assert_eq!(e.to_string(), "DOE Opening Book: entry 3: move 12 is not a pit number 0..11");
     }
 }

@@ -76,12 +76,10 @@ impl BookEntry {
 
     /// The best-scored move and its score (lowest pit on ties).
     pub fn best(&self) -> Option<(usize, i16)> {
-        (0..ROW)
-            .filter_map(|pit| self.score(pit).map(|s| (pit, s)))
-            .fold(None, |best, (pit, s)| match best {
-                Some((_, b)) if b >= s => best,
-                _ => Some((pit, s)),
-            })
+        (0..ROW).filter_map(|pit| self.score(pit).map(|s| (pit, s))).fold(None, |best, (pit, s)| match best {
+            Some((_, b)) if b >= s => best,
+            _ => Some((pit, s)),
+        })
     }
 
     /// The moves the engine picks from: those scored within `margin` of the
@@ -91,10 +89,7 @@ impl BookEntry {
             return Vec::new();
         };
         (0..ROW)
-            .filter(|&pit| {
-                self.score(pit)
-                    .is_some_and(|s| s as i32 >= best as i32 - margin as i32)
-            })
+            .filter(|&pit| self.score(pit).is_some_and(|s| s as i32 >= best as i32 - margin as i32))
             .collect()
     }
 
@@ -114,10 +109,7 @@ impl BookEntry {
         for (pit, score) in scores.iter_mut().enumerate() {
             *score = be_i16(&bytes[8 + 2 * pit..10 + 2 * pit]);
         }
-        BookEntry {
-            key: be_u64(&bytes[..8]),
-            scores,
-        }
+        BookEntry { key: be_u64(&bytes[..8]), scores }
     }
 }
 
@@ -175,11 +167,7 @@ impl OpeningBook {
                     });
                 }
                 if entry.key < previous.key {
-                    return Err(FormatError::Unsorted {
-                        format: FORMAT,
-                        entry: number,
-                        offset,
-                    });
+                    return Err(FormatError::Unsorted { format: FORMAT, entry: number, offset });
                 }
             }
             entries.push(entry);
@@ -193,11 +181,7 @@ impl OpeningBook {
     pub fn new(header: Header, mut entries: Vec<BookEntry>) -> Result<OpeningBook, FormatError> {
         check_version(&header)?;
         header.encode(HeaderEncoding::Utf16Be)?;
-        if let Some((i, entry)) = entries
-            .iter()
-            .enumerate()
-            .find(|(_, e)| !is_state_key(e.key))
-        {
+        if let Some((i, entry)) = entries.iter().enumerate().find(|(_, e)| !is_state_key(e.key)) {
             return Err(FormatError::BadKey {
                 format: FORMAT,
                 key: entry.key,
@@ -207,11 +191,7 @@ impl OpeningBook {
         }
         entries.sort_unstable_by_key(|e| e.key);
         if let Some(pair) = entries.windows(2).find(|pair| pair[0].key == pair[1].key) {
-            return Err(FormatError::DuplicateKey {
-                key: pair[0].key,
-                entry: None,
-                offset: None,
-            });
+            return Err(FormatError::DuplicateKey { key: pair[0].key, entry: None, offset: None });
         }
         Ok(OpeningBook { header, entries })
     }
@@ -224,8 +204,7 @@ impl OpeningBook {
         fields: &[(&str, &str)],
     ) -> Result<OpeningBook, FormatError> {
         let mut book = OpeningBook::new(Header::new(FORMAT, VERSION)?, entries)?;
-        book.header =
-            Header::with_count(FORMAT, VERSION, fields, "Positions", book.distinct_states())?;
+        book.header = Header::with_count(FORMAT, VERSION, fields, "Positions", book.distinct_states())?;
         Ok(book)
     }
 
@@ -257,10 +236,7 @@ impl OpeningBook {
 
     /// The entry of state key `key` (binary search).
     pub fn get(&self, key: u64) -> Option<&BookEntry> {
-        self.entries
-            .binary_search_by_key(&key, |e| e.key)
-            .ok()
-            .map(|i| &self.entries[i])
+        self.entries.binary_search_by_key(&key, |e| e.key).ok().map(|i| &self.entries[i])
     }
 
     /// The entry of a game state (its history is ignored).
@@ -288,8 +264,7 @@ impl OpeningBook {
     /// Writes the book: header, then the entries in key order.
     pub fn write_to<W: Write>(&self, out: &mut W) -> Result<(), FormatError> {
         let header = self.header.encode(HeaderEncoding::Utf16Be)?;
-        self.write_encoded(out, &header)
-            .map_err(FormatError::stream)
+        self.write_encoded(out, &header).map_err(FormatError::stream)
     }
 
     /// Saves the book atomically to `path`.
@@ -364,10 +339,7 @@ mod tests {
     fn writer_sorts_and_refuses_duplicates() {
         let start = state_key(&GameState::start());
         let book = OpeningBook::from_entries(
-            vec![
-                entry(start, [1, 2, 3, 4, 5, 6]),
-                entry(7, [NO_SCORE, 0, 0, 0, 0, 0]),
-            ],
+            vec![entry(start, [1, 2, 3, 4, 5, 6]), entry(7, [NO_SCORE, 0, 0, 0, 0, 0])],
             &[("Date", "now")],
         )
         .unwrap();
@@ -388,11 +360,7 @@ mod tests {
         let twice = vec![entry(5, [0; 6]), entry(3, [0; 6]), entry(5, [1; 6])];
         assert!(matches!(
             OpeningBook::from_entries(twice, &[]),
-            Err(FormatError::DuplicateKey {
-                key: 5,
-                entry: None,
-                ..
-            })
+            Err(FormatError::DuplicateKey { key: 5, entry: None, .. })
         ));
         assert!(matches!(
             OpeningBook::from_entries(vec![entry(1 << 44, [0; 6])], &[]),

@@ -38,11 +38,7 @@ pub(crate) struct BoundWork {
 
 impl BoundWork {
     pub fn new(size: usize) -> BoundWork {
-        BoundWork {
-            win: vec![0; 2 * size],
-            open: vec![0; 2 * size],
-            safe: vec![0; 2 * size],
-        }
+        BoundWork { win: vec![0; 2 * size], open: vec![0; 2 * size], safe: vec![0; 2 * size] }
     }
 }
 
@@ -92,14 +88,8 @@ impl LayerSolver<'_> {
     ) -> std::io::Result<ComponentBounds> {
         let members = components.of(k);
         let n = self.n as u8;
-        let mut game = Game {
-            solver: self,
-            work,
-            component: k as u32,
-            ids: &components.id,
-            n,
-            queue: VecDeque::new(),
-        };
+        let mut game =
+            Game { solver: self, work, component: k as u32, ids: &components.id, n, queue: VecDeque::new() };
         // Exits: the best option leaving the component, pessimistic and
         // optimistic for its mover (0 when there is none: harmless, since
         // thresholds start at 1 and an upper bound of 0 never beats n − t).
@@ -134,38 +124,19 @@ impl LayerSolver<'_> {
                     state.extend_from_slice(&game.work.win[2 * m..2 * m + 2]);
                     state.extend_from_slice(&game.work.open[2 * m..2 * m + 2]);
                 }
-                let step = Step::Bounds {
-                    t,
-                    safety_rounds,
-                    state,
-                };
-                checkpoints
-                    .save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
+                let step = Step::Bounds { t, safety_rounds, state };
+                checkpoints.save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
             }
             for &i in &x_entry[t as usize] {
                 let m = members[i] as usize;
                 if game.work.win[2 * m] == 0 {
-                    game.enter(
-                        State {
-                            position: positions[i],
-                            index: m,
-                            parity: 0,
-                        },
-                        t,
-                    );
+                    game.enter(State { position: positions[i], index: m, parity: 0 }, t);
                 }
             }
             for &i in &y_eligible[t as usize] {
                 let m = members[i] as usize;
                 if game.work.open[2 * m + 1] == 0 && game.work.win[2 * m + 1] == 0 {
-                    game.enter(
-                        State {
-                            position: positions[i],
-                            index: m,
-                            parity: 1,
-                        },
-                        t,
-                    );
+                    game.enter(State { position: positions[i], index: m, parity: 1 }, t);
                 }
             }
             game.attract(t);
@@ -181,19 +152,9 @@ impl LayerSolver<'_> {
                 game.attract(t);
             }
         }
-        let lower = members
-            .iter()
-            .map(|&m| game.work.win[2 * m as usize])
-            .collect();
-        let upper = members
-            .iter()
-            .map(|&m| n - game.work.win[2 * m as usize + 1])
-            .collect();
-        Ok(ComponentBounds {
-            lower,
-            upper,
-            safety_rounds,
-        })
+        let lower = members.iter().map(|&m| game.work.win[2 * m as usize]).collect();
+        let upper = members.iter().map(|&m| n - game.work.win[2 * m as usize + 1]).collect();
+        Ok(ComponentBounds { lower, upper, safety_rounds })
     }
 }
 
@@ -240,11 +201,7 @@ impl Game<'_, '_> {
                 self.work.open[node] -= 1;
                 if parity == 0 || (self.work.open[node] == 0 && self.y_may_join(index, t)) {
                     self.work.win[node] = t;
-                    joined.push(State {
-                        position: parent,
-                        index,
-                        parity,
-                    });
+                    joined.push(State { position: parent, index, parity });
                 }
             });
             self.queue.extend(joined);
@@ -260,11 +217,7 @@ impl Game<'_, '_> {
         for (i, &m) in members.iter().enumerate() {
             let index = m as usize;
             for parity in 0..2 {
-                let state = State {
-                    position: positions[i],
-                    index,
-                    parity,
-                };
+                let state = State { position: positions[i], index, parity };
                 if self.work.win[state.node()] == 0
                     && self.good(&state, t)
                     && (parity == 0 || self.y_may_join(index, t))
@@ -323,20 +276,13 @@ impl Game<'_, '_> {
                 }
                 if parity == 1 || inside == 2 {
                     self.work.safe[node] = 0;
-                    removed.push(State {
-                        position: parent,
-                        index,
-                        parity,
-                    });
+                    removed.push(State { position: parent, index, parity });
                 } else {
                     self.work.safe[node] = inside - 1;
                 }
             });
         }
-        let safe: Vec<State> = candidates
-            .into_iter()
-            .filter(|s| self.work.safe[s.node()] != 0)
-            .collect();
+        let safe: Vec<State> = candidates.into_iter().filter(|s| self.work.safe[s.node()] != 0).collect();
         for state in &safe {
             self.work.safe[state.node()] = 0;
         }

@@ -90,7 +90,9 @@ impl fmt::Display for BuildError {
             BuildError::Corrupt { path, problem } => {
                 write!(f, "{}: {problem}; the build directory is left as it is", path.display())
             }
-            BuildError::Busy { dir } => write!(f, "{}: another build is running in this directory", dir.display()),
+            BuildError::Busy { dir } => {
+                write!(f, "{}: another build is running in this directory", dir.display())
+            }
         }
     }
 }
@@ -98,10 +100,7 @@ impl fmt::Display for BuildError {
 impl std::error::Error for BuildError {}
 
 fn io_at(path: &Path) -> impl Fn(io::Error) -> BuildError + '_ {
-    move |error| BuildError::Io {
-        path: path.to_path_buf(),
-        error,
-    }
+    move |error| BuildError::Io { path: path.to_path_buf(), error }
 }
 
 /// The manifest's content.
@@ -134,10 +133,7 @@ impl Manifest {
             text += &format!("layer {n} {bytes} {sum:016x} {stats_bytes} {stats_sum:016x}\n");
         }
         if let Some((sequence, bytes, sum)) = self.checkpoint {
-            text += &format!(
-                "checkpoint {} {sequence} {bytes} {sum:016x}\n",
-                self.layers.len()
-            );
+            text += &format!("checkpoint {} {sequence} {bytes} {sum:016x}\n", self.layers.len());
         }
         text
     }
@@ -163,20 +159,13 @@ impl Manifest {
             max_path: value("search-max-path")? as usize,
             max_seeds: value("search-max-seeds")? as u32,
         };
-        let mut manifest = Manifest {
-            max_seeds,
-            budget,
-            layers: Vec::new(),
-            checkpoint: None,
-        };
+        let mut manifest = Manifest { max_seeds, budget, layers: Vec::new(), checkpoint: None };
         for (i, line) in lines {
             let fields: Vec<&str> = line.split(' ').collect();
             let number = |k: usize| fields.get(k).and_then(|f| f.parse::<u64>().ok());
             let hex = |k: usize| fields.get(k).and_then(|f| u64::from_str_radix(f, 16).ok());
             match fields.first() {
-                Some(&"layer")
-                    if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) =>
-                {
+                Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
                     let record = (number(2), hex(3), number(4), hex(5));
                     match record {
                         (Some(a), Some(b), Some(c), Some(d)) => manifest.layers.push((a, b, c, d)),
@@ -217,20 +206,11 @@ fn checkpoint_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
 fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
     let data = fs::read(path).map_err(io_at(path))?;
     if data.len() as u64 != bytes {
-        let problem = format!(
-            "{} bytes, the manifest records {bytes} (truncated?)",
-            data.len()
-        );
-        return Err(BuildError::Corrupt {
-            path: path.to_path_buf(),
-            problem,
-        });
+        let problem = format!("{} bytes, the manifest records {bytes} (truncated?)", data.len());
+        return Err(BuildError::Corrupt { path: path.to_path_buf(), problem });
     }
     if checksum(&data) != sum {
-        return Err(BuildError::Corrupt {
-            path: path.to_path_buf(),
-            problem: "checksum mismatch".into(),
-        });
+        return Err(BuildError::Corrupt { path: path.to_path_buf(), problem: "checksum mismatch".into() });
     }
     Ok(data)
 }
@@ -242,10 +222,7 @@ fn map_checked(path: &Path, bytes: u64, sum: u64) -> Result<Mmap, BuildError> {
     let map = unsafe { Mmap::map(&file) }.map_err(io_at(path))?;
     if map.len() as u64 != bytes || checksum(&map) != sum {
         let problem = format!("{} bytes or checksum differ from the manifest", map.len());
-        return Err(BuildError::Corrupt {
-            path: path.to_path_buf(),
-            problem,
-        });
+        return Err(BuildError::Corrupt { path: path.to_path_buf(), problem });
     }
     Ok(map)
 }
@@ -270,15 +247,9 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
         let compressed = zstd::bulk::compress(&snapshot, 1)?;
         let path = checkpoint_path(&self.dir, n, sequence);
         write_bytes_atomically(&path, &compressed)?;
-        let previous = self.manifest.checkpoint.replace((
-            sequence,
-            compressed.len() as u64,
-            checksum(&compressed),
-        ));
-        write_bytes_atomically(
-            &self.dir.join("manifest"),
-            self.manifest.render().as_bytes(),
-        )?;
+        let previous =
+            self.manifest.checkpoint.replace((sequence, compressed.len() as u64, checksum(&compressed)));
+        write_bytes_atomically(&self.dir.join("manifest"), self.manifest.render().as_bytes())?;
         if let Some((old, _, _)) = previous {
             let _ = fs::remove_file(checkpoint_path(&self.dir, n, old));
         }
@@ -300,10 +271,7 @@ pub struct BuildReport {
 
 /// Builds (or resumes building) the tablebase described by `options`;
 /// `log` receives one line per event worth telling.
-pub fn build(
-    options: &BuildOptions,
-    log: &mut dyn FnMut(String),
-) -> Result<BuildReport, BuildError> {
+pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<BuildReport, BuildError> {
     let dir = &options.dir;
     fs::create_dir_all(dir).map_err(io_at(dir))?;
     let lock_path = dir.join("build.lock");
@@ -344,34 +312,21 @@ pub fn build(
     };
     remove_strays(dir, &manifest);
 
-    let mut report = BuildReport {
-        reused_layers: manifest.layers.len() as u32,
-        ..BuildReport::default()
-    };
+    let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
     let mut solved = SolvedLayers::new();
     for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
         let map = map_checked(&layer_path(dir, n), bytes, sum)?;
         let len = map.len();
-        solved.push(LayerBytes::Mapped {
-            map,
-            offset: 0,
-            len,
-        });
+        solved.push(LayerBytes::Mapped { map, offset: 0, len });
         let stats_file = stats_path(dir, n);
         let data = read_checked(&stats_file, stats_bytes, stats_sum)?;
-        let mut stats =
-            LayerStats::decode(&mut Decoder::new(&data)).map_err(|e| BuildError::Corrupt {
-                path: stats_file.clone(),
-                problem: e.to_string(),
-            })?;
+        let mut stats = LayerStats::decode(&mut Decoder::new(&data))
+            .map_err(|e| BuildError::Corrupt { path: stats_file.clone(), problem: e.to_string() })?;
         stats.finish(solved.layer_bytes(n as u32));
         report.layers.push(stats);
     }
     if report.reused_layers > 0 {
-        log(format!(
-            "resuming: layers 0..={} are finished and verified",
-            report.reused_layers - 1
-        ));
+        log(format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
     }
 
     for n in manifest.layers.len() as u32..=options.max_seeds {
@@ -384,23 +339,16 @@ pub fn build(
             Some((sequence, bytes, sum)) => {
                 let path = checkpoint_path(dir, n as usize, sequence);
                 let compressed = read_checked(&path, bytes, sum)?;
-                let corrupt = |problem: String| BuildError::Corrupt {
-                    path: path.clone(),
-                    problem,
-                };
-                let snapshot = zstd::stream::decode_all(&compressed[..])
-                    .map_err(|e| corrupt(e.to_string()))?;
+                let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
+                let snapshot =
+                    zstd::stream::decode_all(&compressed[..]).map_err(|e| corrupt(e.to_string()))?;
                 let restored = LayerSolver::restore(n, &solved, options.budget, &snapshot)
                     .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
                 log(format!("layer {n}: resuming from checkpoint {sequence}"));
                 report.resumed_checkpoint = true;
                 restored
             }
-            None => (
-                LayerSolver::new(n, &solved, options.budget),
-                Cursor::Start,
-                None,
-            ),
+            None => (LayerSolver::new(n, &solved, options.budget), Cursor::Start, None),
         };
         let mut checkpoints = DirectoryCheckpoints {
             dir: dir.clone(),
@@ -409,9 +357,7 @@ pub fn build(
             last: Instant::now(),
             saved: 0,
         };
-        let result = solver
-            .with_progress(bar)
-            .run(cursor, components, &mut checkpoints);
+        let result = solver.with_progress(bar).run(cursor, components, &mut checkpoints);
         report.checkpoints_written += checkpoints.saved;
         let (bytes, stats) = result.map_err(io_at(dir))?;
         finish_layer(dir, &mut manifest, n, &bytes, &stats)?;
@@ -421,11 +367,7 @@ pub fn build(
         let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
         let map = map_checked(&path, layer_bytes, layer_sum)?;
         let len = map.len();
-        solved.push(LayerBytes::Mapped {
-            map,
-            offset: 0,
-            len,
-        });
+        solved.push(LayerBytes::Mapped { map, offset: 0, len });
         report.layers.push(stats);
     }
     write_outputs(options, &solved, &report, log)?;
@@ -455,8 +397,7 @@ fn finish_layer(
         checksum(&encoded.bytes),
     ));
     let manifest_path = dir.join("manifest");
-    write_bytes_atomically(&manifest_path, manifest.render().as_bytes())
-        .map_err(io_at(&manifest_path))?;
+    write_bytes_atomically(&manifest_path, manifest.render().as_bytes()).map_err(io_at(&manifest_path))?;
     if let Some((sequence, _, _)) = old_checkpoint {
         let _ = fs::remove_file(checkpoint_path(dir, n as usize, sequence));
     }
@@ -466,9 +407,7 @@ fn finish_layer(
 /// Removes temporary files of interrupted writes and snapshots the manifest
 /// does not name; never touches anything else.
 fn remove_strays(dir: &Path, manifest: &Manifest) {
-    let current = manifest
-        .checkpoint
-        .map(|(s, _, _)| checkpoint_path(dir, manifest.layers.len(), s));
+    let current = manifest.checkpoint.map(|(s, _, _)| checkpoint_path(dir, manifest.layers.len(), s));
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -491,28 +430,18 @@ fn write_outputs(
 ) -> Result<(), BuildError> {
     let dir = &options.dir;
     let table = dir.join(TABLEBASE_FILE);
-    write_tablebase(
-        &table,
-        options.budget,
-        |n| solved.layer_bytes(n),
-        options.max_seeds,
-    )
-    .map_err(io_at(&table))?;
+    write_tablebase(&table, options.budget, |n| solved.layer_bytes(n), options.max_seeds)
+        .map_err(io_at(&table))?;
     if options.compress {
         let compressed = dir.join(COMPRESSED_FILE);
         write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
     }
     let engine = dir.join(ENGINE_FILE);
-    super::export::export_engine(solved, EndgamesVersion::V2_0, None, &engine).map_err(|e| {
-        BuildError::Io {
-            path: engine.clone(),
-            error: io::Error::other(e.to_string()),
-        }
-    })?;
+    super::export::export_engine(solved, EndgamesVersion::V2_0, None, &engine)
+        .map_err(|e| BuildError::Io { path: engine.clone(), error: io::Error::other(e.to_string()) })?;
     let stats = dir.join(STATS_FILE);
     let json = stats_json(options, &report.layers);
-    write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes()))
-        .map_err(io_at(&stats))?;
+    write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
     log(format!("wrote {}", table.display()));
     Ok(())
 }
@@ -520,10 +449,7 @@ fn write_outputs(
 /// The statistics of every layer as one JSON document.
 pub fn stats_json(options: &BuildOptions, layers: &[LayerStats]) -> String {
     let b = &options.budget;
-    let rows: Vec<String> = layers
-        .iter()
-        .map(|l| format!("    {}", l.to_json()))
-        .collect();
+    let rows: Vec<String> = layers.iter().map(|l| format!("    {}", l.to_json())).collect();
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
     let exact: u64 = layers.iter().map(|l| l.exact).sum();
     let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();

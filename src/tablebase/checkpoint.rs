@@ -32,10 +32,7 @@ fn bytes_of(array: &[AtomicU8]) -> Vec<u8> {
 
 fn atomics_from(bytes: &[u8], size: usize, what: &str) -> Result<Vec<AtomicU8>, DecodeError> {
     if bytes.len() != size {
-        return Err(DecodeError(format!(
-            "{what}: {} bytes for {size} positions",
-            bytes.len()
-        )));
+        return Err(DecodeError(format!("{what}: {} bytes for {size} positions", bytes.len())));
     }
     Ok(bytes.iter().map(|&b| AtomicU8::new(b)).collect())
 }
@@ -63,11 +60,7 @@ impl LayerSolver<'_> {
                 e.u64(*k as u64);
                 match step {
                     Step::Begin => e.u8(0),
-                    Step::Bounds {
-                        t,
-                        safety_rounds,
-                        state,
-                    } => {
+                    Step::Bounds { t, safety_rounds, state } => {
                         e.u8(1);
                         e.u8(*t);
                         e.u32(*safety_rounds);
@@ -132,11 +125,7 @@ impl LayerSolver<'_> {
                 let k = d.u64()? as usize;
                 let step = match d.u8()? {
                     0 => Step::Begin,
-                    1 => Step::Bounds {
-                        t: d.u8()?,
-                        safety_rounds: d.u32()?,
-                        state: d.blob()?.to_vec(),
-                    },
+                    1 => Step::Bounds { t: d.u8()?, safety_rounds: d.u32()?, state: d.blob()?.to_vec() },
                     2 => {
                         let lower = d.blob()?.to_vec();
                         let upper = d.blob()?.to_vec();
@@ -154,11 +143,7 @@ impl LayerSolver<'_> {
             0 => None,
             1 => {
                 let ids = d.words()?;
-                if ids.len() != size
-                    || ids
-                        .iter()
-                        .any(|&r| r != super::scc::NONE && r as usize >= size)
-                {
+                if ids.len() != size || ids.iter().any(|&r| r != super::scc::NONE && r as usize >= size) {
                     return Err(DecodeError("component ids do not match the layer".into()));
                 }
                 Some(Components::from_ids(ids))
@@ -167,9 +152,7 @@ impl LayerSolver<'_> {
         };
         d.finish()?;
         if let Cursor::Resolving { k, step } = &cursor {
-            let c = components
-                .as_ref()
-                .ok_or_else(|| DecodeError("resolving without components".into()))?;
+            let c = components.as_ref().ok_or_else(|| DecodeError("resolving without components".into()))?;
             if *k > c.count() {
                 return Err(DecodeError(format!("component {k} of {}", c.count())));
             }
@@ -182,9 +165,7 @@ impl LayerSolver<'_> {
                 }
             };
             if !consistent {
-                return Err(DecodeError(
-                    "component progress does not match its component".into(),
-                ));
+                return Err(DecodeError("component progress does not match its component".into()));
             }
         }
         Ok((solver, cursor, components))

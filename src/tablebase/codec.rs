@@ -60,9 +60,8 @@ impl<'a> Decoder<'a> {
 
     fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         let end = self.at.checked_add(len).filter(|&e| e <= self.bytes.len());
-        let end = end.ok_or_else(|| {
-            DecodeError(format!("truncated at byte {} (wanted {len} more)", self.at))
-        })?;
+        let end =
+            end.ok_or_else(|| DecodeError(format!("truncated at byte {} (wanted {len} more)", self.at)))?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
         Ok(slice)
@@ -76,14 +75,10 @@ impl<'a> Decoder<'a> {
         Ok(self.take(1)?[0])
     }
     pub fn u32(&mut self) -> Result<u32, DecodeError> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
     }
     pub fn u64(&mut self) -> Result<u64, DecodeError> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
     }
     pub fn f64(&mut self) -> Result<f64, DecodeError> {
         Ok(f64::from_bits(self.u64()?))
@@ -92,10 +87,7 @@ impl<'a> Decoder<'a> {
         let len = self.u64()?;
         let left = (self.bytes.len() - self.at) as u64;
         if len.saturating_mul(unit as u64) > left {
-            return Err(DecodeError(format!(
-                "length {len} at byte {} exceeds the data",
-                self.at - 8
-            )));
+            return Err(DecodeError(format!("length {len} at byte {} exceeds the data", self.at - 8)));
         }
         Ok(len as usize)
     }
@@ -108,17 +100,13 @@ impl<'a> Decoder<'a> {
         (0..len).map(|_| self.u32()).collect()
     }
     pub fn text(&mut self) -> Result<String, DecodeError> {
-        String::from_utf8(self.blob()?.to_vec())
-            .map_err(|_| DecodeError("text is not UTF-8".into()))
+        String::from_utf8(self.blob()?.to_vec()).map_err(|_| DecodeError("text is not UTF-8".into()))
     }
     pub fn finish(&self) -> Result<(), DecodeError> {
         if self.at == self.bytes.len() {
             Ok(())
         } else {
-            Err(DecodeError(format!(
-                "{} trailing bytes",
-                self.bytes.len() - self.at
-            )))
+            Err(DecodeError(format!("{} trailing bytes", self.bytes.len() - self.at)))
         }
     }
 }

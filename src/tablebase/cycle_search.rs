@@ -74,12 +74,7 @@ impl LayerSolver<'_> {
         members: &MemberView,
         batch: std::ops::Range<usize>,
     ) -> SearchOutcome {
-        let MemberView {
-            positions,
-            lower,
-            upper,
-            local,
-        } = *members;
+        let MemberView { positions, lower, upper, local } = *members;
         let words = (2 * positions.len()).div_ceil(64);
         let results: Vec<((u8, u8), u64, u64)> = positions[batch.clone()]
             .par_iter()
@@ -118,11 +113,7 @@ enum Option_ {
     /// Its value for the mover, known without searching.
     Known(i32),
     /// A quiet move to another state of the component.
-    Inside {
-        child: Position,
-        index: usize,
-        order: i32,
-    },
+    Inside { child: Position, index: usize, order: i32 },
 }
 
 impl SimplePaths<'_> {
@@ -212,11 +203,7 @@ impl SimplePaths<'_> {
             .iter()
             .flatten()
             .filter_map(|o| match o {
-                Option_::Inside {
-                    child,
-                    index,
-                    order,
-                } => Some((*child, *index, *order)),
+                Option_::Inside { child, index, order } => Some((*child, *index, *order)),
                 Option_::Known(_) => None,
             })
             .collect();
@@ -224,13 +211,7 @@ impl SimplePaths<'_> {
         for (child, index, _) in inside {
             let key = self.key(index, 1 - parity);
             self.mark(key, true);
-            let result = self.negamax(
-                &child,
-                1 - parity,
-                n - beta,
-                n - alpha.max(best),
-                !pessimistic,
-            );
+            let result = self.negamax(&child, 1 - parity, n - beta, n - alpha.max(best), !pessimistic);
             self.mark(key, false);
             best = best.max(n - result?);
             if best >= beta {
@@ -253,26 +234,13 @@ impl SimplePaths<'_> {
                 }
                 let local = self.local[index] as usize;
                 let guess = (self.lower[local] as i32 + self.upper[local] as i32) / 2;
-                return Option_::Inside {
-                    child: *child,
-                    index,
-                    order: n - guess,
-                };
+                return Option_::Inside { child: *child, index, order: n - guess };
             }
             let s = self.solver;
-            let (lo, hi) = (
-                s.lo[index].load(Relaxed) as i32,
-                s.hi[index].load(Relaxed) as i32,
-            );
+            let (lo, hi) = (s.lo[index].load(Relaxed) as i32, s.hi[index].load(Relaxed) as i32);
             return Option_::Known(n - if pessimistic { hi } else { lo });
         }
         let e = self.solver.lower.entry(child);
-        Option_::Known(
-            n - if pessimistic {
-                e.upper as i32
-            } else {
-                e.lower as i32
-            },
-        )
+        Option_::Known(n - if pessimistic { e.upper as i32 } else { e.lower as i32 })
     }
 }

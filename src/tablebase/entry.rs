@@ -51,13 +51,7 @@ pub struct Entry {
 impl Entry {
     /// An exact entry.
     pub fn exact(value: u8, proof: Proof, on_cycle: bool) -> Entry {
-        Entry {
-            value,
-            lower: value,
-            upper: value,
-            on_cycle,
-            proof,
-        }
+        Entry { value, lower: value, upper: value, on_cycle, proof }
     }
 
     #[inline]
@@ -67,11 +61,7 @@ impl Entry {
 
     #[inline]
     pub fn pack(&self) -> [u8; ENTRY_BYTES] {
-        [
-            self.value | (self.proof as u8) << 6,
-            self.lower | (self.on_cycle as u8) << 6,
-            self.upper,
-        ]
+        [self.value | (self.proof as u8) << 6, self.lower | (self.on_cycle as u8) << 6, self.upper]
     }
 
     #[inline]
@@ -99,12 +89,7 @@ impl Entry {
     }
 
     pub fn probe(&self) -> Probe {
-        Probe {
-            lower: self.lower,
-            upper: self.upper,
-            estimate: self.value,
-            on_cycle: self.on_cycle,
-        }
+        Probe { lower: self.lower, upper: self.upper, estimate: self.value, on_cycle: self.on_cycle }
     }
 }
 
@@ -116,27 +101,12 @@ mod tests {
     fn packs_and_unpacks() {
         for proof in [Proof::Retrograde, Proof::Bounds, Proof::Search, Proof::Open] {
             for on_cycle in [false, true] {
-                let e = Entry {
-                    value: 17,
-                    lower: 15,
-                    upper: 48,
-                    on_cycle,
-                    proof,
-                };
+                let e = Entry { value: 17, lower: 15, upper: 48, on_cycle, proof };
                 assert_eq!(Entry::unpack(e.pack()), e);
             }
         }
-        assert!(Entry::is_well_formed(
-            Entry::exact(3, Proof::Bounds, true).pack(),
-            3
-        ));
-        assert!(!Entry::is_well_formed(
-            Entry::exact(3, Proof::Open, true).pack(),
-            3
-        ));
-        assert!(!Entry::is_well_formed(
-            Entry::exact(4, Proof::Search, false).pack(),
-            3
-        ));
+        assert!(Entry::is_well_formed(Entry::exact(3, Proof::Bounds, true).pack(), 3));
+        assert!(!Entry::is_well_formed(Entry::exact(3, Proof::Open, true).pack(), 3));
+        assert!(!Entry::is_well_formed(Entry::exact(4, Proof::Search, false).pack(), 3));
     }
 }

@@ -47,19 +47,13 @@ pub fn export_engine(
     date: Option<&str>,
     path: &Path,
 ) -> Result<(), FormatError> {
-    let name = format!(
-        "Oware toolchain endgames, up to {} seeds",
-        source.max_seeds()
-    );
+    let name = format!("Oware toolchain endgames, up to {} seeds", source.max_seeds());
     let mut fields: Vec<(&str, &str)> = Vec::new();
     if let Some(date) = date {
         fields.push(("Date", date));
     }
     fields.push(("Name", &name));
-    fields.push((
-        "Author",
-        "oware toolchain (retrograde analysis with proven cycle bounds)",
-    ));
+    fields.push(("Author", "oware toolchain (retrograde analysis with proven cycle bounds)"));
     fields.push(("License", "MIT"));
     save_table(path, version, &fields, &engine_bytes(source))
 }

@@ -67,11 +67,7 @@ impl fmt::Display for FileError {
                 write!(f, "{}: not an Oware tablebase (.owtb) file", path.display())
             }
             FileError::Version { path, found } => {
-                write!(
-                    f,
-                    "{}: format version {found}, this reader knows {VERSION}",
-                    path.display()
-                )
+                write!(f, "{}: format version {found}, this reader knows {VERSION}", path.display())
             }
             FileError::Header { path, problem } => {
                 write!(f, "{}: bad header: {problem}", path.display())
@@ -125,38 +121,25 @@ impl Header {
     }
 
     fn decode(bytes: &[u8], path: &Path) -> Result<Header, FileError> {
-        let bad = |problem: String| FileError::Header {
-            path: path.to_path_buf(),
-            problem,
-        };
+        let bad = |problem: String| FileError::Header { path: path.to_path_buf(), problem };
         if bytes.len() < FIXED_HEADER || &bytes[..8] != MAGIC {
-            return Err(FileError::NotATablebase {
-                path: path.to_path_buf(),
-            });
+            return Err(FileError::NotATablebase { path: path.to_path_buf() });
         }
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         if u32_at(8) != VERSION {
-            return Err(FileError::Version {
-                path: path.to_path_buf(),
-                found: u32_at(8),
-            });
+            return Err(FileError::Version { path: path.to_path_buf(), found: u32_at(8) });
         }
         let max_seeds = u32_at(12);
         if max_seeds > MAX_FILE_SEEDS {
-            return Err(bad(format!(
-                "{max_seeds} seeds is more than {MAX_FILE_SEEDS}"
-            )));
+            return Err(bad(format!("{max_seeds} seeds is more than {MAX_FILE_SEEDS}")));
         }
         if u32_at(16) as usize != ENTRY_BYTES {
             return Err(bad(format!("{} bytes per entry", u32_at(16))));
         }
         let length = Header::length(max_seeds);
         if u32_at(20) as usize != length || bytes.len() < length {
-            return Err(bad(format!(
-                "header length {} for {max_seeds} seeds",
-                u32_at(20)
-            )));
+            return Err(bad(format!("header length {} for {max_seeds} seeds", u32_at(20))));
         }
         if u64_at(24) != layer_offset(max_seeds + 1) {
             return Err(bad(format!("{} entries for {max_seeds} seeds", u64_at(24))));
@@ -164,10 +147,7 @@ impl Header {
         let mut zeroed = bytes[..length].to_vec();
         zeroed[56..64].fill(0);
         if checksum(&zeroed) != u64_at(56) {
-            return Err(FileError::Checksum {
-                path: path.to_path_buf(),
-                what: "the header".into(),
-            });
+            return Err(FileError::Checksum { path: path.to_path_buf(), what: "the header".into() });
         }
         let budget = SearchBudget {
             nodes_per_search: u64_at(32),
@@ -178,24 +158,13 @@ impl Header {
         for n in 0..=max_seeds {
             let at = FIXED_HEADER + LAYER_RECORD * n as usize;
             let record = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
-            let expected = (
-                length as u64 + ENTRY_BYTES as u64 * layer_offset(n),
-                layer_size(n),
-            );
+            let expected = (length as u64 + ENTRY_BYTES as u64 * layer_offset(n), layer_size(n));
             if (record.0, record.1) != expected {
-                return Err(bad(format!(
-                    "layer {n} at offset {} with {} entries",
-                    record.0, record.1
-                )));
+                return Err(bad(format!("layer {n} at offset {} with {} entries", record.0, record.1)));
             }
             layers.push(record);
         }
-        Ok(Header {
-            max_seeds,
-            budget,
-            body_checksum: u64_at(48),
-            layers,
-        })
+        Ok(Header { max_seeds, budget, body_checksum: u64_at(48), layers })
     }
 }
 
@@ -216,12 +185,7 @@ pub fn write_tablebase<'a>(
         let offset = header_length + ENTRY_BYTES as u64 * layer_offset(n);
         records.push((offset, layer_size(n), checksum(bytes)));
     }
-    let header = Header {
-        max_seeds,
-        budget,
-        body_checksum: body.finish(),
-        layers: records,
-    };
+    let header = Header { max_seeds, budget, body_checksum: body.finish(), layers: records };
     write_atomically(path, |w| {
         w.write_all(&header.encode())?;
         for n in 0..=max_seeds {
@@ -260,10 +224,7 @@ impl Tablebase {
     /// memory). Checks the header and the file length; [`Tablebase::verify`]
     /// checks every checksum.
     pub fn open(path: &Path) -> Result<Tablebase, FileError> {
-        let io_error = |error| FileError::Io {
-            path: path.to_path_buf(),
-            error,
-        };
+        let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
         let mut file = File::open(path).map_err(io_error)?;
         let mut magic = [0u8; 4];
         let compressed = file.read_exact(&mut magic).is_ok() && magic == ZSTD_MAGIC;
@@ -287,22 +248,15 @@ impl Tablebase {
             Storage::Owned(v) => &v[..],
         };
         let header = Header::decode(bytes, path)?;
-        let expected = Header::length(header.max_seeds) as u64
-            + ENTRY_BYTES as u64 * layer_offset(header.max_seeds + 1);
+        let expected =
+            Header::length(header.max_seeds) as u64 + ENTRY_BYTES as u64 * layer_offset(header.max_seeds + 1);
         if bytes.len() as u64 != expected {
             return Err(FileError::Header {
                 path: path.to_path_buf(),
-                problem: format!(
-                    "file holds {} bytes, expected {expected} (truncated?)",
-                    bytes.len()
-                ),
+                problem: format!("file holds {} bytes, expected {expected} (truncated?)", bytes.len()),
             });
         }
-        Ok(Tablebase {
-            storage,
-            header,
-            path: path.to_path_buf(),
-        })
+        Ok(Tablebase { storage, header, path: path.to_path_buf() })
     }
 
     pub fn header(&self) -> &Header {
@@ -329,17 +283,11 @@ impl Tablebase {
             let layer = self.layer(n);
             body.update(layer);
             if checksum(layer) != self.header.layers[n as usize].2 {
-                return Err(FileError::Checksum {
-                    path: self.path.clone(),
-                    what: format!("layer {n}"),
-                });
+                return Err(FileError::Checksum { path: self.path.clone(), what: format!("layer {n}") });
             }
         }
         if body.finish() != self.header.body_checksum {
-            return Err(FileError::Checksum {
-                path: self.path.clone(),
-                what: "the entries".into(),
-            });
+            return Err(FileError::Checksum { path: self.path.clone(), what: "the entries".into() });
         }
         Ok(())
     }

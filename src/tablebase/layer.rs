@@ -48,11 +48,7 @@ pub struct SearchBudget {
 
 impl Default for SearchBudget {
     fn default() -> SearchBudget {
-        SearchBudget {
-            nodes_per_search: 100_000,
-            max_path: 1_000,
-            max_seeds: 5,
-        }
+        SearchBudget { nodes_per_search: 100_000, max_path: 1_000, max_seeds: 5 }
     }
 }
 
@@ -165,8 +161,7 @@ impl<'a> LayerSolver<'a> {
 
     /// Runs every phase and returns the packed entries of the layer.
     pub fn solve(self) -> (Vec<u8>, LayerStats) {
-        self.run(Cursor::Start, None, &mut NoCheckpoints)
-            .expect("no checkpoint can fail")
+        self.run(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoint can fail")
     }
 
     /// Runs the build from `cursor` (with the components, once known),
@@ -185,17 +180,13 @@ impl<'a> LayerSolver<'a> {
                     let clock = Instant::now();
                     let frontier = self.first_pass();
                     self.stats.seconds.retrograde += clock.elapsed().as_secs_f64();
-                    Cursor::Propagating {
-                        frontier: frontier.iter().map(|p| layer_index(p) as u32).collect(),
-                    }
+                    Cursor::Propagating { frontier: frontier.iter().map(|p| layer_index(p) as u32).collect() }
                 }
                 Cursor::Propagating { frontier } => {
                     let clock = Instant::now();
                     let mut frontier: Vec<Position> = frontier
                         .iter()
-                        .map(|&i| {
-                            position_in_layer(self.n, i as u64).expect("index inside the layer")
-                        })
+                        .map(|&i| position_in_layer(self.n, i as u64).expect("index inside the layer"))
                         .collect();
                     while !frontier.is_empty() {
                         if checkpoints.due() {
@@ -213,10 +204,7 @@ impl<'a> LayerSolver<'a> {
                     let clock = Instant::now();
                     components = Some(self.components());
                     self.stats.seconds.scc += clock.elapsed().as_secs_f64();
-                    Cursor::Resolving {
-                        k: 0,
-                        step: Step::Begin,
-                    }
+                    Cursor::Resolving { k: 0, step: Step::Begin }
                 }
                 Cursor::Resolving { k, step } => {
                     let found = components.as_ref().expect("components before resolving");
@@ -236,6 +224,22 @@ impl<'a> LayerSolver<'a> {
         Ok((bytes, self.stats))
     }
 
+    /// Runs the retrograde phase alone and returns how many positions it
+    /// decided (for benchmarks comparing propagation strategies).
+    pub fn retrograde_only(&mut self) -> u64 {
+        let mut frontier = self.first_pass();
+        while !frontier.is_empty() {
+            frontier = self.propagate_round(&frontier);
+        }
+        self.finish_retrograde();
+        self.stats.decided_by_retrograde
+    }
+
+    /// The retrograde result of a position: `(decided, lower, upper)`.
+    pub fn retrograde_entry(&self, index: usize) -> (bool, u8, u8) {
+        (self.is_decided(index), self.lo[index].load(Relaxed), self.hi[index].load(Relaxed))
+    }
+
     #[inline]
     pub(crate) fn is_decided(&self, index: usize) -> bool {
         self.flags[index].load(Relaxed) & DECIDED != 0
@@ -252,11 +256,7 @@ impl<'a> LayerSolver<'a> {
             (e.lower, e.upper, e.value)
         } else {
             let i = layer_index(child) as usize;
-            (
-                self.lo[i].load(Relaxed),
-                self.hi[i].load(Relaxed),
-                self.est[i].load(Relaxed),
-            )
+            (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed), self.est[i].load(Relaxed))
         };
         (n - upper, n - lower, n - value)
     }
@@ -285,10 +285,7 @@ impl<'a> LayerSolver<'a> {
     ) -> bool {
         let proof = if lower == upper { proof } else { Proof::Open };
         let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
-        if self.flags[index]
-            .compare_exchange(0, flags, Relaxed, Relaxed)
-            .is_err()
-        {
+        if self.flags[index].compare_exchange(0, flags, Relaxed, Relaxed).is_err() {
             return false;
         }
         self.lo[index].store(lower, Relaxed);

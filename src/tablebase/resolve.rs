@@ -28,8 +28,7 @@ impl LayerSolver<'_> {
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<()> {
         let mut work: Option<BoundWork> = None;
-        self.progress
-            .set_message(format!("{} seeds: components", self.n));
+        self.progress.set_message(format!("{} seeds: components", self.n));
         self.progress.set_length(components.members.len() as u64);
         self.progress.set_position(components.starts[first] as u64);
         for k in first..components.count() {
@@ -48,10 +47,7 @@ impl LayerSolver<'_> {
             }
             self.progress.inc(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
-                let cursor = Cursor::Resolving {
-                    k: k + 1,
-                    step: Step::Begin,
-                };
+                let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
                 checkpoints.save(self.snapshot(&cursor, Some(components)))?;
             }
         }
@@ -61,11 +57,8 @@ impl LayerSolver<'_> {
     /// A position on no cycle: every child is decided by now.
     fn decide_acyclic(&mut self, index: usize, components: &Components, k: usize) {
         debug_assert_eq!(self.pending[index].load(Relaxed), 0);
-        let (lo, hi, est) = (
-            self.lo[index].load(Relaxed),
-            self.hi[index].load(Relaxed),
-            self.est[index].load(Relaxed),
-        );
+        let (lo, hi, est) =
+            (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.est[index].load(Relaxed));
         self.decide(index, lo, hi, est, Proof::Retrograde, false);
         self.stats.decided_acyclic += 1;
         let position = position_in_layer(self.n, index as u64).expect("in layer");
@@ -82,24 +75,17 @@ impl LayerSolver<'_> {
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<()> {
         let members = components.of(k);
-        let positions: Vec<Position> = members
-            .iter()
-            .map(|&m| position_in_layer(self.n, m as u64).expect("in layer"))
-            .collect();
+        let positions: Vec<Position> =
+            members.iter().map(|&m| position_in_layer(self.n, m as u64).expect("in layer")).collect();
         let (lower, upper, mut done) = match step {
             Step::Search { lower, upper, done } => (lower, upper, done),
             step => {
                 let clock = Instant::now();
                 let resume = match step {
-                    Step::Bounds {
-                        t,
-                        safety_rounds,
-                        state,
-                    } => Some((t, safety_rounds, state)),
+                    Step::Bounds { t, safety_rounds, state } => Some((t, safety_rounds, state)),
                     _ => None,
                 };
-                let bounds =
-                    self.cycle_bounds(components, k, &positions, work, resume, checkpoints)?;
+                let bounds = self.cycle_bounds(components, k, &positions, work, resume, checkpoints)?;
                 self.stats.seconds.bounds += clock.elapsed().as_secs_f64();
                 self.stats.safety_rounds += bounds.safety_rounds as u64;
                 (bounds.lower, bounds.upper, Vec::new())
@@ -115,22 +101,12 @@ impl LayerSolver<'_> {
         }
         while searching && done.len() < members.len() {
             if checkpoints.due() {
-                let step = Step::Search {
-                    lower: lower.clone(),
-                    upper: upper.clone(),
-                    done: done.clone(),
-                };
-                checkpoints
-                    .save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
+                let step = Step::Search { lower: lower.clone(), upper: upper.clone(), done: done.clone() };
+                checkpoints.save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
             }
             let clock = Instant::now();
             let batch = done.len()..(done.len() + SEARCH_BATCH).min(members.len());
-            let view = MemberView {
-                positions: &positions,
-                lower: &lower,
-                upper: &upper,
-                local: &local,
-            };
+            let view = MemberView { positions: &positions, lower: &lower, upper: &upper, local: &local };
             let outcome = self.search_component(components, k, &view, batch);
             self.stats.seconds.search += clock.elapsed().as_secs_f64();
             self.stats.searches += outcome.searches;
@@ -148,16 +124,10 @@ impl LayerSolver<'_> {
             } else if low == high {
                 self.stats.exact_by_search += 1;
             }
-            let proof = if by_bounds {
-                Proof::Bounds
-            } else {
-                Proof::Search
-            };
+            let proof = if by_bounds { Proof::Bounds } else { Proof::Search };
             self.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
         }
-        positions
-            .par_iter()
-            .for_each(|p| self.tell_parents_outside(p, components, k));
+        positions.par_iter().for_each(|p| self.tell_parents_outside(p, components, k));
         Ok(())
     }
 

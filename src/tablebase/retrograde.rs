@@ -38,9 +38,7 @@ impl LayerSolver<'_> {
             .flat_map_iter(|&start| {
                 let end = (start + CHUNK).min(self.size);
                 let mut decided = Vec::new();
-                for (offset, position) in layer_positions_from(n, start as u64)
-                    .take(end - start)
-                    .enumerate()
+                for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate()
                 {
                     if self.first_look(start + offset, &position) {
                         decided.push(position);
@@ -55,14 +53,8 @@ impl LayerSolver<'_> {
     /// Tells the parents of one frontier; returns the next frontier.
     pub(crate) fn propagate_round(&mut self, frontier: &[Position]) -> Vec<Position> {
         self.stats.retrograde_rounds += 1;
-        self.progress.set_message(format!(
-            "{} seeds: propagate {}",
-            self.n, self.stats.retrograde_rounds
-        ));
-        frontier
-            .par_iter()
-            .flat_map_iter(|child| self.propagate(child).into_iter())
-            .collect()
+        self.progress.set_message(format!("{} seeds: propagate {}", self.n, self.stats.retrograde_rounds));
+        frontier.par_iter().flat_map_iter(|child| self.propagate(child).into_iter()).collect()
     }
 
     pub(crate) fn finish_retrograde(&mut self) {

@@ -11,11 +11,7 @@ use crate::rules::Position;
 /// The bytes of one layer: `ENTRY_BYTES` per position.
 pub enum LayerBytes {
     Owned(Vec<u8>),
-    Mapped {
-        map: Mmap,
-        offset: usize,
-        len: usize,
-    },
+    Mapped { map: Mmap, offset: usize, len: usize },
 }
 
 impl LayerBytes {

@@ -59,11 +59,7 @@ pub struct LayerStats {
 
 impl LayerStats {
     pub fn new(seeds: u32, positions: u64) -> LayerStats {
-        LayerStats {
-            seeds,
-            positions,
-            ..LayerStats::default()
-        }
+        LayerStats { seeds, positions, ..LayerStats::default() }
     }
 
     /// Counts exactness and gaps from the finished entries.
@@ -107,14 +103,7 @@ impl LayerStats {
             e.u64(v);
         }
         let s = &self.seconds;
-        for v in [
-            self.scc_memory_bytes_per_position,
-            s.retrograde,
-            s.scc,
-            s.bounds,
-            s.search,
-            s.total,
-        ] {
+        for v in [self.scc_memory_bytes_per_position, s.retrograde, s.scc, s.bounds, s.search, s.total] {
             e.f64(v);
         }
         e.u64(c.size_histogram.len() as u64);
@@ -162,13 +151,7 @@ impl LayerStats {
             mean_gap: 0.0,
             max_gap: 0,
             scc_memory_bytes_per_position: f[0],
-            seconds: PhaseSeconds {
-                retrograde: f[1],
-                scc: f[2],
-                bounds: f[3],
-                search: f[4],
-                total: f[5],
-            },
+            seconds: PhaseSeconds { retrograde: f[1], scc: f[2], bounds: f[3], search: f[4], total: f[5] },
         })
     }
 
@@ -176,11 +159,7 @@ impl LayerStats {
     pub fn to_json(&self) -> String {
         let mut histogram = String::new();
         for (i, (class, count)) in self.components.size_histogram.iter().enumerate() {
-            let _ = write!(
-                histogram,
-                "{}\"{class}\": {count}",
-                if i > 0 { ", " } else { "" }
-            );
+            let _ = write!(histogram, "{}\"{class}\": {count}", if i > 0 { ", " } else { "" });
         }
         let c = &self.components;
         let s = &self.seconds;

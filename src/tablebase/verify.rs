@@ -102,12 +102,7 @@ pub fn verify(source: &dyn LayerSource) -> VerifyReport {
     report
 }
 
-fn check_position(
-    source: &dyn LayerSource,
-    n: u32,
-    position: &Position,
-    report: &mut VerifyReport,
-) {
+fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report: &mut VerifyReport) {
     report.positions += 1;
     let nn = n as u8;
     let bytes = {
@@ -118,9 +113,7 @@ fn check_position(
     let fail = |report: &mut VerifyReport, what: String| {
         report.failures += 1;
         if report.examples.len() < EXAMPLES {
-            report
-                .examples
-                .push(format!("{position:?} ({n} seeds): {what}"));
+            report.examples.push(format!("{position:?} ({n} seeds): {what}"));
         }
     };
     if !Entry::is_well_formed(bytes, n) {
@@ -134,10 +127,7 @@ fn check_position(
         report.rederived += 1;
         report.exact_rederived += 1;
         if entry.lower != own || entry.upper != own || entry.on_cycle {
-            fail(
-                report,
-                format!("no legal move: must be exactly {own}, found {entry:?}"),
-            );
+            fail(report, format!("no legal move: must be exactly {own}, found {entry:?}"));
         }
         return;
     }
@@ -156,13 +146,7 @@ fn check_position(
     if entry.on_cycle {
         report.cycle_checked += 1;
         if entry.upper < exit_lower {
-            fail(
-                report,
-                format!(
-                    "upper bound {} below an exit worth at least {exit_lower}",
-                    entry.upper
-                ),
-            );
+            fail(report, format!("upper bound {} below an exit worth at least {exit_lower}", entry.upper));
         }
     } else {
         report.rederived += 1;
@@ -179,10 +163,7 @@ fn check_position(
             );
         }
         if entry.proof == Proof::Bounds || entry.proof == Proof::Search {
-            fail(
-                report,
-                format!("position on no cycle marked {:?}", entry.proof),
-            );
+            fail(report, format!("position on no cycle marked {:?}", entry.proof));
         }
     }
 }
