@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
-use super::scc::Components;
+use super::scc::{Components, MemberPositions};
 use crate::rank::layer_index;
 use crate::rules::Position;
 
@@ -81,7 +81,7 @@ impl LayerSolver<'_> {
         &self,
         components: &Components,
         k: usize,
-        positions: &[Position],
+        positions: &MemberPositions,
         work: &mut BoundWork,
         resume: Option<(u8, u32, Vec<u8>)>,
         checkpoints: &mut dyn Checkpointer,
@@ -125,18 +125,18 @@ impl LayerSolver<'_> {
                     state.extend_from_slice(&game.work.open[2 * m..2 * m + 2]);
                 }
                 let step = Step::Bounds { t, safety_rounds, state };
-                checkpoints.save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
+                self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
             }
             for &i in &x_entry[t as usize] {
                 let m = members[i] as usize;
                 if game.work.win[2 * m] == 0 {
-                    game.enter(State { position: positions[i], index: m, parity: 0 }, t);
+                    game.enter(State { position: positions.get(i), index: m, parity: 0 }, t);
                 }
             }
             for &i in &y_eligible[t as usize] {
                 let m = members[i] as usize;
                 if game.work.open[2 * m + 1] == 0 && game.work.win[2 * m + 1] == 0 {
-                    game.enter(State { position: positions[i], index: m, parity: 1 }, t);
+                    game.enter(State { position: positions.get(i), index: m, parity: 1 }, t);
                 }
             }
             game.attract(t);
@@ -208,55 +208,67 @@ impl Game<'_, '_> {
         }
     }
 
+    /// Counts a candidate's children inside the candidates (X-states) or
+    /// checks that none escapes to a losing state (Y-states); true if the
+    /// candidate must go at once.
+    fn first_removal(&mut self, state: &State) -> bool {
+        let child_parity = 1 - state.parity;
+        let mut inside = 0u8;
+        let mut escapes = false;
+        for pit in state.position.legal_moves() {
+            let played = state.position.play(pit);
+            if played.captured > 0 {
+                continue;
+            }
+            let index = layer_index(&played.child) as usize;
+            if !self.in_component(index) {
+                continue;
+            }
+            let node = 2 * index + child_parity;
+            if self.work.safe[node] != 0 {
+                inside += 1;
+            } else if self.work.win[node] == 0 {
+                escapes = true;
+            }
+        }
+        if state.parity == 0 {
+            self.work.safe[state.node()] = 1 + inside;
+            inside == 0
+        } else {
+            escapes
+        }
+    }
+
     /// The states outside `W` from which X can stay forever in good states
     /// outside `W` or move into `W`: the greatest set Z of good states,
     /// without exits losing at `t` for Y-states, where every X-state has a
     /// child in Z and every Y-state has all its children in Z or `W`.
-    fn safe_states(&mut self, members: &[u32], positions: &[Position], t: u8) -> Vec<State> {
-        let mut candidates = Vec::new();
-        for (i, &m) in members.iter().enumerate() {
-            let index = m as usize;
+    fn safe_states(&mut self, members: &[u32], positions: &MemberPositions, t: u8) -> Vec<State> {
+        // Pass 1: mark the candidates. (Passes walk the members again rather
+        // than keep a list: in a giant component the list would not fit.)
+        positions.for_each(|i, position| {
+            let index = members[i] as usize;
             for parity in 0..2 {
-                let state = State { position: positions[i], index, parity };
+                let state = State { position, index, parity };
                 if self.work.win[state.node()] == 0
                     && self.good(&state, t)
                     && (parity == 0 || self.y_may_join(index, t))
                 {
                     self.work.safe[state.node()] = 1;
-                    candidates.push(state);
                 }
             }
-        }
+        });
+        // Pass 2: count children inside; find the first removals.
         let mut removed = Vec::new();
-        for state in &candidates {
-            let child_parity = 1 - state.parity;
-            let mut inside = 0u8;
-            let mut escapes = false;
-            for pit in state.position.legal_moves() {
-                let played = state.position.play(pit);
-                if played.captured > 0 {
-                    continue;
-                }
-                let index = layer_index(&played.child) as usize;
-                if !self.in_component(index) {
-                    continue;
-                }
-                let node = 2 * index + child_parity;
-                if self.work.safe[node] != 0 {
-                    inside += 1;
-                } else if self.work.win[node] == 0 {
-                    escapes = true;
+        positions.for_each(|i, position| {
+            let index = members[i] as usize;
+            for parity in 0..2 {
+                let state = State { position, index, parity };
+                if self.work.safe[state.node()] != 0 && self.first_removal(&state) {
+                    removed.push(state);
                 }
             }
-            if state.parity == 0 {
-                self.work.safe[state.node()] = 1 + inside;
-                if inside == 0 {
-                    removed.push(*state);
-                }
-            } else if escapes {
-                removed.push(*state);
-            }
-        }
+        });
         // Counts were taken against the initial candidates; removals now
         // propagate to parents still inside.
         for state in &removed {
@@ -282,7 +294,15 @@ impl Game<'_, '_> {
                 }
             });
         }
-        let safe: Vec<State> = candidates.into_iter().filter(|s| self.work.safe[s.node()] != 0).collect();
+        let mut safe = Vec::new();
+        positions.for_each(|i, position| {
+            for parity in 0..2 {
+                let state = State { position, index: members[i] as usize, parity };
+                if self.work.safe[state.node()] != 0 {
+                    safe.push(state);
+                }
+            }
+        });
         for state in &safe {
             self.work.safe[state.node()] = 0;
         }

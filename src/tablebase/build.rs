@@ -27,7 +27,7 @@ use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget};
 use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
 use crate::atomic::{write_atomically, write_bytes_atomically};
-use crate::checksum::checksum;
+use crate::checksum::{checksum, Checksum};
 use crate::formats::endgames::EndgamesVersion;
 use crate::rank::layer_size;
 use crate::tablebase::entry::ENTRY_BYTES;
@@ -241,14 +241,21 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
         self.last.elapsed() >= self.every
     }
 
-    fn save(&mut self, snapshot: Vec<u8>) -> io::Result<()> {
+    fn save(&mut self, write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>) -> io::Result<()> {
         let n = self.manifest.layers.len();
         let sequence = self.manifest.checkpoint.map_or(1, |c| c.0 + 1);
-        let compressed = zstd::bulk::compress(&snapshot, 1)?;
         let path = checkpoint_path(&self.dir, n, sequence);
-        write_bytes_atomically(&path, &compressed)?;
-        let previous =
-            self.manifest.checkpoint.replace((sequence, compressed.len() as u64, checksum(&compressed)));
+        // Streamed: compressed as it is produced, checksummed as written.
+        let mut record = (0u64, 0u64);
+        write_atomically(&path, |file| {
+            let mut counted = CountingWriter { inner: file, sum: Checksum::new(), bytes: 0 };
+            let mut encoder = zstd::stream::Encoder::new(&mut counted, 1)?;
+            write(&mut encoder)?;
+            encoder.finish()?;
+            record = (counted.bytes, counted.sum.finish());
+            Ok(())
+        })?;
+        let previous = self.manifest.checkpoint.replace((sequence, record.0, record.1));
         write_bytes_atomically(&self.dir.join("manifest"), self.manifest.render().as_bytes())?;
         if let Some((old, _, _)) = previous {
             let _ = fs::remove_file(checkpoint_path(&self.dir, n, old));
@@ -256,6 +263,25 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
         self.saved += 1;
         self.last = Instant::now();
         Ok(())
+    }
+}
+
+/// Passes bytes through, counting them and their checksum.
+struct CountingWriter<W> {
+    inner: W,
+    sum: Checksum,
+    bytes: u64,
+}
+
+impl<W: io::Write> io::Write for CountingWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(data)?;
+        self.sum.update(&data[..written]);
+        self.bytes += written as u64;
+        Ok(written)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 

@@ -22,14 +22,14 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 
 use super::layer::LayerSolver;
-use super::scc::Components;
+use super::scc::{Components, MemberPositions};
 use crate::rank::layer_index;
 use crate::rules::{Position, ROW};
 
 /// The members of a cycle component as the search sees them.
 #[derive(Clone, Copy)]
 pub(crate) struct MemberView<'a> {
-    pub positions: &'a [Position],
+    pub positions: &'a MemberPositions<'a>,
     /// History-free bounds per member.
     pub lower: &'a [u8],
     pub upper: &'a [u8],
@@ -76,7 +76,8 @@ impl LayerSolver<'_> {
     ) -> SearchOutcome {
         let MemberView { positions, lower, upper, local } = *members;
         let words = (2 * positions.len()).div_ceil(64);
-        let results: Vec<((u8, u8), u64, u64)> = positions[batch.clone()]
+        let batch_positions: Vec<Position> = batch.clone().map(|i| positions.get(i)).collect();
+        let results: Vec<((u8, u8), u64, u64)> = batch_positions
             .par_iter()
             .zip(batch)
             .map(|(position, i)| {

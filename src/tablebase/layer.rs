@@ -94,8 +94,12 @@ pub enum Step {
 pub trait Checkpointer {
     /// Whether a snapshot is wanted now (cheap: called often).
     fn due(&mut self) -> bool;
-    /// Persists a snapshot; an error stops the build.
-    fn save(&mut self, snapshot: Vec<u8>) -> std::io::Result<()>;
+    /// Persists a snapshot: `write` streams it into the writer given; an
+    /// error stops the build.
+    fn save(
+        &mut self,
+        write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
 }
 
 /// A checkpointer that never asks for snapshots.
@@ -105,7 +109,10 @@ impl Checkpointer for NoCheckpoints {
     fn due(&mut self) -> bool {
         false
     }
-    fn save(&mut self, _: Vec<u8>) -> std::io::Result<()> {
+    fn save(
+        &mut self,
+        _: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -192,7 +199,7 @@ impl<'a> LayerSolver<'a> {
                         if checkpoints.due() {
                             let indexes = frontier.iter().map(|p| layer_index(p) as u32).collect();
                             let cursor = Cursor::Propagating { frontier: indexes };
-                            checkpoints.save(self.snapshot(&cursor, None))?;
+                            self.checkpoint(checkpoints, &cursor, None)?;
                         }
                         frontier = self.propagate_round(&frontier);
                     }
@@ -214,7 +221,7 @@ impl<'a> LayerSolver<'a> {
                 Cursor::Done => break,
             };
             if cursor != Cursor::Done && checkpoints.due() {
-                checkpoints.save(self.snapshot(&cursor, components.as_ref()))?;
+                self.checkpoint(checkpoints, &cursor, components.as_ref())?;
             }
         }
         self.progress.finish_and_clear();

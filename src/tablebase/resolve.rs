@@ -12,7 +12,7 @@ use super::bounds::BoundWork;
 use super::cycle_search::MemberView;
 use super::entry::Proof;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
-use super::scc::Components;
+use super::scc::{Components, MemberPositions};
 use crate::rank::{layer_index, position_in_layer};
 use crate::rules::Position;
 
@@ -48,7 +48,7 @@ impl LayerSolver<'_> {
             self.progress.inc(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
                 let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
-                checkpoints.save(self.snapshot(&cursor, Some(components)))?;
+                self.checkpoint(checkpoints, &cursor, Some(components))?;
             }
         }
         Ok(())
@@ -75,8 +75,7 @@ impl LayerSolver<'_> {
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<()> {
         let members = components.of(k);
-        let positions: Vec<Position> =
-            members.iter().map(|&m| position_in_layer(self.n, m as u64).expect("in layer")).collect();
+        let positions = MemberPositions::new(self.n, members);
         let (lower, upper, mut done) = match step {
             Step::Search { lower, upper, done } => (lower, upper, done),
             step => {
@@ -102,7 +101,7 @@ impl LayerSolver<'_> {
         while searching && done.len() < members.len() {
             if checkpoints.due() {
                 let step = Step::Search { lower: lower.clone(), upper: upper.clone(), done: done.clone() };
-                checkpoints.save(self.snapshot(&Cursor::Resolving { k, step }, Some(components)))?;
+                self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
             }
             let clock = Instant::now();
             let batch = done.len()..(done.len() + SEARCH_BATCH).min(members.len());
@@ -127,7 +126,9 @@ impl LayerSolver<'_> {
             let proof = if by_bounds { Proof::Bounds } else { Proof::Search };
             self.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
         }
-        positions.par_iter().for_each(|p| self.tell_parents_outside(p, components, k));
+        (0..positions.len())
+            .into_par_iter()
+            .for_each(|i| self.tell_parents_outside(&positions.get(i), components, k));
         Ok(())
     }
 

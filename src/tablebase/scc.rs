@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::layer::LayerSolver;
-use crate::rank::{layer_index, layer_positions};
+use crate::rank::{layer_index, layer_positions, layer_positions_from, position_in_layer};
 use crate::rules::Position;
 
 /// Marks a position outside the graph (decided before this phase).
@@ -208,7 +208,6 @@ fn size_class(size: usize) -> String {
 /// It does exactly when no labelling by ply parity is consistent along
 /// every edge.
 fn has_odd_cycle(n: u32, members: &[u32], id: &[u32], k: u32, parity: &mut Vec<u8>) -> bool {
-    use crate::rank::position_in_layer;
     parity.clear();
     parity.resize(members.len(), 0);
     let local = |index: usize| members.binary_search(&(index as u32)).ok();
@@ -235,4 +234,88 @@ fn has_odd_cycle(n: u32, members: &[u32], id: &[u32], k: u32, parity: &mut Vec<u
         }
     }
     false
+}
+
+/// Positions of the members of a component, in member order. Small
+/// components keep them (16 bytes each); a giant one (at 24 seeds, some 380
+/// million positions) unranks one on demand and walks the layer in index
+/// order to visit them all, so it costs no memory.
+pub(crate) struct MemberPositions<'a> {
+    n: u32,
+    members: &'a [u32],
+    stored: Option<Vec<Position>>,
+}
+
+/// Components up to this size keep their positions in memory.
+const STORE_LIMIT: usize = 1 << 22;
+
+impl<'a> MemberPositions<'a> {
+    pub fn new(n: u32, members: &'a [u32]) -> MemberPositions<'a> {
+        MemberPositions::with_limit(n, members, STORE_LIMIT)
+    }
+
+    fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {
+        let stored = (members.len() <= limit).then(|| {
+            members.iter().map(|&m| position_in_layer(n, m as u64).expect("member of the layer")).collect()
+        });
+        MemberPositions { n, members, stored }
+    }
+
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The position of member `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Position {
+        match &self.stored {
+            Some(positions) => positions[i],
+            None => position_in_layer(self.n, self.members[i] as u64).expect("member of the layer"),
+        }
+    }
+
+    /// Calls `visit(i, position)` for every member in order.
+    pub fn for_each(&self, mut visit: impl FnMut(usize, Position)) {
+        match &self.stored {
+            Some(positions) => positions.iter().enumerate().for_each(|(i, &p)| visit(i, p)),
+            None => {
+                let Some(&first) = self.members.first() else { return };
+                let mut next = 0;
+                for (offset, position) in layer_positions_from(self.n, first as u64).enumerate() {
+                    if first as usize + offset == self.members[next] as usize {
+                        visit(next, position);
+                        next += 1;
+                        if next == self.members.len() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_and_unranked_member_positions_agree() {
+        let members: Vec<u32> = (0..layer_size_u32(6)).filter(|i| i % 7 == 3 || i % 11 == 0).collect();
+        let stored = MemberPositions::with_limit(6, &members, usize::MAX);
+        let unranked = MemberPositions::with_limit(6, &members, 0);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        stored.for_each(|i, p| a.push((i, p)));
+        unranked.for_each(|i, p| b.push((i, p)));
+        assert_eq!(a.len(), members.len());
+        assert_eq!(a, b);
+        for i in [0, 5, members.len() - 1] {
+            assert_eq!(stored.get(i), unranked.get(i));
+            assert_eq!(layer_index(&stored.get(i)), members[i] as u64);
+        }
+    }
+
+    fn layer_size_u32(n: u32) -> u32 {
+        crate::rank::layer_size(n) as u32
+    }
 }
