@@ -116,7 +116,11 @@ impl LayerSolver<'_> {
                 (rounds, t)
             }
         };
+        let big = members.len() > 1 << 16;
         for t in (1..=first).rev() {
+            if big {
+                self.progress.set_message(format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
+            }
             if t < first && checkpoints.due() {
                 let mut state = Vec::with_capacity(4 * members.len());
                 for &m in members {

@@ -28,7 +28,7 @@ impl LayerSolver<'_> {
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<()> {
         let mut work: Option<BoundWork> = None;
-        self.progress.set_message(format!("{} seeds: components", self.n));
+        self.progress.set_message(format!("{} seeds: cycles", self.n));
         self.progress.set_length(components.members.len() as u64);
         self.progress.set_position(components.starts[first] as u64);
         for k in first..components.count() {
