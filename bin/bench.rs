@@ -88,8 +88,8 @@ fn main() {
             args.hash
         );
         println!(
-            "{:>10} {:>16} {:>9} {:>9} {:>10} {:>10} {:>8}",
-            "ordering", "nodes", "time s", "M n/s", "mean depth", "max time s", "proven"
+            "{:>10} {:>16} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
+            "ordering", "nodes", "time s", "cpu s", "M n/s", "mean depth", "max time s", "proven"
         );
         for (name, ordering) in steps {
             let options = Options {
@@ -102,12 +102,15 @@ fn main() {
             let mut searcher = Searcher::new(options)?;
             let bar = progress_bar(states.len() as u64, name, "positions");
             let (mut nodes, mut seconds, mut depths, mut slowest) = (0u64, 0f64, 0u64, 0f64);
+            let mut cpu = 0f64;
             let (mut searched, mut proven) = (0u64, 0u64);
             for state in &states {
                 if !args.keep_table {
                     searcher.clear();
                 }
+                let cpu_before = cpu_seconds();
                 let result = searcher.search(state, &limits)?;
+                cpu += cpu_seconds() - cpu_before;
                 bar.inc(1);
                 if result.best_move.is_none() {
                     continue; // the game is over here
@@ -121,12 +124,16 @@ fn main() {
                 proven += result.proven as u64;
             }
             bar.finish_and_clear();
+            // Nodes per second of CPU time where the system tells it (the
+            // machine is shared), of wall time otherwise.
+            let busy = if cpu > 0.0 { cpu } else { seconds };
             println!(
-                "{:>10} {:>16} {:>9.2} {:>9.2} {:>10.2} {:>10.3} {:>8}",
+                "{:>10} {:>16} {:>9.2} {:>9.2} {:>9.2} {:>10.2} {:>10.3} {:>8}",
                 name,
                 thousands(nodes),
                 seconds,
-                nodes as f64 / seconds.max(1e-9) / 1e6,
+                cpu,
+                nodes as f64 / busy.max(1e-9) / 1e6,
                 depths as f64 / searched.max(1) as f64,
                 slowest,
                 proven
@@ -134,4 +141,13 @@ fn main() {
         }
         Ok::<(), anyhow::Error>(())
     });
+}
+
+/// CPU time of this thread in seconds (Linux: /proc/thread-self/schedstat),
+/// 0 where unknown.
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0.0, |ns| ns as f64 / 1e9)
 }

@@ -71,6 +71,11 @@ const MAX_PLY: usize = MAX_DEPTH as usize + 2;
 /// All twelve pits.
 const FULL: u16 = 0xFFF;
 const NO_REPEAT: usize = usize::MAX;
+/// Nodes nearer the horizon neither probe nor fill the transposition table:
+/// a probe is a cache miss that costs as much as searching a few plies
+/// (measured on the bench positions, README "Search": 6% more nodes, 30%
+/// less time at depth 14 than probing at every depth).
+const TABLE_MIN_DEPTH: i32 = 4;
 
 /// A pit mask seen from the other side (rows swapped).
 #[inline]
@@ -594,7 +599,8 @@ impl Searcher {
         let pv_node = beta - alpha > 1;
         let key = Key::new(&node.position, mine);
         let mut table_move = None;
-        if let Some(table) = &self.table {
+        let table = self.table.as_ref().filter(|_| depth >= TABLE_MIN_DEPTH);
+        if let Some(table) = table {
             self.stats.table_probes += 1;
             if let Some(entry) = table.probe(&key) {
                 self.stats.table_hits += 1;
@@ -696,7 +702,7 @@ impl Searcher {
             // the tablebase may settle the root.
             trace.heuristic = false;
         }
-        if let Some(table) = &mut self.table {
+        if let Some(table) = self.table.as_mut().filter(|_| depth >= TABLE_MIN_DEPTH) {
             let bound = if trace.reach < index {
                 Bound::MoveOnly
             } else if best <= alpha0 {
