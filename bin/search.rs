@@ -32,6 +32,10 @@ struct Args {
     /// Evaluation weights: fitted or engine-2014.
     #[arg(long, default_value = "fitted")]
     weights: String,
+    /// Also search every legal move and print its score (as an opening
+    /// book stores them), in engine units.
+    #[arg(long)]
+    moves: bool,
 }
 
 fn main() {
@@ -71,6 +75,17 @@ fn main() {
             result.elapsed.as_secs_f64(),
             result.nodes_per_second() / 1e6
         );
+        if args.moves {
+            for m in searcher.score_moves(&game.current, &limits)? {
+                let proven = if m.proven { " (proven)" } else { "" };
+                println!(
+                    "  {}: {:>+5}  {}{proven}",
+                    side.move_letter(m.pit),
+                    m.score.engine_units(),
+                    m.score
+                );
+            }
+        }
         Ok::<(), anyhow::Error>(())
     });
 }

@@ -595,6 +595,26 @@ fn tablebase_probes_agree_with_brute_force() {
 }
 
 #[test]
+fn move_scores_agree_with_the_search() {
+    // Without a table, the root's value at depth d is exactly the best of
+    // its children's values at depth d - 1.
+    let positions = bench_positions(include_str!("reference/bench-games.txt")).unwrap();
+    let mut searcher = Searcher::new(no_table()).unwrap();
+    for (_, state) in positions.iter().step_by(37) {
+        let limits = Limits::depth(6);
+        let best = searcher.search(state, &limits).unwrap();
+        let moves = searcher.score_moves(state, &limits).unwrap();
+        if best.best_move.is_none() {
+            assert!(moves.is_empty());
+            continue;
+        }
+        assert_eq!(moves.len(), state.legal_moves().len());
+        assert_eq!(moves[0].score, best.score, "{state}");
+        assert!(moves.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+}
+
+#[test]
 fn engine_units() {
     use oware::search::Score;
     assert_eq!(Score(Score::WIN - 7).engine_units(), 1000);

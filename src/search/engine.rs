@@ -61,7 +61,7 @@ use crate::rules::{Pit, Position};
 use super::eval::evaluate;
 use super::ordering::{Child, Children, History};
 use super::tt::{Bound, Entry, Key, Table};
-use super::{Limits, Options, Score, SearchError, SearchResult, Stats, Stop, MAX_DEPTH};
+use super::{Limits, MoveScore, Options, Score, SearchError, SearchResult, Stats, Stop, MAX_DEPTH};
 
 const INF: i32 = 32_000;
 const WIN: i32 = Score::WIN;
@@ -393,6 +393,45 @@ impl Searcher {
             stop,
             stats: self.stats,
         })
+    }
+
+    /// The value of every legal move of `state` for its mover, best first
+    /// (ties in pit order): each child is searched with `limits`, one ply
+    /// shallower when a depth is given. This is what an opening book stores
+    /// per move; a plain [`Searcher::search`] only bounds the moves it
+    /// refutes. The table carries over from child to child.
+    pub fn score_moves(
+        &mut self,
+        state: &GameState,
+        limits: &Limits,
+    ) -> Result<Vec<MoveScore>, SearchError> {
+        let child_limits = Limits {
+            depth: limits.depth.map(|d| d.saturating_sub(1).max(1)),
+            ..*limits
+        };
+        let mut scores = Vec::new();
+        for pit in state.legal_moves() {
+            let mut child = state.clone();
+            child.play_unchecked(pit);
+            let result = self.search(&child, &child_limits)?;
+            // The child's score is the opponent's, one ply further away.
+            let s = result.score.0;
+            let score = if s >= PROVEN {
+                -s + 1
+            } else if s <= -PROVEN {
+                -s - 1
+            } else {
+                -s
+            };
+            scores.push(MoveScore {
+                pit,
+                score: Score(score),
+                proven: result.proven,
+                nodes: result.nodes,
+            });
+        }
+        scores.sort_by_key(|m| std::cmp::Reverse(m.score));
+        Ok(scores)
     }
 
     /// One iteration with an aspiration window around the previous score;

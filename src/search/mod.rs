@@ -216,7 +216,8 @@ pub enum Stop {
 /// Counters of one search.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Stats {
-    /// Nodes at the horizon (remaining depth 0), terminal or not.
+    /// Nodes at the horizon (remaining depth 0), terminal or not, in the
+    /// last iteration.
     pub horizon_nodes: u64,
     /// Table probes, and those that found the state.
     pub table_probes: u64,
@@ -268,6 +269,18 @@ impl SearchResult {
             _ => Outcome::Loss,
         })
     }
+}
+
+/// The value of one move, from [`Searcher::score_moves`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveScore {
+    pub pit: Pit,
+    /// For the side playing the move.
+    pub score: Score,
+    /// The score is the game's result under perfect play.
+    pub proven: bool,
+    /// Nodes the search of this move took.
+    pub nodes: u64,
 }
 
 /// Why a search could not run.
