@@ -75,6 +75,15 @@ fn main() {
             result.elapsed.as_secs_f64(),
             result.nodes_per_second() / 1e6
         );
+        let stats = &result.stats;
+        println!(
+            "table:     {} probes, {} hits, {} cutoffs, {} refused for the history; {} repetitions",
+            thousands(stats.table_probes),
+            thousands(stats.table_hits),
+            thousands(stats.table_cutoffs),
+            thousands(stats.table_unsafe),
+            thousands(stats.repetitions)
+        );
         if args.moves {
             for m in searcher.score_moves(&game.current, &limits)? {
                 let proven = if m.proven { " (proven)" } else { "" };
