@@ -624,3 +624,49 @@ fn engine_units() {
     assert_eq!(Score(Score::WIN - 7).to_string(), "win in 7");
     assert_eq!(Score(-75).to_string(), "-75");
 }
+
+fn run(binary: &str, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(binary)
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn the_binaries_search_and_fail_in_one_line() {
+    let search = env!("CARGO_BIN_EXE_search");
+    let (ok, stdout, _) = run(
+        search,
+        &[
+            "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfEe",
+            "--depth",
+            "6",
+            "--moves",
+        ],
+    );
+    assert!(
+        ok && stdout.contains("best move: ") && stdout.contains("pv: "),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("  ")).count(), 5); // moves
+    for args in [
+        vec!["--depth", "101"],
+        vec!["4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves Fx"],
+        vec!["--ordering", "best"],
+        vec!["--time", "0"],
+    ] {
+        let (ok, _, stderr) = run(search, &args);
+        assert!(!ok && stderr.lines().count() == 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("search: error: "), "{stderr}");
+    }
+    let bench = env!("CARGO_BIN_EXE_bench");
+    let (ok, stdout, _) = run(bench, &["--depth", "5", "--every", "50"]);
+    assert!(ok && stdout.contains("14 searched"), "{stdout}");
+    let (ok, _, stderr) = run(bench, &["--file", "/nonexistent/games.txt"]);
+    assert!(!ok && stderr.lines().count() == 1, "{stderr}");
+}

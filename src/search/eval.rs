@@ -9,7 +9,7 @@
 //!
 //! [`Weights::ENGINE_2014`] are the engine's weights; [`Weights::FITTED`]
 //! come from `scripts/fit-eval.py` (a least-squares fit of deep-search
-//! scores on these features, README "Search").
+//! scores on these features; docs/search.md).
 
 use crate::rules::Position;
 

@@ -1,7 +1,7 @@
 //! Move ordering: the table move, then captures (largest first), then
 //! defensive moves (sowing a pit of 1 or 2 seeds, which the opponent could
 //! otherwise capture), then the rest; inside each group the history
-//! heuristic decides. Each step can be switched off, so the README can show
+//! heuristic decides. Each step can be switched off, so docs/search.md can show
 //! what each one is worth.
 
 use crate::rules::{Pit, Played, Position, ROW};
@@ -35,7 +35,7 @@ impl Ordering {
         history: true,
     };
 
-    /// The cumulative steps, in the order the README measures them.
+    /// The cumulative steps, in the order docs/search.md measures them.
     pub fn steps() -> [(&'static str, Ordering); 5] {
         let tt = Ordering {
             table_move: true,
