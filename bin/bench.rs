@@ -35,7 +35,7 @@ struct Args {
     /// history), or `all` to measure each step in turn.
     #[arg(long, default_value = "history")]
     ordering: String,
-    /// Evaluation weights: fitted or engine-2014.
+    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
     #[arg(long, default_value = "fitted")]
     weights: String,
     /// Aspiration half-width in engine units (0: full window).
@@ -67,16 +67,11 @@ fn main() {
             Some(t) => Limits::time(Duration::from_secs_f64(t)),
             None => Limits::depth(args.depth.unwrap_or(13)),
         };
-        let weights = match args.weights.as_str() {
-            "fitted" => Weights::FITTED,
-            "engine-2014" => Weights::ENGINE_2014,
-            other => anyhow::bail!("unknown weights '{other}' (fitted, engine-2014)"),
-        };
+        let weights: Weights = args.weights.parse()?;
         let steps: Vec<(&str, Ordering)> = if args.ordering == "all" {
             Ordering::steps().to_vec()
         } else {
-            let ordering = Ordering::from_step(&args.ordering)
-                .ok_or_else(|| anyhow::anyhow!("unknown ordering '{}'", args.ordering))?;
+            let ordering: Ordering = args.ordering.parse()?;
             vec![(args.ordering.as_str(), ordering)]
         };
         println!(

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use oware::cli::{parse_game, run, thousands};
-use oware::search::{Limits, Options, Ordering, Searcher, Weights};
+use oware::search::{Limits, Options, Searcher};
 
 /// Search a state or game with the alpha-beta engine.
 #[derive(Parser)]
@@ -29,7 +29,7 @@ struct Args {
     /// Move ordering up to this step: none, table-move, captures, defensive, history.
     #[arg(long, default_value = "history")]
     ordering: String,
-    /// Evaluation weights: fitted or engine-2014.
+    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
     #[arg(long, default_value = "fitted")]
     weights: String,
     /// Also search every legal move and print its score (as an opening
@@ -100,27 +100,12 @@ fn main() {
 }
 
 fn options(args: &Args) -> anyhow::Result<Options> {
-    let ordering = Ordering::from_step(&args.ordering).ok_or_else(|| {
-        anyhow::anyhow!(
-            "unknown ordering '{}' (none, table-move, captures, defensive, history)",
-            args.ordering
-        )
-    })?;
     Ok(Options {
         table_megabytes: args.hash,
-        ordering,
-        weights: weights(&args.weights)?,
+        ordering: args.ordering.parse()?,
+        weights: args.weights.parse()?,
         ..Options::default()
     })
-}
-
-/// Reads a weights name: `fitted` or `engine-2014`.
-pub fn weights(name: &str) -> anyhow::Result<Weights> {
-    match name {
-        "fitted" => Ok(Weights::FITTED),
-        "engine-2014" => Ok(Weights::ENGINE_2014),
-        _ => anyhow::bail!("unknown weights '{name}' (fitted, engine-2014)"),
-    }
 }
 
 fn limits(args: &Args) -> anyhow::Result<Limits> {

@@ -8,7 +8,7 @@
 
 use clap::Parser;
 
-use oware::search::{Limits, Options, Searcher, Weights};
+use oware::search::{Limits, Options, Searcher};
 use oware::GameState;
 
 #[derive(Parser)]
@@ -30,21 +30,6 @@ struct Args {
     depth: u32,
     #[arg(long, default_value_t = 7)]
     seed: u64,
-}
-
-fn parse_weights(text: &str) -> anyhow::Result<Weights> {
-    let w: Vec<i32> = text
-        .split(',')
-        .map(|x| x.trim().parse::<i32>())
-        .collect::<Result<_, _>>()?;
-    anyhow::ensure!(w.len() == 5, "weights: store,big,empty,small,row");
-    Ok(Weights {
-        store: w[0],
-        big: w[1],
-        empty: w[2],
-        small: w[3],
-        row: w[4],
-    })
 }
 
 /// Plays one game; returns South's and North's final seeds.
@@ -82,8 +67,8 @@ fn main() -> anyhow::Result<()> {
         table_megabytes: 8,
         ..Options::default()
     };
-    let mut a = Searcher::new(options(parse_weights(&args.a)?))?;
-    let mut b = Searcher::new(options(parse_weights(&args.b)?))?;
+    let mut a = Searcher::new(options(args.a.parse()?))?;
+    let mut b = Searcher::new(options(args.b.parse()?))?;
     let limits = Limits::depth(args.depth);
     let mut rng = args.seed.max(1);
     let (mut wins, mut draws, mut losses) = (0, 0, 0);

@@ -44,25 +44,10 @@ impl Rng {
     }
 }
 
-fn parse_weights(text: &str) -> anyhow::Result<Weights> {
-    let w: Vec<i32> = text
-        .split(',')
-        .map(|x| x.trim().parse::<i32>())
-        .collect::<Result<_, _>>()?;
-    anyhow::ensure!(w.len() == 5, "weights: store,big,empty,small,row");
-    Ok(Weights {
-        store: w[0],
-        big: w[1],
-        empty: w[2],
-        small: w[3],
-        row: w[4],
-    })
-}
-
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let weights = match &args.weights {
-        Some(text) => parse_weights(text)?,
+        Some(text) => text.parse()?,
         None => Weights::ENGINE_2014,
     };
     let options = Options {

@@ -83,6 +83,37 @@ impl Weights {
     }
 }
 
+impl std::str::FromStr for Weights {
+    type Err = super::ParseOptionError;
+    /// `fitted`, `engine-2014`, or five integers `store,big,empty,small,row`.
+    fn from_str(text: &str) -> Result<Weights, Self::Err> {
+        match text {
+            "fitted" => return Ok(Weights::FITTED),
+            "engine-2014" => return Ok(Weights::ENGINE_2014),
+            _ => {}
+        }
+        let values: Vec<i32> = text
+            .split(',')
+            .map(|x| x.trim().parse::<i32>())
+            .collect::<Result<_, _>>()
+            .unwrap_or_default();
+        match values[..] {
+            [store, big, empty, small, row] => Ok(Weights {
+                store,
+                big,
+                empty,
+                small,
+                row,
+            }),
+            _ => Err(super::ParseOptionError {
+                option: "weights",
+                text: text.to_string(),
+                expected: "fitted, engine-2014 or five integers store,big,empty,small,row",
+            }),
+        }
+    }
+}
+
 impl Default for Weights {
     fn default() -> Weights {
         Weights::FITTED
@@ -174,6 +205,14 @@ mod tests {
             let p = Position::new(pits);
             assert_eq!(features(&p, stores), slow_features(pits, stores), "{p:?}");
         }
+    }
+
+    #[test]
+    fn weights_are_read_by_name_or_value() {
+        assert_eq!("fitted".parse(), Ok(Weights::FITTED));
+        assert_eq!("25, 28,-54,-36,0".parse(), Ok(Weights::ENGINE_2014));
+        assert!("25,28".parse::<Weights>().is_err());
+        assert!("best".parse::<Weights>().is_err());
     }
 
     #[test]

@@ -283,6 +283,28 @@ pub struct MoveScore {
     pub nodes: u64,
 }
 
+/// A name or value of a search option that cannot be read.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParseOptionError {
+    /// What was being read ("ordering", "weights").
+    pub option: &'static str,
+    pub text: String,
+    /// What is accepted.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ParseOptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} '{}' (expected {})",
+            self.option, self.text, self.expected
+        )
+    }
+}
+
+impl std::error::Error for ParseOptionError {}
+
 /// Why a search could not run.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum SearchError {

@@ -57,13 +57,21 @@ impl Ordering {
             ("history", Ordering::FULL),
         ]
     }
+}
 
-    /// Reads a step name of [`Ordering::steps`] (the steps up to it).
-    pub fn from_step(name: &str) -> Option<Ordering> {
+impl std::str::FromStr for Ordering {
+    type Err = super::ParseOptionError;
+    /// A step name of [`Ordering::steps`]: that step and those before it.
+    fn from_str(name: &str) -> Result<Ordering, Self::Err> {
         Ordering::steps()
             .into_iter()
             .find(|(n, _)| *n == name)
             .map(|(_, o)| o)
+            .ok_or_else(|| super::ParseOptionError {
+                option: "ordering",
+                text: name.to_string(),
+                expected: "none, table-move, captures, defensive or history",
+            })
     }
 }
 
