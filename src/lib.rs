@@ -21,6 +21,7 @@ pub mod notation;
 pub mod perft;
 pub mod rank;
 pub mod rules;
+pub mod search;
 pub mod tablebase;
 
 pub use error::{MoveError, NotationError};

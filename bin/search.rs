@@ -1,0 +1,128 @@
+//! `search`: the best move, score and principal variation of a state or
+//! game, from the alpha-beta search.
+
+use std::time::Duration;
+
+use clap::Parser;
+
+use oware::cli::{parse_game, run, thousands};
+use oware::search::{Limits, Options, Searcher};
+
+/// Search a state or game with the alpha-beta engine.
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// A state `p0-…-p11-S-N-T` or a game `STATE moves FfEe`; default the start.
+    game: Option<String>,
+    /// Deepest iteration, in plies.
+    #[arg(short, long)]
+    depth: Option<u32>,
+    /// Stop after this many nodes (deterministic).
+    #[arg(short, long)]
+    nodes: Option<u64>,
+    /// Stop after this many seconds.
+    #[arg(short, long)]
+    time: Option<f64>,
+    /// Transposition table size in MiB (0: none).
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Move ordering up to this step: none, table-move, captures, defensive, history.
+    #[arg(long, default_value = "history")]
+    ordering: String,
+    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
+    #[arg(long, default_value = "fitted")]
+    weights: String,
+    /// Also search every legal move and print its score (as an opening
+    /// book stores them), in engine units.
+    #[arg(long)]
+    moves: bool,
+}
+
+fn main() {
+    run("search", || {
+        let args = Args::parse();
+        let game = parse_game(args.game.as_deref())?;
+        let options = options(&args)?;
+        let limits = limits(&args)?;
+        let mut searcher = Searcher::new(options)?;
+        let result = searcher.search(&game.current, &limits)?;
+        let side = game.current.to_move();
+        let letters = |pits: &[usize]| -> String {
+            let mut mover = side;
+            let mut out = Vec::new();
+            for &pit in pits {
+                out.push(mover.move_letter(pit).to_string());
+                mover = mover.other();
+            }
+            out.join(" ")
+        };
+        println!("state:     {}", game.current);
+        match result.best_move {
+            Some(pit) => println!("best move: {}", side.move_letter(pit)),
+            None => println!("best move: none (the game is over)"),
+        }
+        let proven = if result.proven { ", proven" } else { "" };
+        println!(
+            "score:     {} for {side:?} (engine units {:+}{proven})",
+            result.score,
+            result.score.engine_units()
+        );
+        println!("pv:        {}", letters(&result.pv));
+        println!("depth:     {} (stopped: {:?})", result.depth, result.stop);
+        println!(
+            "nodes:     {} in {:.3} s ({:.2} M nodes/s)",
+            thousands(result.nodes),
+            result.elapsed.as_secs_f64(),
+            result.nodes_per_second() / 1e6
+        );
+        let stats = &result.stats;
+        println!(
+            "table:     {} probes, {} hits, {} cutoffs, {} refused for the history; {} repetitions",
+            thousands(stats.table_probes),
+            thousands(stats.table_hits),
+            thousands(stats.table_cutoffs),
+            thousands(stats.table_unsafe),
+            thousands(stats.repetitions)
+        );
+        if args.moves {
+            for m in searcher.score_moves(&game.current, &limits)? {
+                let proven = if m.proven { " (proven)" } else { "" };
+                println!(
+                    "  {}: {:>+5}  {}{proven}",
+                    side.move_letter(m.pit),
+                    m.score.engine_units(),
+                    m.score
+                );
+            }
+        }
+        Ok::<(), anyhow::Error>(())
+    });
+}
+
+fn options(args: &Args) -> anyhow::Result<Options> {
+    Ok(Options {
+        table_megabytes: args.hash,
+        ordering: args.ordering.parse()?,
+        weights: args.weights.parse()?,
+        ..Options::default()
+    })
+}
+
+fn limits(args: &Args) -> anyhow::Result<Limits> {
+    let time = match args.time {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            anyhow::bail!("--time needs a positive number of seconds, not {t}")
+        }
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => None,
+    };
+    let limits = Limits {
+        depth: args.depth,
+        nodes: args.nodes,
+        time,
+    };
+    if limits == Limits::default() {
+        return Ok(Limits::depth(13));
+    }
+    Ok(limits)
+}

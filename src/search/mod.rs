@@ -1,0 +1,370 @@
+//! The game-playing search: negamax alpha-beta with principal variation
+//! search, iterative deepening, aspiration windows, a two-tier
+//! transposition table, move ordering (table move, captures, defensive
+//! moves, history heuristic), exact knowledge of the end of the game
+//! (stores, stuck mover, repetition) and endgame tablebase probes.
+//!
+//! ```
+//! use oware::search::{Limits, Options, Searcher};
+//! use oware::GameState;
+//!
+//! let mut searcher = Searcher::new(Options::default()).unwrap();
+//! let result = searcher.search(&GameState::start(), &Limits::depth(6)).unwrap();
+//! assert!(result.best_move.is_some());
+//! println!("{} {:?} {}", result.score, result.pv, result.nodes);
+//! ```
+//!
+//! # Scores
+//! Every score is seen from the side to move at the root. A heuristic score
+//! is in the engine's units: 25 per seed of store difference plus the pit
+//! features of [`eval`]; it stays well inside ±2,000. A proven result is
+//! [`Score::WIN`] − p for a win p plies from the root (the game ends there,
+//! or a tablebase probe there proves the win), its negation for a loss, and
+//! 0 for a draw ([`SearchResult::proven`] tells a proven 0 from a heuristic
+//! one). [`Score::engine_units`] converts to the units of the engine and its
+//! opening books: ±1000 won/lost, other scores clamped to ±999.
+//!
+//! # Determinism
+//! The search is single-threaded. A search of the same state with the same
+//! depth or node limit on a fresh [`Searcher`] (or after [`Searcher::clear`],
+//! or after the same sequence of earlier searches) returns exactly the same
+//! result. A time limit stops wherever the clock says.
+//!
+//! # Repetitions and the transposition table
+//! How the table stays sound although repetitions make values depend on the
+//! path: see the module `engine` (the graph-history interaction), in short:
+//! a result is stored only if no repetition below it matched a state above
+//! it, and a stored result is used only where no line it explored can
+//! reach a state of the current history.
+
+mod engine;
+pub mod eval;
+pub mod ordering;
+pub mod tt;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::game::GameState;
+use crate::rules::Pit;
+use crate::tablebase::EndgameTable;
+
+pub use engine::Searcher;
+pub use eval::{Features, Weights};
+pub use ordering::Ordering;
+
+/// The deepest iteration a search may ask for.
+pub const MAX_DEPTH: u32 = 100;
+
+/// A score for the side to move (see the module documentation).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct Score(pub i32);
+
+impl Score {
+    /// A win at the root itself; a win p plies away scores `WIN - p`.
+    pub const WIN: i32 = 10_000;
+    /// Scores at least this far from 0 are proven wins or losses.
+    pub const PROVEN: i32 = Score::WIN - 1_000;
+
+    /// A proven win for the side to move.
+    pub fn is_win(self) -> bool {
+        self.0 >= Score::PROVEN
+    }
+    /// A proven loss for the side to move.
+    pub fn is_loss(self) -> bool {
+        self.0 <= -Score::PROVEN
+    }
+    /// Plies until a proven win or loss is decided (or proven by a
+    /// tablebase).
+    pub fn plies_to_end(self) -> Option<u32> {
+        (self.is_win() || self.is_loss()).then(|| (Score::WIN - self.0.abs()) as u32)
+    }
+    /// The engine's units: ±1000 for won/lost, heuristic scores (25 per
+    /// seed) clamped to ±999. Opening books store these.
+    pub fn engine_units(self) -> i16 {
+        if self.is_win() {
+            1000
+        } else if self.is_loss() {
+            -1000
+        } else {
+            self.0.clamp(-999, 999) as i16
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    /// `+37` for heuristic scores (engine units), `win in 9` / `loss in 4`
+    /// (plies) for proven results.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.plies_to_end() {
+            Some(plies) if self.is_win() => write!(f, "win in {plies}"),
+            Some(plies) => write!(f, "loss in {plies}"),
+            None => write!(f, "{:+}", self.0),
+        }
+    }
+}
+
+/// A proven game result for the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// When to stop. At least one limit is required; the first reached stops
+/// the search, which then returns its last completed iteration. Iteration 1
+/// always completes, so a move is always returned.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration (plies), at most [`MAX_DEPTH`].
+    pub depth: Option<u32>,
+    /// Nodes (deterministic).
+    pub nodes: Option<u64>,
+    /// Wall-clock time (not deterministic).
+    pub time: Option<Duration>,
+}
+
+impl Limits {
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+    pub fn time(time: Duration) -> Limits {
+        Limits {
+            time: Some(time),
+            ..Limits::default()
+        }
+    }
+}
+
+/// How the searcher works. The default is what a game or a book wants;
+/// the switches exist to measure each technique and to test the search.
+#[derive(Clone)]
+pub struct Options {
+    /// Transposition table size in MiB (0: no table).
+    pub table_megabytes: usize,
+    /// Move ordering steps.
+    pub ordering: Ordering,
+    /// Evaluation weights.
+    pub weights: Weights,
+    /// Half-width of the aspiration window in engine units (0: full window).
+    pub aspiration: i32,
+    /// Use table scores only from searches of exactly the depth asked (and
+    /// proven ones), so a fixed-depth search returns exactly the minimax
+    /// value at that depth, table or not. Costs some nodes; for tests.
+    pub strict_depth: bool,
+    /// No pruning, no table, no tablebase: every line to the horizon. With
+    /// it, [`Stats::horizon_nodes`] is the perft count. For tests.
+    pub full_width: bool,
+    /// An endgame tablebase to consult.
+    pub tablebase: Option<Arc<dyn EndgameTable>>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            table_megabytes: 16,
+            ordering: Ordering::FULL,
+            weights: Weights::default(),
+            aspiration: 30,
+            strict_depth: false,
+            full_width: false,
+            tablebase: None,
+        }
+    }
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("table_megabytes", &self.table_megabytes)
+            .field("ordering", &self.ordering)
+            .field("weights", &self.weights)
+            .field("aspiration", &self.aspiration)
+            .field("strict_depth", &self.strict_depth)
+            .field("full_width", &self.full_width)
+            .field("tablebase", &self.tablebase.as_ref().map(|t| t.max_seeds()))
+            .finish()
+    }
+}
+
+/// Why the search stopped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stop {
+    /// The game is already over at the root.
+    GameOver,
+    /// The depth limit was reached.
+    Depth,
+    /// The result is proven: deeper iterations cannot change it.
+    Proven,
+    /// The node limit was reached.
+    Nodes,
+    /// The time limit was reached.
+    Time,
+}
+
+/// Counters of one search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Stats {
+    /// Nodes at the horizon (remaining depth 0), terminal or not, in the
+    /// last iteration.
+    pub horizon_nodes: u64,
+    /// Table probes, and those that found the state.
+    pub table_probes: u64,
+    pub table_hits: u64,
+    /// Hits whose score ended the node.
+    pub table_cutoffs: u64,
+    /// Hits refused because the history could change their value.
+    pub table_unsafe: u64,
+    /// Lines ended by a repetition.
+    pub repetitions: u64,
+    /// Tablebase probes, and those that settled the node.
+    pub tablebase_probes: u64,
+    pub tablebase_hits: u64,
+}
+
+/// The result of a search.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SearchResult {
+    /// The value for the side to move.
+    pub score: Score,
+    /// `None` only when the game is over at the root.
+    pub best_move: Option<Pit>,
+    /// The principal variation, starting with the best move.
+    pub pv: Vec<Pit>,
+    /// The last completed iteration.
+    pub depth: u32,
+    /// Nodes visited (all iterations, including an interrupted one).
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// No heuristic evaluation influenced the score: it is the game's
+    /// result under perfect play (given the root's history).
+    pub proven: bool,
+    pub stop: Stop,
+    pub stats: Stats,
+}
+
+impl SearchResult {
+    pub fn nodes_per_second(&self) -> f64 {
+        self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+    /// The proven result, if there is one.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if !self.proven {
+            return None;
+        }
+        Some(match self.score.0 {
+            s if s > 0 => Outcome::Win,
+            0 => Outcome::Draw,
+            _ => Outcome::Loss,
+        })
+    }
+}
+
+/// The value of one move, from [`Searcher::score_moves`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveScore {
+    pub pit: Pit,
+    /// For the side playing the move.
+    pub score: Score,
+    /// The score is the game's result under perfect play.
+    pub proven: bool,
+    /// Nodes the search of this move took.
+    pub nodes: u64,
+}
+
+/// A name or value of a search option that cannot be read.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParseOptionError {
+    /// What was being read ("ordering", "weights").
+    pub option: &'static str,
+    pub text: String,
+    /// What is accepted.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for ParseOptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} '{}' (expected {})",
+            self.option, self.text, self.expected
+        )
+    }
+}
+
+impl std::error::Error for ParseOptionError {}
+
+/// Why a search could not run.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SearchError {
+    /// No depth, node or time limit: the search would never stop.
+    Unbounded,
+    /// A depth above [`MAX_DEPTH`].
+    DepthTooLarge { depth: u32 },
+    /// The transposition table could not be allocated.
+    TableAllocation { megabytes: usize },
+    /// Board and stores do not hold 48 seeds.
+    SeedCount { total: u32 },
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::Unbounded => {
+                write!(f, "the search needs a depth, node or time limit")
+            }
+            SearchError::DepthTooLarge { depth } => {
+                write!(f, "depth {depth} is above the limit {MAX_DEPTH}")
+            }
+            SearchError::TableAllocation { megabytes } => {
+                write!(
+                    f,
+                    "cannot allocate a transposition table of {megabytes} MiB"
+                )
+            }
+            SearchError::SeedCount { total } => {
+                write!(f, "board and stores hold {total} seeds, not 48")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+/// The positions of a benchmark file such as `tests/reference/bench-games.txt`
+/// (one move string per non-comment line, each from the start state): every
+/// state before a move, with its game number (0-based) and history. Moves
+/// played after a game was decided are replayed, as the engine does.
+pub fn bench_positions(text: &str) -> Result<Vec<(usize, GameState)>, crate::NotationError> {
+    let mut positions = Vec::new();
+    let games = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'));
+    for (game, line) in games.enumerate() {
+        let mut state = GameState::start();
+        for (ply, letter) in line.chars().enumerate() {
+            positions.push((game, state.clone()));
+            state
+                .letter_pit(letter)
+                .and_then(|pit| state.play_past_decision(pit))
+                .map_err(|error| crate::NotationError::BadMove {
+                    column: ply + 1,
+                    ply: ply + 1,
+                    error,
+                })?;
+        }
+    }
+    Ok(positions)
+}
