@@ -32,6 +32,10 @@ struct Args {
     /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
     #[arg(long, default_value = "fitted")]
     weights: String,
+    /// An endgame tablebase: our .owtb / .owtb.zst file or build directory,
+    /// or an engine "Oware Endgames" file.
+    #[arg(long, short = 'b')]
+    tablebase: Option<std::path::PathBuf>,
     /// Also search every legal move and print its score (as an opening
     /// book stores them), in engine units.
     #[arg(long)]
@@ -100,7 +104,12 @@ fn main() {
 }
 
 fn options(args: &Args) -> anyhow::Result<Options> {
+    let tablebase = match &args.tablebase {
+        Some(path) => Some(oware::tablebase::open_any(path)?),
+        None => None,
+    };
     Ok(Options {
+        tablebase,
         table_megabytes: args.hash,
         ordering: args.ordering.parse()?,
         weights: args.weights.parse()?,

@@ -98,6 +98,9 @@ impl fmt::Display for Score {
     /// (plies) for proven results.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.plies_to_end() {
+            // Known at this very node: the game is over or a table says so.
+            Some(0) if self.is_win() => write!(f, "win (known here)"),
+            Some(0) => write!(f, "loss (known here)"),
             Some(plies) if self.is_win() => write!(f, "win in {plies}"),
             Some(plies) => write!(f, "loss in {plies}"),
             None => write!(f, "{:+}", self.0),

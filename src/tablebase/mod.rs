@@ -73,3 +73,37 @@ pub trait EndgameTable: Send + Sync {
     /// holds more than [`EndgameTable::max_seeds`] seeds.
     fn probe(&self, position: &Position) -> Option<Probe>;
 }
+
+/// Why no tablebase could be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    Ours(FileError),
+    Engine(crate::formats::FormatError),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Ours(e) => e.fmt(f),
+            OpenError::Engine(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// Opens any tablebase a search can use: our `.owtb` or `.owtb.zst` file,
+/// a build directory (its `tablebase.owtb`), or an engine "Oware Endgames"
+/// file (told apart by their first bytes).
+pub fn open_any(path: &std::path::Path) -> Result<std::sync::Arc<dyn EndgameTable>, OpenError> {
+    use std::io::Read;
+    let path = if path.is_dir() { path.join(build::TABLEBASE_FILE) } else { path.to_path_buf() };
+    let mut start = [0u8; 8];
+    let read = std::fs::File::open(&path).and_then(|mut f| f.read(&mut start));
+    let ours = matches!(read, Ok(n) if n >= 4 && (&start[..] == file::MAGIC || start[..4] == [0x28, 0xB5, 0x2F, 0xFD]));
+    if ours || read.is_err() {
+        return Ok(std::sync::Arc::new(Tablebase::open(&path).map_err(OpenError::Ours)?));
+    }
+    let engine = crate::formats::endgames::EndgameFile::open(&path).map_err(OpenError::Engine)?;
+    Ok(std::sync::Arc::new(engine))
+}
