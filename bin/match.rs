@@ -30,8 +30,9 @@ struct Args {
     /// Book moves within this many engine units of the best are played.
     #[arg(long, default_value_t = 10.0)]
     margin: f64,
-    /// Uniformly random plies at the start of each pair of games.
-    #[arg(long, default_value_t = 0)]
+    /// Uniformly random plies at the start of each pair of games (without
+    /// them, two deterministic engines replay only a few distinct games).
+    #[arg(long, default_value_t = 2)]
     random_plies: usize,
     /// Games longer than this are adjudicated (each side takes its row).
     #[arg(long, default_value_t = 400)]

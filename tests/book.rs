@@ -756,6 +756,7 @@ fn a_short_match_runs_and_counts() {
     };
     let options = MatchOptions {
         games: 2,
+        random_plies: 0,
         ..MatchOptions::default()
     };
     let report = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();

@@ -5,10 +5,12 @@
 //! played) and optionally a book. In a state the book knows, the player
 //! picks uniformly at random among the book moves scored within `margin`
 //! of the best (the engine's rule, margin 10); elsewhere it plays the
-//! engine's move. Games start from the start position, optionally after a
-//! few uniformly random plies; games `2k` and `2k + 1` share their random
-//! stream and swap colours, so each pair plays the same openings from both
-//! sides. Everything is seeded: a match is reproducible.
+//! engine's move. Games start from the start position; the first
+//! `random_plies` plies (2 by default) are uniformly random, because two
+//! deterministic engines would otherwise replay a handful of games; games
+//! `2k` and `2k + 1` share their random stream and swap colours, so each
+//! pair plays the same opening from both sides. Everything is seeded: a
+//! match is reproducible.
 
 use super::eval::LeafEvaluator;
 use super::probe::{best_move, BookSource};
@@ -41,7 +43,7 @@ impl Default for MatchOptions {
             games: 20,
             seed: 1,
             margin: 10.0,
-            random_plies: 0,
+            random_plies: 2,
             max_plies: 400,
         }
     }
