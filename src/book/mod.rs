@@ -5,7 +5,7 @@
 //! * [`graph`]: positions merged by state key, values, priorities.
 //! * [`dropout`]: the expansion priority formula and the deterministic
 //!   batched selection.
-//! * [`grow`]: the worker pool and the growth loop.
+//! * [`grow`](mod@grow): the worker pool and the growth loop.
 //! * [`store`]: the book directory (manifest, checkpoints, lock);
 //!   `docs/book-format.md`.
 //! * [`export`]: "Oware Opening Book 1.0" and "DOE Opening Book 1.0".
