@@ -28,8 +28,18 @@ endgames: build
 	cp $(ENDGAMES_DIR)/endgames-2.0.bin data/endgames-$(ENDGAMES_SEEDS)-2.0.bin
 	cp $(ENDGAMES_DIR)/stats.json data/endgames-$(ENDGAMES_SEEDS)-stats.json
 
+# The shipped opening book: grows data/book-dir (resuming it if it exists)
+# to OPENINGS_EXPANSIONS expansions, then exports it in both engine layouts.
+# Growing with another evaluator needs another directory (the book records
+# its evaluator): e.g. make openings OPENINGS_DIR=... OPENINGS_EVAL=...
+OPENINGS_DIR ?= data/book-dir
+OPENINGS_EXPANSIONS ?= 12000
+OPENINGS_EVAL ?= --eval-depth 12
+OPENINGS_GROW ?= --omega 0.04 --batch 16 --checkpoint-seconds 120
 openings:
-	@echo "openings: the opening-book builder arrives with issue 5" >&2; exit 1
+	$(RELEASE) openings -- grow --book $(OPENINGS_DIR) --expansions $(OPENINGS_EXPANSIONS) $(OPENINGS_GROW) $(OPENINGS_EVAL)
+	$(RELEASE) openings -- export --book $(OPENINGS_DIR) --classic data/openings-2014.bin --doe data/openings-doe.bin
+	$(RELEASE) openings -- stats --book $(OPENINGS_DIR) > data/openings-stats.txt
 
 clean:
 	$(CARGO) clean

@@ -12,6 +12,7 @@
 //! * [`error`]: typed errors.
 
 pub mod atomic;
+pub mod book;
 pub mod checksum;
 pub mod cli;
 pub mod error;

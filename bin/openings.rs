@@ -1,0 +1,239 @@
+//! `openings`: grow, probe, describe and export Oware Abapa opening books.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{ArgGroup, Args, Parser, Subcommand};
+
+use oware::book::eval::{evaluator_from_description, LeafEvaluator, Negamax, NEGAMAX_MAX_DEPTH};
+use oware::book::export::export;
+use oware::book::probe::{probe, stats};
+use oware::book::store::{load, read_manifest};
+use oware::book::{grow, Budget, GrowOptions, LoadedBook, Omega};
+use oware::cli::{parse_game, run, thousands};
+
+/// Opening books for Oware Abapa, grown by drop-out expansion.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Grow (or resume growing) a book directory.
+    Grow(GrowArgs),
+    /// Book moves of a state or game, the book line and the depth in book.
+    Probe {
+        /// A book directory, or a book file in either engine layout
+        /// (.zst compressed or not).
+        #[arg(long, short = 'b')]
+        book: PathBuf,
+        /// A state `p0-…-p11-S-N-T` or a game `STATE moves …` (default:
+        /// the start).
+        game: Option<String>,
+    },
+    /// Size, depth profile, root value and principal line of a book.
+    Stats {
+        #[arg(long, short = 'b')]
+        book: PathBuf,
+    },
+    /// Write a book directory in the engine's layouts.
+    Export {
+        #[arg(long, short = 'b')]
+        book: PathBuf,
+        /// Output in "Oware Opening Book 1.0" (2014).
+        #[arg(long)]
+        classic: Option<PathBuf>,
+        /// Output in "DOE Opening Book 1.0" (2022).
+        #[arg(long)]
+        doe: Option<PathBuf>,
+    },
+}
+
+/// Depth of the placeholder evaluator when a new book names none.
+const DEFAULT_EVAL_DEPTH: u32 = 6;
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("budget").required(true).args(["expansions", "hours"])))]
+struct GrowArgs {
+    /// The book directory (created if missing, resumed if it holds a book).
+    #[arg(long, short = 'b')]
+    book: PathBuf,
+    /// Grow until the book holds this many expansions in all.
+    #[arg(long)]
+    expansions: Option<u64>,
+    /// Grow for this many hours (stops at a batch boundary).
+    #[arg(long)]
+    hours: Option<f64>,
+    /// ω, plies per engine unit of deviation (new book default 0.04).
+    #[arg(long)]
+    omega: Option<f64>,
+    /// Leaves selected per batch (new book default 16).
+    #[arg(long)]
+    batch: Option<u32>,
+    /// Evaluation worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    threads: Option<usize>,
+    /// Placeholder evaluator: negamax depth (new book default 6).
+    #[arg(long)]
+    eval_depth: Option<u32>,
+    /// Placeholder evaluator: node limit per evaluation (iterative
+    /// deepening; depth up to --eval-depth or 40).
+    #[arg(long)]
+    eval_nodes: Option<u64>,
+    /// Seconds between checkpoints (0: after every batch).
+    #[arg(long, default_value_t = 180.0)]
+    checkpoint_seconds: f64,
+    /// No progress bar or log lines.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn main() {
+    run("openings", || {
+        let cli = Cli::parse();
+        match cli.command {
+            Command::Grow(args) => grow_command(args),
+            Command::Probe { book, game } => {
+                let book = LoadedBook::open(&book)?;
+                let game = parse_game(game.as_deref())?;
+                println!("book: {}", book.kind());
+                println!("{}", probe(&book, &game));
+                Ok(())
+            }
+            Command::Stats { book } => stats_command(&book),
+            Command::Export { book, classic, doe } => {
+                if classic.is_none() && doe.is_none() {
+                    bail!("nothing to export: give --classic and/or --doe");
+                }
+                let report = export(&book, classic.as_deref(), doe.as_deref())?;
+                if let Some(path) = classic {
+                    println!(
+                        "{}: {} entries",
+                        path.display(),
+                        thousands(report.entries_2014 as u64)
+                    );
+                }
+                if let Some(path) = doe {
+                    println!(
+                        "{}: {} entries",
+                        path.display(),
+                        thousands(report.entries_doe as u64)
+                    );
+                }
+                Ok(())
+            }
+        }
+    });
+}
+
+/// The evaluator of a growth: the options' if given, else the book's own,
+/// else the default. **Plug point**: a `--search-nodes` option building the
+/// search engine's evaluator goes here (see `oware::book`).
+fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
+    if args.eval_depth.is_some() || args.eval_nodes.is_some() {
+        let depth = args.eval_depth.unwrap_or(if args.eval_nodes.is_some() {
+            NEGAMAX_MAX_DEPTH
+        } else {
+            DEFAULT_EVAL_DEPTH
+        });
+        if depth == 0 || depth > NEGAMAX_MAX_DEPTH {
+            bail!("--eval-depth must be 1..={NEGAMAX_MAX_DEPTH}");
+        }
+        return Ok(Box::new(Negamax {
+            depth,
+            max_nodes: args.eval_nodes,
+        }));
+    }
+    match read_manifest(&args.book)? {
+        Some(manifest) => {
+            evaluator_from_description(&manifest.parameters.evaluator).with_context(|| {
+                format!(
+                    "the book was grown with '{}', which this build cannot rebuild",
+                    manifest.parameters.evaluator
+                )
+            })
+        }
+        None => Ok(Box::new(Negamax::depth(DEFAULT_EVAL_DEPTH))),
+    }
+}
+
+fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
+    let budget = match (args.expansions, args.hours) {
+        (Some(k), _) => Budget::Expansions(k),
+        (None, Some(h)) if h.is_finite() && h > 0.0 && h < 1e6 => {
+            Budget::Time(Duration::from_secs_f64(h * 3600.0))
+        }
+        _ => bail!("--hours must be a positive number of hours"),
+    };
+    if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds < 1e9) {
+        bail!("--checkpoint-seconds must be a non-negative number");
+    }
+    let omega = match args.omega {
+        None => None,
+        Some(w) => Some(Omega::from_plies_per_unit(w).with_context(|| {
+            format!(
+                "--omega {w}: give plies per engine unit, 0 to {}",
+                Omega::MAX_MICRO / 1_000_000
+            )
+        })?),
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let evaluator = evaluator(&args)?;
+    let options = GrowOptions {
+        dir: args.book.clone(),
+        omega,
+        batch: args.batch,
+        threads,
+        budget,
+        checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
+        progress: !args.quiet,
+    };
+    let quiet = args.quiet;
+    let report = grow(&options, evaluator.as_ref(), &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })?;
+    println!(
+        "{} expansions in {:.1} s ({:.0} per hour, {} threads, {} leaves evaluated); the book holds {} expansions, {} nodes, root value {:+}{}",
+        thousands(report.expansions - report.expansions_before),
+        report.seconds,
+        report.expansions_per_hour(),
+        threads,
+        thousands(report.evaluations),
+        thousands(report.expansions),
+        thousands(report.nodes as u64),
+        report.root_value,
+        if report.complete { " (complete)" } else { "" }
+    );
+    Ok(())
+}
+
+fn stats_command(book: &std::path::Path) -> anyhow::Result<()> {
+    if !book.is_dir() {
+        let loaded = LoadedBook::open(book)?;
+        let game = parse_game(None)?;
+        println!("book: {}", loaded.kind());
+        println!("{}", probe(&loaded, &game));
+        return Ok(());
+    }
+    let stored = load(book)?;
+    match stored.graph {
+        None => println!(
+            "{}: {}; no checkpoint yet",
+            book.display(),
+            stored.manifest.parameters.describe()
+        ),
+        Some(graph) => print!("{}", stats(&graph, &stored.manifest.parameters)),
+    }
+    Ok(())
+}

@@ -1,0 +1,418 @@
+//! What values a new book node: the [`LeafEvaluator`] trait, and
+//! [`Negamax`], a small deterministic evaluator used until the search
+//! engine (issue 4) is plugged in.
+//!
+//! # Contract of an evaluator
+//! * [`LeafEvaluator::evaluate`] returns the value of a state **for its side
+//!   to move**, in the engine's units: ±1000 for a proven win or loss
+//!   ([`WIN`]), heuristic values inside ±999 (25 per seed of store
+//!   difference), and a best move.
+//! * It must be **deterministic**: the same state gives the same
+//!   [`Evaluation`], whichever thread asks and whatever was asked before.
+//!   Book growth relies on it for byte-identical books at any thread count.
+//!   A searcher that keeps a transposition table between searches must
+//!   clear it (or use a fresh one) for every call.
+//! * The states it receives carry no history (book nodes are merged by
+//!   state key, so they have none).
+//! * [`LeafEvaluator::describe`] names the evaluator and its limits on one
+//!   line. The book directory records it, and a resumed growth refuses an
+//!   evaluator with another description (the values would not mix).
+//!
+//! # Plugging in the search engine
+//! See [`evaluator_from_description`]: a `SearchEvaluator` wrapping
+//! `crate::search::Searcher` implements [`LeafEvaluator`] and is added as
+//! one more description there (the module documentation of [`crate::book`]
+//! gives the code).
+
+use std::fmt;
+
+use crate::game::GameState;
+use crate::rules::{Pit, Position, ROW};
+
+/// The value of a won game (engine units); a lost one is `-WIN`.
+pub const WIN: i32 = 1000;
+/// Heuristic values are clamped into `±HEURISTIC_LIMIT`.
+pub const HEURISTIC_LIMIT: i32 = 999;
+
+/// What an evaluator says of one state.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Evaluation {
+    /// The value for the side to move, engine units (±1000 won/lost).
+    pub score: i32,
+    /// The best move (pit 0..6 of the mover), `None` when the game is over.
+    pub best_move: Option<Pit>,
+    /// The depth of the last completed iteration (0 for a finished game).
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// An evaluator failed on a state.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EvaluationError {
+    /// The state, in notation.
+    pub state: String,
+    pub reason: String,
+}
+
+impl fmt::Display for EvaluationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot evaluate {}: {}", self.state, self.reason)
+    }
+}
+
+impl std::error::Error for EvaluationError {}
+
+/// Values the new leaves of the book (see the module documentation for the
+/// contract: side-to-move view, engine units, deterministic).
+pub trait LeafEvaluator: Send + Sync {
+    fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError>;
+    /// One line naming the evaluator and its limits, e.g.
+    /// `negamax-2014 depth 7`.
+    fn describe(&self) -> String;
+}
+
+/// The exact value of a finished game for its side to move: ±[`WIN`] or 0.
+pub fn terminal_value(state: &GameState) -> Option<i32> {
+    let score = state.final_score()?;
+    let mover = state.to_move().index();
+    Some(outcome(score[mover] as i32, score[1 - mover] as i32))
+}
+
+/// The value, for its side to move, of a state at which the game ends by
+/// repetition: each player takes the seeds on their own side.
+pub fn repetition_value(state: &GameState) -> i32 {
+    let mover = state.to_move();
+    let position = state.position();
+    let own = state.store(mover) as i32 + position.own_seeds() as i32;
+    let other = state.store(mover.other()) as i32 + position.opponent_seeds() as i32;
+    outcome(own, other)
+}
+
+fn outcome(own: i32, other: i32) -> i32 {
+    match own.cmp(&other) {
+        std::cmp::Ordering::Greater => WIN,
+        std::cmp::Ordering::Less => -WIN,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+/// The engine's 2014 heuristic (rules-and-values.md) for the side to move:
+/// 25 per seed of store difference; per own pit +28 above 12 seeds, −54
+/// empty, −36 holding 1 or 2; the opposite for the opponent's pits.
+/// Clamped to ±[`HEURISTIC_LIMIT`].
+pub fn heuristic(position: &Position, own_store: u8, other_store: u8) -> i32 {
+    let mut score = 25 * (own_store as i32 - other_store as i32);
+    for (pit, &seeds) in position.pits().iter().enumerate() {
+        let feature = match seeds {
+            0 => -54,
+            1 | 2 => -36,
+            13.. => 28,
+            _ => 0,
+        };
+        score += if pit < ROW { feature } else { -feature };
+    }
+    score.clamp(-HEURISTIC_LIMIT, HEURISTIC_LIMIT)
+}
+
+/// A deterministic placeholder evaluator: alpha-beta negamax on the 2014
+/// heuristic, iterative deepening to `depth` plies, optionally stopped by a
+/// node limit (the last completed iteration counts; iteration 1 always
+/// completes). Captures are tried first, then pits in order. The game's end
+/// is exact inside the search (a store above 24, both at 24, a mover without
+/// moves); repetitions are not seen (a cycle needs at least 12 plies, and
+/// book states carry no history).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Negamax {
+    pub depth: u32,
+    pub max_nodes: Option<u64>,
+}
+
+/// The deepest iteration [`Negamax`] accepts.
+pub const NEGAMAX_MAX_DEPTH: u32 = 40;
+
+const NEGAMAX_NAME: &str = "negamax-2014";
+
+impl Negamax {
+    pub fn depth(depth: u32) -> Negamax {
+        Negamax {
+            depth: depth.clamp(1, NEGAMAX_MAX_DEPTH),
+            max_nodes: None,
+        }
+    }
+
+    /// Iterative deepening up to [`NEGAMAX_MAX_DEPTH`] within `nodes`.
+    pub fn nodes(nodes: u64) -> Negamax {
+        Negamax {
+            depth: NEGAMAX_MAX_DEPTH,
+            max_nodes: Some(nodes),
+        }
+    }
+
+    /// Reads what [`LeafEvaluator::describe`] wrote.
+    pub fn from_description(text: &str) -> Option<Negamax> {
+        let mut words = text.split_whitespace();
+        if words.next()? != NEGAMAX_NAME || words.next()? != "depth" {
+            return None;
+        }
+        let depth: u32 = words.next()?.parse().ok()?;
+        let max_nodes = match words.next() {
+            None => None,
+            Some("nodes") => Some(words.next()?.parse().ok()?),
+            Some(_) => return None,
+        };
+        if words.next().is_some() || depth == 0 || depth > NEGAMAX_MAX_DEPTH {
+            return None;
+        }
+        Some(Negamax { depth, max_nodes })
+    }
+
+    /// Searches a position (mover's view) with stores `[mover, other]`
+    /// that is not over; returns the value, best pit and nodes.
+    pub fn search_position(&self, position: &Position, stores: [u8; 2]) -> (i32, Pit, u32, u64) {
+        let mut search = AlphaBeta {
+            nodes: 0,
+            limit: u64::MAX,
+            aborted: false,
+        };
+        let mut best = (heuristic(position, stores[0], stores[1]), 0, 0);
+        for depth in 1..=self.depth.max(1) {
+            search.limit = if depth == 1 {
+                u64::MAX
+            } else {
+                self.max_nodes.unwrap_or(u64::MAX)
+            };
+            let (value, pit) = search.root(position, stores, depth);
+            if search.aborted {
+                break;
+            }
+            best = (value, pit, depth);
+            if value.abs() >= WIN {
+                break; // proven: deeper iterations cannot change it
+            }
+        }
+        (best.0, best.1, best.2, search.nodes)
+    }
+}
+
+impl LeafEvaluator for Negamax {
+    fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError> {
+        if let Some(score) = terminal_value(state) {
+            return Ok(Evaluation {
+                score,
+                best_move: None,
+                depth: 0,
+                nodes: 0,
+            });
+        }
+        let mover = state.to_move();
+        let stores = [state.store(mover), state.store(mover.other())];
+        let (score, pit, depth, nodes) = self.search_position(&state.position(), stores);
+        Ok(Evaluation {
+            score,
+            best_move: Some(pit),
+            depth,
+            nodes,
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self.max_nodes {
+            Some(nodes) => format!("{NEGAMAX_NAME} depth {} nodes {nodes}", self.depth),
+            None => format!("{NEGAMAX_NAME} depth {}", self.depth),
+        }
+    }
+}
+
+/// Rebuilds an evaluator from the description a book directory recorded.
+///
+/// **Plug point for the search engine**: add a branch here for the
+/// description a `SearchEvaluator` writes (see [`crate::book`]).
+pub fn evaluator_from_description(text: &str) -> Option<Box<dyn LeafEvaluator>> {
+    if let Some(negamax) = Negamax::from_description(text) {
+        return Some(Box::new(negamax));
+    }
+    None
+}
+
+struct AlphaBeta {
+    nodes: u64,
+    limit: u64,
+    aborted: bool,
+}
+
+/// A child of a position: the value if the game ended with the move, else
+/// the position and stores to search.
+enum Child {
+    Over(i32),
+    Open(Position, [u8; 2]),
+}
+
+/// Plays `pit` from `position` (stores `[mover, other]`): the child for the
+/// new mover, or the final value for the player who moved.
+#[inline]
+fn child(position: &Position, stores: [u8; 2], pit: Pit) -> (Child, u8) {
+    let played = position.play(pit);
+    let mover = stores[0] + played.captured;
+    let other = stores[1];
+    let next = played.child;
+    let result = if mover > 24 {
+        Child::Over(WIN)
+    } else if mover == 24 && other == 24 {
+        Child::Over(0)
+    } else if next.legal_moves().is_empty() {
+        // The new mover is stuck: each side takes the seeds of its own row.
+        let own = mover as i32 + next.opponent_seeds() as i32;
+        let theirs = other as i32 + next.own_seeds() as i32;
+        Child::Over(outcome(own, theirs))
+    } else {
+        Child::Open(next, [other, mover])
+    };
+    (result, played.captured)
+}
+
+impl AlphaBeta {
+    fn ordered(position: &Position, stores: [u8; 2]) -> ([(Child, Pit); ROW], usize) {
+        let mut children: [(Child, Pit); ROW] = std::array::from_fn(|_| (Child::Over(0), 0));
+        let mut captures = [0u8; ROW];
+        let mut count = 0;
+        for pit in position.legal_moves() {
+            let (c, captured) = child(position, stores, pit);
+            // Insertion: more seeds captured first, then pit order.
+            let mut at = count;
+            while at > 0 && captures[at - 1] < captured {
+                at -= 1;
+            }
+            for i in (at..count).rev() {
+                children.swap(i, i + 1);
+                captures.swap(i, i + 1);
+            }
+            children[at] = (c, pit);
+            captures[at] = captured;
+            count += 1;
+        }
+        (children, count)
+    }
+
+    fn root(&mut self, position: &Position, stores: [u8; 2], depth: u32) -> (i32, Pit) {
+        self.nodes += 1;
+        let (children, count) = Self::ordered(position, stores);
+        let mut best = (-WIN - 1, 0);
+        let mut alpha = -WIN - 1;
+        for (c, pit) in children.iter().take(count) {
+            let value = match c {
+                Child::Over(v) => *v,
+                Child::Open(p, s) => -self.negamax(p, *s, depth - 1, -WIN - 1, -alpha),
+            };
+            if self.aborted {
+                return best;
+            }
+            if value > best.0 {
+                best = (value, *pit);
+            }
+            alpha = alpha.max(value);
+        }
+        best
+    }
+
+    fn negamax(
+        &mut self,
+        position: &Position,
+        stores: [u8; 2],
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        if depth == 0 {
+            return heuristic(position, stores[0], stores[1]);
+        }
+        if self.nodes > self.limit {
+            self.aborted = true;
+            return 0;
+        }
+        let (children, count) = Self::ordered(position, stores);
+        let mut best = -WIN - 1;
+        for (c, _) in children.iter().take(count) {
+            let value = match c {
+                Child::Over(v) => *v,
+                Child::Open(p, s) => -self.negamax(p, *s, depth - 1, -beta, -alpha),
+            };
+            if self.aborted {
+                return 0;
+            }
+            best = best.max(value);
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plain minimax without pruning, for comparison.
+    fn minimax(position: &Position, stores: [u8; 2], depth: u32) -> i32 {
+        if depth == 0 {
+            return heuristic(position, stores[0], stores[1]);
+        }
+        position
+            .legal_moves()
+            .map(|pit| match child(position, stores, pit).0 {
+                Child::Over(v) => v,
+                Child::Open(p, s) => -minimax(&p, s, depth - 1),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn alpha_beta_equals_minimax() {
+        let mut state = GameState::start();
+        for letter in "FfEeDdCc".chars() {
+            let mover = state.to_move();
+            let stores = [state.store(mover), state.store(mover.other())];
+            for depth in 1..=4 {
+                let (value, _, _, _) =
+                    Negamax::depth(depth).search_position(&state.position(), stores);
+                assert_eq!(
+                    value,
+                    minimax(&state.position(), stores, depth),
+                    "{state} depth {depth}"
+                );
+            }
+            state.play_letter(letter).unwrap();
+        }
+    }
+
+    #[test]
+    fn start_heuristic_is_zero_and_description_round_trips() {
+        assert_eq!(heuristic(&GameState::start().position(), 0, 0), 0);
+        for e in [
+            Negamax::depth(5),
+            Negamax {
+                depth: 9,
+                max_nodes: Some(1234),
+            },
+        ] {
+            assert_eq!(Negamax::from_description(&e.describe()), Some(e));
+        }
+        assert_eq!(Negamax::from_description("negamax-2014 depth 0"), None);
+        assert_eq!(Negamax::from_description("negamax-2014 depth 3 x"), None);
+        assert!(evaluator_from_description("search nodes 5").is_none());
+    }
+
+    #[test]
+    fn node_limit_keeps_the_last_completed_iteration() {
+        let state = GameState::start();
+        let limited = Negamax::nodes(2_000).evaluate(&state).unwrap();
+        assert!(limited.depth >= 2);
+        let fixed = Negamax::depth(limited.depth).evaluate(&state).unwrap();
+        assert_eq!(limited.score, fixed.score);
+        assert_eq!(limited.best_move, fixed.best_move);
+    }
+}

@@ -1,0 +1,538 @@
+//! The book graph: every position reached from the root, transpositions
+//! merged by the engine's 44-bit state key.
+//!
+//! A node holds its state key, what the evaluator said of it (the search
+//! value for its side to move, the depth and nodes that produced it, the
+//! best move), its kind (leaf, expanded, terminal), its children (one edge
+//! per legal move, once expanded) and two derived numbers: the backed-up
+//! negamax value and the drop-out expansion priority (`dropout`).
+//!
+//! Values are engine units from the node's own side to move:
+//! * a **terminal** node (the game is over) has the exact value: +1000 won,
+//!   −1000 lost, 0 drawn (not the score difference: the engine's units say
+//!   ±1000 for a decided game);
+//! * a **leaf** (evaluated, not expanded) has its search value;
+//! * an **expanded** node has `max over children of −value(child)`.
+//!
+//! The graph stays acyclic. Stores are part of the state key and only
+//! grow, so a cycle can only consist of moves without captures; that is a
+//! repetition, which ends the game. An expansion whose move leads (without
+//! a capture) to a state from which the expanded node can already be
+//! reached therefore gets a **repetition edge**: it points at the existing
+//! node but carries its own exact value (each player takes their own
+//! side), and takes no part in the child's value or priority. This is
+//! exact for games that come through the child, an approximation for those
+//! that reach the parent another way (rare in openings, counted by
+//! `stats`).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use super::dropout::{child_term, Omega, Selection, INFINITE};
+use super::eval::{repetition_value, terminal_value};
+use crate::game::GameState;
+use crate::rank::{state_from_key, state_key};
+use crate::rules::ROW;
+
+/// Index of a node; the root is 0.
+pub type NodeId = u32;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum NodeKind {
+    /// Evaluated, children not generated yet.
+    Leaf,
+    /// Every legal move has an edge.
+    Expanded,
+    /// The game is over: exact value, never expanded.
+    Terminal,
+}
+
+/// One move of an expanded node.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Edge {
+    /// The mover's pit, 0..6 (A..F or a..f).
+    pub pit: u8,
+    pub child: NodeId,
+    /// Set on a repetition edge: its exact value for the child's side to
+    /// move.
+    pub repetition: Option<i16>,
+    /// Expansions whose selection went through this edge.
+    pub visits: u64,
+}
+
+/// What the evaluator said of a node (or the exact value of a finished
+/// game, with depth and nodes 0).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct NodeEval {
+    /// Side-to-move view, engine units, within ±1000.
+    pub score: i16,
+    /// The search depth that produced it.
+    pub depth: u16,
+    /// The nodes that search used.
+    pub nodes: u64,
+    /// The search's best move (pit 0..6).
+    pub best: Option<u8>,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Node {
+    pub key: u64,
+    pub kind: NodeKind,
+    pub eval: NodeEval,
+    /// Expansions whose selection reached this node (its own included).
+    pub visits: u64,
+    /// Backed-up negamax value (side-to-move view).
+    pub value: i32,
+    /// Drop-out expansion priority in micro-plies ([`INFINITE`]: never).
+    pub priority: i64,
+    /// Children, in pit order (expanded nodes only).
+    pub edges: Vec<Edge>,
+    /// Nodes with a (non-repetition) edge to this one.
+    pub(crate) parents: Vec<NodeId>,
+    /// Seeds in both stores.
+    pub(crate) captured: u8,
+    pub(crate) in_flight: bool,
+}
+
+/// The book: nodes, the key index, ω and the expansions done.
+#[derive(Clone, Debug)]
+pub struct BookGraph {
+    omega: Omega,
+    nodes: Vec<Node>,
+    index: HashMap<u64, NodeId>,
+    expansions: u64,
+}
+
+impl PartialEq for BookGraph {
+    fn eq(&self, other: &BookGraph) -> bool {
+        self.omega == other.omega
+            && self.nodes == other.nodes
+            && self.expansions == other.expansions
+    }
+}
+
+impl BookGraph {
+    /// A book holding only its root.
+    pub fn new(
+        omega: Omega,
+        root_key: u64,
+        captured: u8,
+        kind: NodeKind,
+        eval: NodeEval,
+    ) -> BookGraph {
+        let mut graph = BookGraph {
+            omega,
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            expansions: 0,
+        };
+        graph.add_node(root_key, captured, kind, eval);
+        graph
+    }
+
+    pub fn omega(&self) -> Omega {
+        self.omega
+    }
+
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node of a state key.
+    pub fn get(&self, key: u64) -> Option<NodeId> {
+        self.index.get(&key).copied()
+    }
+
+    /// Leaves expanded so far.
+    pub fn expansions(&self) -> u64 {
+        self.expansions
+    }
+
+    /// The value of an edge's child for the child's side to move.
+    pub fn edge_value(&self, edge: &Edge) -> i32 {
+        match edge.repetition {
+            Some(value) => value as i32,
+            None => self.node(edge.child).value,
+        }
+    }
+
+    /// The value of an edge's move for the player who plays it.
+    pub fn move_value(&self, edge: &Edge) -> i32 {
+        -self.edge_value(edge)
+    }
+
+    /// The priority an edge's child brings (∞ for a repetition edge).
+    pub fn edge_priority(&self, edge: &Edge) -> i64 {
+        match edge.repetition {
+            Some(_) => INFINITE,
+            None => self.node(edge.child).priority,
+        }
+    }
+
+    /// The edge of the best move of an expanded node (highest move value,
+    /// the first pit on a tie).
+    pub fn best_edge(&self, id: NodeId) -> Option<&Edge> {
+        let mut best: Option<&Edge> = None;
+        for edge in &self.node(id).edges {
+            if best.is_none_or(|b| self.move_value(edge) > self.move_value(b)) {
+                best = Some(edge);
+            }
+        }
+        best
+    }
+
+    /// The principal line from `from`: best moves while the node is
+    /// expanded, as `(node, edge)` pairs; it stops after a repetition edge.
+    pub fn principal_line(&self, from: NodeId) -> Vec<(NodeId, Edge)> {
+        let mut line = Vec::new();
+        let mut id = from;
+        while let Some(edge) = self.best_edge(id) {
+            line.push((id, *edge));
+            if edge.repetition.is_some() || line.len() > self.nodes.len() {
+                break;
+            }
+            id = edge.child;
+        }
+        line
+    }
+
+    /// Shortest distance in plies from the root to every node
+    /// (`u32::MAX` if unreachable), over non-repetition edges.
+    pub fn depths(&self) -> Vec<u32> {
+        let mut depth = vec![u32::MAX; self.nodes.len()];
+        let mut queue = VecDeque::from([self.root()]);
+        depth[0] = 0;
+        while let Some(id) = queue.pop_front() {
+            let d = depth[id as usize];
+            for edge in &self.node(id).edges {
+                if edge.repetition.is_none() && depth[edge.child as usize] == u32::MAX {
+                    depth[edge.child as usize] = d + 1;
+                    queue.push_back(edge.child);
+                }
+            }
+        }
+        depth
+    }
+
+    /// A book holding the start of the game, valued `eval`.
+    pub fn start(omega: Omega, eval: NodeEval) -> BookGraph {
+        let start = GameState::start();
+        BookGraph::new(omega, state_key(&start), 0, NodeKind::Leaf, eval)
+    }
+
+    /// Expands one leaf on its own (the growth does it in batches): every
+    /// legal move gets an edge; a child already in the book is linked, a new
+    /// one is added, valued by `evaluate` (a finished game gets its exact
+    /// value instead). Values and priorities are updated. For tools and
+    /// tests that build books by hand.
+    pub fn expand_with(
+        &mut self,
+        leaf: NodeId,
+        mut evaluate: impl FnMut(&GameState) -> NodeEval,
+    ) -> Result<(), String> {
+        let node = self
+            .nodes
+            .get(leaf as usize)
+            .ok_or_else(|| format!("no node {leaf}"))?;
+        if node.kind != NodeKind::Leaf {
+            return Err(format!("node {leaf} is not a leaf"));
+        }
+        let state = state_from_key(node.key).ok_or_else(|| format!("node {leaf}: bad key"))?;
+        let mut children = Vec::new();
+        for pit in state.legal_moves() {
+            let mut next = state.clone();
+            next.play_unchecked(pit);
+            let child = GameState::from_parts(next.pits(), next.stores(), next.to_move());
+            let key = state_key(&child);
+            let id = match self.get(key) {
+                Some(id) => id,
+                None => {
+                    let (kind, eval) = match terminal_value(&child) {
+                        Some(value) => (
+                            NodeKind::Terminal,
+                            NodeEval {
+                                score: value as i16,
+                                depth: 0,
+                                nodes: 0,
+                                best: None,
+                            },
+                        ),
+                        None => {
+                            let mut eval = evaluate(&child);
+                            eval.score = eval.score.clamp(-1000, 1000);
+                            eval.best = eval.best.filter(|&p| (p as usize) < ROW);
+                            (NodeKind::Leaf, eval)
+                        }
+                    };
+                    let stores = child.stores();
+                    self.add_node(key, stores[0] + stores[1], kind, eval)
+                }
+            };
+            children.push((pit as u8, id));
+        }
+        self.expand(leaf, &children);
+        self.refresh(&[leaf]);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ growth
+
+    /// Adds a leaf or terminal node (no edges) and returns its id.
+    pub(crate) fn add_node(
+        &mut self,
+        key: u64,
+        captured: u8,
+        kind: NodeKind,
+        eval: NodeEval,
+    ) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        let priority = if kind == NodeKind::Terminal {
+            INFINITE
+        } else {
+            0
+        };
+        self.nodes.push(Node {
+            key,
+            kind,
+            eval,
+            visits: 0,
+            value: eval.score as i32,
+            priority,
+            edges: Vec::new(),
+            parents: Vec::new(),
+            captured,
+            in_flight: false,
+        });
+        self.index.insert(key, id);
+        id
+    }
+
+    /// Gives leaf `leaf` its children `(pit, child)` in pit order: a move
+    /// without capture to a node from which `leaf` is reachable becomes a
+    /// repetition edge. Values and priorities are refreshed by the caller
+    /// ([`BookGraph::refresh`]).
+    pub(crate) fn expand(&mut self, leaf: NodeId, children: &[(u8, NodeId)]) {
+        let mut edges = Vec::with_capacity(children.len());
+        for &(pit, child) in children {
+            let quiet = self.node(child).captured == self.node(leaf).captured;
+            let repetition = if quiet && self.reaches(child, leaf) {
+                let value = state_from_key(self.node(child).key)
+                    .map(|state| repetition_value(&state))
+                    .unwrap_or(0);
+                Some(value as i16)
+            } else {
+                let parents = &mut self.nodes[child as usize].parents;
+                if !parents.contains(&leaf) {
+                    parents.push(leaf);
+                }
+                None
+            };
+            edges.push(Edge {
+                pit,
+                child,
+                repetition,
+                visits: 0,
+            });
+        }
+        let node = &mut self.nodes[leaf as usize];
+        node.edges = edges;
+        node.kind = NodeKind::Expanded;
+        node.in_flight = false;
+        self.expansions += 1;
+    }
+
+    /// Counts a selection's descent in the visits of its nodes and edges.
+    pub(crate) fn record_visits(&mut self, selection: &Selection) {
+        for &(id, edge) in &selection.path {
+            let node = &mut self.nodes[id as usize];
+            node.visits += 1;
+            if let Some(edge) = node.edges.get_mut(edge) {
+                edge.visits += 1;
+            }
+        }
+        self.nodes[selection.leaf as usize].visits += 1;
+    }
+
+    /// Whether `target` can be reached from `from` by moves without
+    /// captures (only such paths can close a cycle).
+    fn reaches(&self, from: NodeId, target: NodeId) -> bool {
+        let captured = self.node(target).captured;
+        let mut seen = HashSet::from([from]);
+        let mut stack = vec![from];
+        while let Some(id) = stack.pop() {
+            if id == target {
+                return true;
+            }
+            for edge in &self.node(id).edges {
+                let child = edge.child;
+                if edge.repetition.is_none()
+                    && self.node(child).captured == captured
+                    && seen.insert(child)
+                {
+                    stack.push(child);
+                }
+            }
+        }
+        false
+    }
+
+    /// Marks a leaf in flight (priority ∞) and updates the priorities
+    /// above it.
+    pub(crate) fn set_in_flight(&mut self, leaf: NodeId) {
+        self.nodes[leaf as usize].in_flight = true;
+        self.refresh(&[leaf]);
+    }
+
+    /// Clears every in-flight mark left by a batch that was not applied.
+    pub fn release(&mut self, leaves: &[NodeId]) {
+        for &leaf in leaves {
+            self.nodes[leaf as usize].in_flight = false;
+        }
+        self.refresh(leaves);
+    }
+
+    /// Value and priority of a node from its children (or its own eval).
+    fn compute(&self, id: NodeId) -> (i32, i64) {
+        let node = self.node(id);
+        match node.kind {
+            NodeKind::Terminal => (node.eval.score as i32, INFINITE),
+            NodeKind::Leaf => {
+                let priority = if node.in_flight { INFINITE } else { 0 };
+                (node.eval.score as i32, priority)
+            }
+            NodeKind::Expanded => {
+                let best = node
+                    .edges
+                    .iter()
+                    .map(|e| self.move_value(e))
+                    .max()
+                    .unwrap_or(node.eval.score as i32);
+                let priority = node
+                    .edges
+                    .iter()
+                    .map(|e| {
+                        child_term(self.edge_priority(e), best, self.move_value(e), self.omega)
+                    })
+                    .min()
+                    .unwrap_or(INFINITE);
+                (best, priority)
+            }
+        }
+    }
+
+    /// Recomputes value and priority of `starts`, then of every ancestor
+    /// whose inputs changed. The result is the unique fixed point of the
+    /// acyclic graph, whatever the order of `starts`.
+    pub(crate) fn refresh(&mut self, starts: &[NodeId]) {
+        let mut queue: VecDeque<NodeId> = starts.iter().copied().collect();
+        while let Some(id) = queue.pop_front() {
+            let computed = self.compute(id);
+            let node = &mut self.nodes[id as usize];
+            if computed != (node.value, node.priority) {
+                (node.value, node.priority) = computed;
+                queue.extend(node.parents.iter().copied());
+            }
+        }
+    }
+
+    /// Rebuilds parents, values and priorities of the whole graph (after
+    /// loading). Fails, naming a node, if the non-repetition edges form a
+    /// cycle or point outside the graph.
+    pub(crate) fn rebuild(&mut self) -> Result<(), String> {
+        let count = self.nodes.len();
+        for node in &mut self.nodes {
+            node.parents.clear();
+            node.in_flight = false;
+        }
+        for id in 0..count {
+            for e in 0..self.nodes[id].edges.len() {
+                let edge = self.nodes[id].edges[e];
+                if edge.child as usize >= count {
+                    return Err(format!("node {id}: edge to node {} of {count}", edge.child));
+                }
+                if edge.repetition.is_none() {
+                    self.nodes[edge.child as usize].parents.push(id as NodeId);
+                }
+            }
+        }
+        // Post-order by an iterative depth-first search; grey nodes are on
+        // the stack, so meeting one again means a cycle.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            White,
+            Grey,
+            Black,
+        }
+        let mut mark = vec![Mark::White; count];
+        for start in 0..count {
+            if mark[start] != Mark::White {
+                continue;
+            }
+            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+            mark[start] = Mark::Grey;
+            while let Some(top) = stack.last_mut() {
+                let (id, next) = *top;
+                if let Some(edge) = self.nodes[id].edges.get(next).copied() {
+                    top.1 += 1;
+                    if edge.repetition.is_some() {
+                        continue;
+                    }
+                    let child = edge.child as usize;
+                    match mark[child] {
+                        Mark::White => {
+                            mark[child] = Mark::Grey;
+                            stack.push((child, 0));
+                        }
+                        Mark::Grey => return Err(format!("node {id}: its edges form a cycle")),
+                        Mark::Black => {}
+                    }
+                } else {
+                    stack.pop();
+                    mark[id] = Mark::Black;
+                    let (value, priority) = self.compute(id as NodeId);
+                    let node = &mut self.nodes[id];
+                    node.value = value;
+                    node.priority = priority;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Assembles a graph from decoded parts (`store`), then [`Self::rebuild`].
+    pub(crate) fn from_parts(
+        omega: Omega,
+        nodes: Vec<Node>,
+        expansions: u64,
+    ) -> Result<BookGraph, String> {
+        let mut index = HashMap::with_capacity(nodes.len());
+        for (id, node) in nodes.iter().enumerate() {
+            if index.insert(node.key, id as NodeId).is_some() {
+                return Err(format!("node {id}: key 0x{:X} appears twice", node.key));
+            }
+        }
+        let mut graph = BookGraph {
+            omega,
+            nodes,
+            index,
+            expansions,
+        };
+        graph.rebuild()?;
+        Ok(graph)
+    }
+}

@@ -1,0 +1,170 @@
+//! The opening book: grown from the start position by drop-out expansion
+//! (Lincke), every new node valued by a [`LeafEvaluator`], stored in a
+//! resumable directory, exported in the engine's two book layouts.
+//!
+//! * [`graph`]: positions merged by state key, values, priorities.
+//! * [`dropout`]: the expansion priority formula and the deterministic
+//!   batched selection.
+//! * [`grow`](mod@grow): the worker pool and the growth loop.
+//! * [`store`]: the book directory (manifest, checkpoints, lock);
+//!   `docs/book-format.md`.
+//! * [`export`]: "Oware Opening Book 1.0" and "DOE Opening Book 1.0".
+//! * [`probe`]: book moves of any book, book lines, statistics.
+//! * [`play`]: matches between engines with and without books.
+//! * [`eval`]: the evaluator trait and the placeholder [`Negamax`].
+//!
+//! # Plugging in the search engine (issue 4)
+//! Once `crate::search` is merged, three additions replace the placeholder.
+//!
+//! 1. In `src/book/eval.rs`, an evaluator around the searcher. A `Searcher`
+//!    searches with `&mut self` and keeps a transposition table, so each
+//!    worker thread keeps its own and clears it before every search (the
+//!    search is then deterministic for a node or depth limit):
+//!
+//! ```text
+//! pub struct SearchEvaluator { pub nodes: u64 }
+//!
+//! thread_local! {
+//!     static SEARCHER: RefCell<Option<Searcher>> = const { RefCell::new(None) };
+//! }
+//!
+//! impl LeafEvaluator for SearchEvaluator {
+//!     fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError> {
+//!         let fail = |e: &dyn Display| EvaluationError { state: state.to_string(), reason: e.to_string() };
+//!         SEARCHER.with(|cell| {
+//!             let mut cell = cell.borrow_mut();
+//!             if cell.is_none() {
+//!                 *cell = Some(Searcher::new(Options::default()).map_err(|e| fail(&e))?);
+//!             }
+//!             let searcher = cell.as_mut().expect("just set");
+//!             searcher.clear();
+//!             let r = searcher.search(state, &Limits::nodes(self.nodes)).map_err(|e| fail(&e))?;
+//!             Ok(Evaluation { score: r.score.engine_units() as i32, best_move: r.best_move,
+//!                             depth: r.depth, nodes: r.nodes })
+//!         })
+//!     }
+//!     fn describe(&self) -> String { format!("search nodes {}", self.nodes) }
+//! }
+//! ```
+//!
+//! 2. In [`eval::evaluator_from_description`], a branch that reads
+//!    `search nodes N` back (resumed growth rebuilds the evaluator from the
+//!    book's manifest).
+//! 3. In `bin/openings.rs` (function `evaluator`) and `bin/match.rs`
+//!    (function `engine`), an option `--search-nodes N` that builds
+//!    `SearchEvaluator { nodes: N }` instead of [`Negamax`]. Nothing else
+//!    changes: growth, checkpoints, exports and matches only see the trait.
+//!
+//! A book directory records its evaluator: a book grown with the
+//! placeholder cannot be resumed with the search (the values would not
+//! mix); grow a new directory (the `make openings` target names it).
+
+pub mod dropout;
+pub mod eval;
+pub mod export;
+pub mod graph;
+pub mod grow;
+pub mod play;
+pub mod probe;
+pub mod store;
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use crate::formats::FormatError;
+
+pub use dropout::{Omega, Selection};
+pub use eval::{Evaluation, EvaluationError, LeafEvaluator, Negamax};
+pub use graph::{BookGraph, Edge, Node, NodeEval, NodeId, NodeKind};
+pub use grow::{grow, Budget, GrowOptions, GrowReport};
+pub use probe::{BookMove, BookSource, BookStats, LoadedBook, ProbeReport};
+pub use store::{Manifest, Parameters};
+
+/// Everything that can go wrong with a book.
+#[derive(Debug)]
+pub enum BookError {
+    Io {
+        path: PathBuf,
+        error: io::Error,
+    },
+    /// A file of the book directory is damaged; nothing was written.
+    Corrupt {
+        path: PathBuf,
+        problem: String,
+    },
+    /// The directory holds no book manifest.
+    NotABook {
+        dir: PathBuf,
+    },
+    /// The book holds no checkpoint yet.
+    Empty {
+        dir: PathBuf,
+    },
+    /// The directory holds a book grown with other parameters.
+    Parameters {
+        dir: PathBuf,
+        found: String,
+        wanted: String,
+    },
+    /// Another growth holds the directory.
+    Busy {
+        dir: PathBuf,
+    },
+    BadOption(String),
+    Evaluation(EvaluationError),
+    /// Reading or writing one of the engine's layouts.
+    Format {
+        path: Option<PathBuf>,
+        error: FormatError,
+    },
+}
+
+impl fmt::Display for BookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BookError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            BookError::Corrupt { path, problem } => write!(
+                f,
+                "{}: {problem}; the book is damaged and was left as it is",
+                path.display()
+            ),
+            BookError::NotABook { dir } => {
+                write!(f, "{}: not a book directory (no manifest)", dir.display())
+            }
+            BookError::Empty { dir } => write!(
+                f,
+                "{}: the book has no checkpoint yet (grow it first)",
+                dir.display()
+            ),
+            BookError::Parameters { dir, found, wanted } => write!(
+                f,
+                "{} holds a book grown with {found}; asked for {wanted}: use another directory",
+                dir.display()
+            ),
+            BookError::Busy { dir } => write!(
+                f,
+                "{}: another growth is running in this directory",
+                dir.display()
+            ),
+            BookError::BadOption(text) => f.write_str(text),
+            BookError::Evaluation(e) => write!(f, "{e}"),
+            BookError::Format {
+                path: Some(path),
+                error,
+            } => write!(f, "{}: {error}", path.display()),
+            BookError::Format { path: None, error } => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for BookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BookError::Io { error, .. } => Some(error),
+            BookError::Format { error, .. } => Some(error),
+            BookError::Evaluation(e) => Some(e),
+            _ => None,
+        }
+    }
+}

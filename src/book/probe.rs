@@ -1,0 +1,520 @@
+//! Reading books: what a state's book moves are, in our own books and in
+//! the engine's two layouts alike ([`BookSource`]), the book line, the depth
+//! in book, and the statistics of a grown book.
+
+use std::collections::{HashSet, VecDeque};
+use std::fmt;
+use std::path::Path;
+
+use super::graph::{BookGraph, NodeKind};
+use super::store::Parameters;
+use super::BookError;
+use crate::formats::doe::DoeBook;
+use crate::formats::opening_book::OpeningBook;
+use crate::formats::{detect, FileKind};
+use crate::game::{GameState, Side};
+use crate::notation::Game;
+use crate::rank::{state_key, SOUTH_TO_MOVE_BIT};
+use crate::rules::Pit;
+
+/// A move a book knows.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct BookMove {
+    /// The mover's pit, 0..6.
+    pub pit: Pit,
+    /// The move's value for the player who plays it, engine units (higher
+    /// is better).
+    pub score: f64,
+    /// Visits, where the book records them.
+    pub count: Option<u64>,
+}
+
+/// Anything that knows book moves.
+pub trait BookSource {
+    /// The book moves of `state` in pit order; empty if it is not in the
+    /// book.
+    fn book_moves(&self, state: &GameState) -> Vec<BookMove>;
+}
+
+impl BookSource for BookGraph {
+    fn book_moves(&self, state: &GameState) -> Vec<BookMove> {
+        let Some(id) = self.get(state_key(state)) else {
+            return Vec::new();
+        };
+        self.node(id)
+            .edges
+            .iter()
+            .map(|edge| BookMove {
+                pit: edge.pit as Pit,
+                score: self.move_value(edge) as f64,
+                count: Some(edge.visits + 1),
+            })
+            .collect()
+    }
+}
+
+impl BookSource for OpeningBook {
+    fn book_moves(&self, state: &GameState) -> Vec<BookMove> {
+        let Some(entry) = self.get_state(state) else {
+            return Vec::new();
+        };
+        state
+            .legal_moves()
+            .filter_map(|pit| {
+                entry.score(pit).map(|score| BookMove {
+                    pit,
+                    score: score as f64,
+                    count: None,
+                })
+            })
+            .collect()
+    }
+}
+
+impl BookSource for DoeBook {
+    fn book_moves(&self, state: &GameState) -> Vec<BookMove> {
+        let mut moves: Vec<BookMove> = self
+            .children_of_state(state)
+            .iter()
+            .filter(|e| {
+                e.mover() == state.to_move() && state.legal_moves().contains(e.relative_pit())
+            })
+            .map(|e| BookMove {
+                pit: e.relative_pit(),
+                score: -e.score,
+                count: Some(e.count),
+            })
+            .collect();
+        moves.sort_by_key(|m| m.pit);
+        moves.dedup_by_key(|m| m.pit);
+        moves
+    }
+}
+
+/// The best of some book moves: the highest score, the first pit on a tie
+/// (NaN scores never win).
+pub fn best_move(moves: &[BookMove]) -> Option<&BookMove> {
+    let mut best: Option<&BookMove> = None;
+    for m in moves.iter().filter(|m| !m.score.is_nan()) {
+        if best.is_none_or(|b| m.score > b.score) {
+            best = Some(m);
+        }
+    }
+    best
+}
+
+/// A book in any of the layouts we read.
+#[derive(Clone, Debug)]
+pub enum LoadedBook {
+    /// Our own book directory.
+    Graph {
+        graph: BookGraph,
+        parameters: Parameters,
+    },
+    /// "Oware Opening Book 1.0".
+    Classic(OpeningBook),
+    /// "DOE Opening Book 1.0".
+    Doe(DoeBook),
+}
+
+impl LoadedBook {
+    /// Opens a book directory, or a file in either engine layout (zstd
+    /// compressed if its name ends in `.zst`).
+    pub fn open(path: &Path) -> Result<LoadedBook, BookError> {
+        if path.is_dir() {
+            let stored = super::store::load(path)?;
+            let graph = stored.graph.ok_or_else(|| BookError::Empty {
+                dir: path.to_path_buf(),
+            })?;
+            return Ok(LoadedBook::Graph {
+                graph,
+                parameters: stored.manifest.parameters,
+            });
+        }
+        let io = |error| BookError::Io {
+            path: path.to_path_buf(),
+            error,
+        };
+        let mut bytes = std::fs::read(path).map_err(io)?;
+        if path.extension().is_some_and(|e| e == "zst") {
+            bytes = zstd::stream::decode_all(&bytes[..]).map_err(io)?;
+        }
+        let format = |error| BookError::Format {
+            path: Some(path.to_path_buf()),
+            error,
+        };
+        match detect(&bytes) {
+            Some(FileKind::OpeningBook) => Ok(LoadedBook::Classic(
+                OpeningBook::from_bytes(&bytes).map_err(format)?,
+            )),
+            Some(FileKind::Doe) => Ok(LoadedBook::Doe(
+                DoeBook::from_bytes(&bytes).map_err(format)?,
+            )),
+            _ => Err(BookError::BadOption(format!(
+                "{}: neither a book directory nor an opening book file",
+                path.display()
+            ))),
+        }
+    }
+
+    pub fn source(&self) -> &dyn BookSource {
+        match self {
+            LoadedBook::Graph { graph, .. } => graph,
+            LoadedBook::Classic(book) => book,
+            LoadedBook::Doe(book) => book,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LoadedBook::Graph { .. } => "book directory",
+            LoadedBook::Classic(_) => "Oware Opening Book 1.0",
+            LoadedBook::Doe(_) => "DOE Opening Book 1.0",
+        }
+    }
+}
+
+/// The longest book line [`book_line`] follows.
+pub const MAX_LINE: usize = 200;
+
+/// The book line from `state`: the best book move while there is one
+/// (the game's own end and repetition rules apply).
+pub fn book_line(source: &dyn BookSource, state: &GameState) -> Vec<(char, f64)> {
+    let mut state = state.clone();
+    let mut line = Vec::new();
+    while line.len() < MAX_LINE && !state.is_over() {
+        let moves = source.book_moves(&state);
+        let Some(best) = best_move(&moves).copied() else {
+            break;
+        };
+        let letter = state.to_move().move_letter(best.pit);
+        if state.play(best.pit).is_err() {
+            break;
+        }
+        line.push((letter, best.score));
+    }
+    line
+}
+
+/// Shortest distance in plies from the start of the game to `target`
+/// along book moves (breadth first over at most `cap` states).
+pub fn book_depth(source: &dyn BookSource, target: u64, cap: usize) -> Option<u32> {
+    let start = GameState::start();
+    let mut seen = HashSet::from([state_key(&start)]);
+    let mut queue = VecDeque::from([(start, 0u32)]);
+    while let Some((state, depth)) = queue.pop_front() {
+        if state_key(&state) == target {
+            return Some(depth);
+        }
+        for m in source.book_moves(&state) {
+            let mut next = state.clone();
+            if next.play(m.pit).is_err() {
+                continue;
+            }
+            let next = GameState::from_parts(next.pits(), next.stores(), next.to_move());
+            if seen.len() < cap && seen.insert(state_key(&next)) {
+                queue.push_back((next, depth + 1));
+            }
+        }
+    }
+    None
+}
+
+/// What `openings probe` prints.
+#[derive(Clone, Debug)]
+pub struct ProbeReport {
+    pub state: GameState,
+    pub moves: Vec<BookMove>,
+    /// Plies from the start to the state along book moves.
+    pub depth: Option<u32>,
+    /// For a game: how many of its moves were played from book states with
+    /// a book move, and how many it has.
+    pub game_in_book: Option<(usize, usize)>,
+    pub line: Vec<(char, f64)>,
+    /// Our own books: what the node holds.
+    pub node: Option<String>,
+}
+
+/// Probes a book with a game (or a bare state).
+pub fn probe(book: &LoadedBook, game: &Game) -> ProbeReport {
+    let source = book.source();
+    let state = game.current.clone();
+    let key = state_key(&state);
+    let depth = match book {
+        LoadedBook::Graph { graph, .. } => graph
+            .get(key)
+            .map(|id| graph.depths()[id as usize])
+            .filter(|&d| d != u32::MAX),
+        _ => book_depth(source, key, 2_000_000),
+    };
+    let game_in_book = (!game.moves.is_empty()).then(|| {
+        let mut s = game.start.clone();
+        let mut inside = 0;
+        for letter in game.moves.chars() {
+            let Ok(pit) = s.letter_pit(letter) else { break };
+            if !source.book_moves(&s).iter().any(|m| m.pit == pit)
+                || s.play_past_decision(pit).is_err()
+            {
+                break;
+            }
+            inside += 1;
+        }
+        (inside, game.moves.chars().count())
+    });
+    let node = match book {
+        LoadedBook::Graph { graph, .. } => graph.get(key).map(|id| {
+            let n = graph.node(id);
+            let kind = match n.kind {
+                NodeKind::Leaf => "leaf",
+                NodeKind::Expanded => "expanded",
+                NodeKind::Terminal => "finished game",
+            };
+            let best = n
+                .eval
+                .best
+                .map(|p| state.to_move().move_letter(p as usize).to_string())
+                .unwrap_or_else(|| "-".into());
+            format!(
+                "{kind}, value {:+} (search {:+} at depth {}, {} nodes, best {best}), {} visits",
+                n.value, n.eval.score, n.eval.depth, n.eval.nodes, n.visits
+            )
+        }),
+        _ => None,
+    };
+    ProbeReport {
+        line: book_line(source, &state),
+        moves: source.book_moves(&state),
+        depth,
+        game_in_book,
+        node,
+        state,
+    }
+}
+
+fn score_text(score: f64) -> String {
+    if score.fract() == 0.0 {
+        format!("{score:+}")
+    } else {
+        format!("{score:+.2}")
+    }
+}
+
+impl fmt::Display for ProbeReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "state: {}", self.state)?;
+        if let Some(node) = &self.node {
+            writeln!(f, "node: {node}")?;
+        }
+        match self.depth {
+            Some(d) => writeln!(f, "depth in book: {d} plies from the start")?,
+            None => writeln!(
+                f,
+                "depth in book: not reached from the start along book moves"
+            )?,
+        }
+        if let Some((inside, total)) = self.game_in_book {
+            writeln!(f, "game: {inside} of its {total} moves were book moves")?;
+        }
+        if self.moves.is_empty() {
+            writeln!(f, "book moves: none (the state is not in the book)")?;
+        } else {
+            let best = best_move(&self.moves).map(|m| m.pit);
+            writeln!(
+                f,
+                "book moves (value for {:?}, best first marked *):",
+                self.state.to_move()
+            )?;
+            for m in &self.moves {
+                let mark = if Some(m.pit) == best { '*' } else { ' ' };
+                let count = m.count.map(|c| format!("  {c} visits")).unwrap_or_default();
+                writeln!(
+                    f,
+                    "  {mark} {} {:>8}{count}",
+                    self.state.to_move().move_letter(m.pit),
+                    score_text(m.score)
+                )?;
+            }
+        }
+        let letters: String = self.line.iter().map(|(l, _)| *l).collect();
+        write!(
+            f,
+            "book line: {} ({} plies)",
+            if letters.is_empty() { "-" } else { &letters },
+            self.line.len()
+        )
+    }
+}
+
+// ------------------------------------------------------------ statistics
+
+/// Nodes at one distance from the root.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct DepthRow {
+    pub expanded: usize,
+    pub leaves: usize,
+    pub terminal: usize,
+}
+
+/// The shape and values of a grown book.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookStats {
+    pub parameters: Parameters,
+    pub expansions: u64,
+    pub nodes: usize,
+    pub expanded: usize,
+    pub leaves: usize,
+    pub terminal: usize,
+    pub edges: usize,
+    /// Edges into a node that already had another parent.
+    pub transpositions: usize,
+    pub repetition_edges: usize,
+    pub root_value: i32,
+    /// The root's priority in plies (`None`: nothing left to expand).
+    pub root_priority: Option<f64>,
+    /// Index = plies from the root (shortest path).
+    pub profile: Vec<DepthRow>,
+    /// Mean depth of the leaves (open and finished).
+    pub mean_leaf_depth: f64,
+    /// Per root move: letter, value for South, expansions below it.
+    pub root_moves: Vec<(char, i32, u64)>,
+    /// Letters and move values (mover's view) of the principal line.
+    pub principal_line: Vec<(char, i32)>,
+}
+
+fn side_of(key: u64) -> Side {
+    if key & SOUTH_TO_MOVE_BIT != 0 {
+        Side::South
+    } else {
+        Side::North
+    }
+}
+
+/// The statistics of a book.
+pub fn stats(graph: &BookGraph, parameters: &Parameters) -> BookStats {
+    let depths = graph.depths();
+    let mut profile: Vec<DepthRow> = Vec::new();
+    let (mut expanded, mut leaves, mut terminal, mut edges, mut repetition_edges) = (0, 0, 0, 0, 0);
+    let mut leaf_depths = 0u64;
+    for (node, &depth) in graph.nodes().iter().zip(&depths) {
+        if depth == u32::MAX {
+            continue;
+        }
+        let d = depth as usize;
+        if profile.len() <= d {
+            profile.resize(d + 1, DepthRow::default());
+        }
+        match node.kind {
+            NodeKind::Expanded => {
+                expanded += 1;
+                profile[d].expanded += 1;
+            }
+            NodeKind::Leaf => {
+                leaves += 1;
+                profile[d].leaves += 1;
+                leaf_depths += d as u64;
+            }
+            NodeKind::Terminal => {
+                terminal += 1;
+                profile[d].terminal += 1;
+                leaf_depths += d as u64;
+            }
+        }
+        edges += node.edges.len();
+        repetition_edges += node.edges.iter().filter(|e| e.repetition.is_some()).count();
+    }
+    let root = graph.node(graph.root());
+    let root_side = side_of(root.key);
+    let root_moves = root
+        .edges
+        .iter()
+        .map(|e| {
+            let value = graph.move_value(e);
+            let south = if root_side == Side::South {
+                value
+            } else {
+                -value
+            };
+            (root_side.move_letter(e.pit as usize), south, e.visits)
+        })
+        .collect();
+    let principal_line = graph
+        .principal_line(graph.root())
+        .iter()
+        .map(|(id, e)| {
+            let side = side_of(graph.node(*id).key);
+            (side.move_letter(e.pit as usize), graph.move_value(e))
+        })
+        .collect();
+    BookStats {
+        parameters: parameters.clone(),
+        expansions: graph.expansions(),
+        nodes: graph.len(),
+        expanded,
+        leaves,
+        terminal,
+        edges,
+        transpositions: (edges - repetition_edges).saturating_sub(graph.len() - 1),
+        repetition_edges,
+        root_value: root.value,
+        root_priority: (root.priority != super::dropout::INFINITE)
+            .then(|| root.priority as f64 / super::dropout::PLY as f64),
+        profile,
+        mean_leaf_depth: leaf_depths as f64 / (leaves + terminal).max(1) as f64,
+        root_moves,
+        principal_line,
+    }
+}
+
+impl fmt::Display for BookStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::cli::thousands;
+        let p = &self.parameters;
+        writeln!(
+            f,
+            "parameters: omega {} plies/unit, batch {}, evaluator '{}'",
+            p.omega, p.batch, p.evaluator
+        )?;
+        writeln!(
+            f,
+            "size: {} expansions, {} nodes ({} expanded, {} leaves, {} finished games), {} edges ({} transpositions, {} repetitions)",
+            thousands(self.expansions),
+            thousands(self.nodes as u64),
+            thousands(self.expanded as u64),
+            thousands(self.leaves as u64),
+            thousands(self.terminal as u64),
+            thousands(self.edges as u64),
+            thousands(self.transpositions as u64),
+            self.repetition_edges
+        )?;
+        writeln!(f, "root value: {:+} (South to move)", self.root_value)?;
+        match self.root_priority {
+            Some(p) => writeln!(f, "root priority: {p:.3} plies")?,
+            None => writeln!(f, "root priority: infinite (nothing left to expand)")?,
+        }
+        let moves: Vec<String> = self
+            .root_moves
+            .iter()
+            .map(|(l, v, n)| format!("{l} {v:+} ({} exp)", thousands(*n)))
+            .collect();
+        writeln!(f, "root moves: {}", moves.join(", "))?;
+        let line: String = self.principal_line.iter().map(|(l, _)| *l).collect();
+        writeln!(
+            f,
+            "principal line ({} plies): {line}",
+            self.principal_line.len()
+        )?;
+        writeln!(f, "mean leaf depth: {:.2} plies", self.mean_leaf_depth)?;
+        writeln!(
+            f,
+            "depth profile (plies from the start: expanded / leaves / finished):"
+        )?;
+        for (d, row) in self.profile.iter().enumerate() {
+            writeln!(
+                f,
+                "  {d:>3}: {:>8} {:>8} {:>6}",
+                row.expanded, row.leaves, row.terminal
+            )?;
+        }
+        Ok(())
+    }
+}

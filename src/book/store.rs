@@ -1,0 +1,644 @@
+//! The book directory: a manifest, one checkpoint, a lock. Our own format,
+//! documented byte by byte in `docs/book-format.md`.
+//!
+//! * `manifest` (text): the growth parameters (ω, batch size, evaluator)
+//!   and the current checkpoint with its size and checksum. It is written
+//!   last, atomically (temporary file, fsync, rename, directory fsync), so
+//!   it only ever names a checkpoint that is complete and durable.
+//! * `checkpoint-NNNNNNNNNN.owbook`: the whole graph after N expansions, a
+//!   zstd frame of a versioned binary record that ends in its own checksum.
+//! * `grow.lock`: held (an OS file lock) while a growth runs.
+//!
+//! Loading checks everything: the manifest's syntax, the checkpoint's size
+//! and checksum, the inner checksum, every key, every edge (the child must
+//! be the state the move reaches), acyclicity. Any failure is a
+//! [`BookError::Corrupt`] naming the file, and nothing is written.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::dropout::Omega;
+use super::graph::{BookGraph, Edge, Node, NodeEval, NodeKind};
+use super::BookError;
+use crate::atomic::write_bytes_atomically;
+use crate::checksum::checksum;
+use crate::formats::is_state_key;
+use crate::game::GameState;
+use crate::rank::{state_from_key, state_key};
+use crate::rules::ROW;
+
+pub const MANIFEST_FILE: &str = "manifest";
+pub const LOCK_FILE: &str = "grow.lock";
+const MANIFEST_SIGNATURE: &str = "oware-opening-book 1";
+/// First bytes of a decompressed checkpoint, then the version.
+pub const CHECKPOINT_MAGIC: &[u8; 8] = b"OWBOOK\r\n";
+pub const CHECKPOINT_VERSION: u32 = 1;
+/// zstd level of checkpoints (deterministic output for a given input).
+const ZSTD_LEVEL: i32 = 7;
+
+/// What a book is grown with; a resumed growth must use the same.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Parameters {
+    pub omega: Omega,
+    /// Leaves per batch (selection and checkpoints happen per batch).
+    pub batch: u32,
+    /// [`super::eval::LeafEvaluator::describe`] of the evaluator.
+    pub evaluator: String,
+}
+
+impl Parameters {
+    pub fn describe(&self) -> String {
+        format!(
+            "omega {}, batch {}, evaluator '{}'",
+            self.omega, self.batch, self.evaluator
+        )
+    }
+}
+
+/// The current checkpoint as the manifest records it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CheckpointRecord {
+    pub expansions: u64,
+    pub bytes: u64,
+    pub checksum: u64,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Manifest {
+    pub parameters: Parameters,
+    pub checkpoint: Option<CheckpointRecord>,
+}
+
+impl Manifest {
+    pub fn render(&self) -> String {
+        let p = &self.parameters;
+        let mut text = format!(
+            "{MANIFEST_SIGNATURE}\nomega-micro-plies-per-unit {}\nbatch {}\nevaluator {}\n",
+            p.omega.micro(),
+            p.batch,
+            p.evaluator
+        );
+        if let Some(c) = self.checkpoint {
+            text += &format!(
+                "checkpoint {} {} {:016x}\n",
+                c.expansions, c.bytes, c.checksum
+            );
+        }
+        text
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, BookError> {
+        let corrupt = |line: usize, what: &str| BookError::Corrupt {
+            path: path.to_path_buf(),
+            problem: format!("manifest line {line}: {what}"),
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.first() != Some(&MANIFEST_SIGNATURE) {
+            return Err(corrupt(1, "not an opening book manifest"));
+        }
+        let field = |n: usize, name: &str| -> Result<&str, BookError> {
+            lines
+                .get(n)
+                .and_then(|l| l.strip_prefix(name))
+                .and_then(|r| r.strip_prefix(' '))
+                .ok_or_else(|| corrupt(n + 1, &format!("expected '{name} …'")))
+        };
+        let omega = field(1, "omega-micro-plies-per-unit")?
+            .parse()
+            .ok()
+            .and_then(Omega::from_micro)
+            .ok_or_else(|| corrupt(2, "bad omega"))?;
+        let batch = field(2, "batch")?
+            .parse()
+            .ok()
+            .filter(|&b| b > 0)
+            .ok_or_else(|| corrupt(3, "bad batch size"))?;
+        let evaluator = field(3, "evaluator")?.to_string();
+        let checkpoint = match lines.get(4) {
+            None => None,
+            Some(_) => {
+                let words: Vec<&str> = field(4, "checkpoint")?.split(' ').collect();
+                let record = match words[..] {
+                    [e, b, c] => match (e.parse(), b.parse(), u64::from_str_radix(c, 16)) {
+                        (Ok(expansions), Ok(bytes), Ok(checksum)) => Some(CheckpointRecord {
+                            expansions,
+                            bytes,
+                            checksum,
+                        }),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                Some(record.ok_or_else(|| corrupt(5, "bad checkpoint record"))?)
+            }
+        };
+        if lines.len() > 5 {
+            return Err(corrupt(6, "unexpected line"));
+        }
+        Ok(Manifest {
+            parameters: Parameters {
+                omega,
+                batch,
+                evaluator,
+            },
+            checkpoint,
+        })
+    }
+}
+
+/// The checkpoint file of a book after `expansions` expansions.
+pub fn checkpoint_path(dir: &Path, expansions: u64) -> PathBuf {
+    dir.join(format!("checkpoint-{expansions:010}.owbook"))
+}
+
+fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
+    move |error| BookError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Reads the manifest of a book directory (`None` if there is none).
+pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
+    let path = dir.join(MANIFEST_FILE);
+    match fs::read_to_string(&path) {
+        Ok(text) => Manifest::parse(&text, &path).map(Some),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(BookError::Corrupt {
+            path,
+            problem: "the manifest is not text".into(),
+        }),
+        Err(e) => Err(io_at(&path)(e)),
+    }
+}
+
+/// A book read from its directory.
+#[derive(Clone, Debug)]
+pub struct StoredBook {
+    pub manifest: Manifest,
+    /// `None` until the first checkpoint.
+    pub graph: Option<BookGraph>,
+}
+
+/// Loads the book in `dir` (read-only; no lock). A growth running
+/// meanwhile may replace the checkpoint between reading the manifest and
+/// the file: the load then retries.
+pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
+    let mut attempt = 0;
+    loop {
+        let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook {
+            dir: dir.to_path_buf(),
+        })?;
+        let Some(record) = manifest.checkpoint else {
+            return Ok(StoredBook {
+                manifest,
+                graph: None,
+            });
+        };
+        match load_checkpoint(dir, &manifest.parameters, record) {
+            Err(BookError::Io { error, .. })
+                if error.kind() == io::ErrorKind::NotFound && attempt < 3 =>
+            {
+                attempt += 1;
+            }
+            Err(e) => return Err(e),
+            Ok(graph) => {
+                return Ok(StoredBook {
+                    manifest,
+                    graph: Some(graph),
+                })
+            }
+        }
+    }
+}
+
+/// Reads, checks and decodes the checkpoint the manifest names.
+pub fn load_checkpoint(
+    dir: &Path,
+    parameters: &Parameters,
+    record: CheckpointRecord,
+) -> Result<BookGraph, BookError> {
+    let path = checkpoint_path(dir, record.expansions);
+    let corrupt = |problem: String| BookError::Corrupt {
+        path: path.clone(),
+        problem,
+    };
+    let data = fs::read(&path).map_err(io_at(&path))?;
+    if data.len() as u64 != record.bytes {
+        return Err(corrupt(format!(
+            "{} bytes, the manifest records {} (truncated?)",
+            data.len(),
+            record.bytes
+        )));
+    }
+    if checksum(&data) != record.checksum {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    let raw = zstd::stream::decode_all(&data[..]).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    let (found, graph) = decode(&raw).map_err(corrupt)?;
+    if found != *parameters {
+        return Err(corrupt(format!(
+            "made with {}, the manifest says {}",
+            found.describe(),
+            parameters.describe()
+        )));
+    }
+    if graph.expansions() != record.expansions {
+        return Err(corrupt(format!(
+            "holds {} expansions, the manifest says {}",
+            graph.expansions(),
+            record.expansions
+        )));
+    }
+    Ok(graph)
+}
+
+/// A book directory held for growth (the lock is released on drop).
+pub struct BookDir {
+    dir: PathBuf,
+    manifest: Manifest,
+    _lock: File,
+}
+
+impl BookDir {
+    /// Creates or opens `dir` for growth: takes the lock, reads the
+    /// manifest or writes a new one with `parameters`, removes temporary
+    /// files and checkpoints the manifest does not name. `choose` gets the
+    /// recorded parameters (if any) and returns the ones to use; a book
+    /// with other parameters is refused.
+    pub fn open(
+        dir: &Path,
+        choose: impl FnOnce(Option<&Parameters>) -> Result<Parameters, BookError>,
+    ) -> Result<BookDir, BookError> {
+        fs::create_dir_all(dir).map_err(io_at(dir))?;
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_at(&lock_path))?;
+        if lock.try_lock().is_err() {
+            return Err(BookError::Busy {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let found = read_manifest(dir)?;
+        let parameters = choose(found.as_ref().map(|m| &m.parameters))?;
+        if parameters.evaluator.contains(['\n', '\r']) || parameters.batch == 0 {
+            return Err(BookError::BadOption(format!(
+                "unusable parameters: {}",
+                parameters.describe()
+            )));
+        }
+        let manifest = match found {
+            Some(found) => {
+                if found.parameters != parameters {
+                    return Err(BookError::Parameters {
+                        dir: dir.to_path_buf(),
+                        found: found.parameters.describe(),
+                        wanted: parameters.describe(),
+                    });
+                }
+                found
+            }
+            None => {
+                let manifest = Manifest {
+                    parameters,
+                    checkpoint: None,
+                };
+                let path = dir.join(MANIFEST_FILE);
+                write_bytes_atomically(&path, manifest.render().as_bytes())
+                    .map_err(io_at(&path))?;
+                manifest
+            }
+        };
+        let book = BookDir {
+            dir: dir.to_path_buf(),
+            manifest,
+            _lock: lock,
+        };
+        book.remove_strays();
+        Ok(book)
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The graph of the current checkpoint, if there is one.
+    pub fn load_graph(&self) -> Result<Option<BookGraph>, BookError> {
+        match self.manifest.checkpoint {
+            None => Ok(None),
+            Some(record) => load_checkpoint(&self.dir, &self.manifest.parameters, record).map(Some),
+        }
+    }
+
+    /// Writes a checkpoint of `graph` (atomically), then the manifest that
+    /// names it, then removes the previous checkpoint. A crash at any point
+    /// leaves the old manifest and checkpoint, or the new ones.
+    pub fn save(&mut self, graph: &BookGraph) -> Result<(), BookError> {
+        let expansions = graph.expansions();
+        if self.manifest.checkpoint.map(|c| c.expansions) == Some(expansions) {
+            return Ok(());
+        }
+        let raw = encode(graph, &self.manifest.parameters);
+        let path = checkpoint_path(&self.dir, expansions);
+        let compressed = zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(io_at(&path))?;
+        write_bytes_atomically(&path, &compressed).map_err(io_at(&path))?;
+        let previous = self.manifest.checkpoint.replace(CheckpointRecord {
+            expansions,
+            bytes: compressed.len() as u64,
+            checksum: checksum(&compressed),
+        });
+        let manifest_path = self.dir.join(MANIFEST_FILE);
+        write_bytes_atomically(&manifest_path, self.manifest.render().as_bytes())
+            .map_err(io_at(&manifest_path))?;
+        if let Some(old) = previous {
+            let _ = fs::remove_file(checkpoint_path(&self.dir, old.expansions));
+        }
+        Ok(())
+    }
+
+    /// Removes temporary files of interrupted writes and checkpoints the
+    /// manifest does not name; touches nothing else.
+    fn remove_strays(&self) {
+        let current = self
+            .manifest
+            .checkpoint
+            .map(|c| checkpoint_path(&self.dir, c.expansions));
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            let ours = name.starts_with("checkpoint-") || name.starts_with(MANIFEST_FILE);
+            let stray = ours
+                && (name.ends_with(".tmp")
+                    || (name.starts_with("checkpoint-")
+                        && name.ends_with(".owbook")
+                        && Some(&path) != current.as_ref()));
+            if stray {
+                let _ = fs::remove_file(&path);
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ the record
+
+const KIND_LEAF: u8 = 0;
+const KIND_EXPANDED: u8 = 1;
+const KIND_TERMINAL: u8 = 2;
+const NO_MOVE: u8 = 0xFF;
+const FLAG_REPETITION: u8 = 1;
+
+/// The decompressed checkpoint: see `docs/book-format.md`.
+pub fn encode(graph: &BookGraph, parameters: &Parameters) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + graph.len() * 48);
+    out.extend_from_slice(CHECKPOINT_MAGIC);
+    out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+    out.extend_from_slice(&parameters.omega.micro().to_le_bytes());
+    out.extend_from_slice(&parameters.batch.to_le_bytes());
+    out.extend_from_slice(&(parameters.evaluator.len() as u32).to_le_bytes());
+    out.extend_from_slice(parameters.evaluator.as_bytes());
+    out.extend_from_slice(&graph.expansions().to_le_bytes());
+    out.extend_from_slice(&(graph.len() as u32).to_le_bytes());
+    for node in graph.nodes() {
+        out.extend_from_slice(&node.key.to_le_bytes());
+        out.push(match node.kind {
+            NodeKind::Leaf => KIND_LEAF,
+            NodeKind::Expanded => KIND_EXPANDED,
+            NodeKind::Terminal => KIND_TERMINAL,
+        });
+        out.extend_from_slice(&node.eval.score.to_le_bytes());
+        out.extend_from_slice(&node.eval.depth.to_le_bytes());
+        out.extend_from_slice(&node.eval.nodes.to_le_bytes());
+        out.push(node.eval.best.unwrap_or(NO_MOVE));
+        out.extend_from_slice(&node.visits.to_le_bytes());
+        out.push(node.edges.len() as u8);
+        for edge in &node.edges {
+            out.push(edge.pit);
+            out.push(if edge.repetition.is_some() {
+                FLAG_REPETITION
+            } else {
+                0
+            });
+            out.extend_from_slice(&edge.child.to_le_bytes());
+            out.extend_from_slice(&edge.visits.to_le_bytes());
+            out.extend_from_slice(&edge.repetition.unwrap_or(0).to_le_bytes());
+        }
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
+        if self.bytes.len() - self.at < n {
+            return Err(format!("cut short at byte {} reading {what}", self.at));
+        }
+        let slice = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(slice)
+    }
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], String> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N, what)?);
+        Ok(a)
+    }
+    fn u8(&mut self, what: &str) -> Result<u8, String> {
+        Ok(self.array::<1>(what)?[0])
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, String> {
+        Ok(u16::from_le_bytes(self.array(what)?))
+    }
+    fn i16(&mut self, what: &str) -> Result<i16, String> {
+        Ok(i16::from_le_bytes(self.array(what)?))
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.array(what)?))
+    }
+    fn i64(&mut self, what: &str) -> Result<i64, String> {
+        Ok(i64::from_le_bytes(self.array(what)?))
+    }
+}
+
+/// Bytes of the smallest node record (a leaf).
+const MIN_NODE_BYTES: usize = 8 + 1 + 2 + 2 + 8 + 1 + 8 + 1;
+
+/// Decodes and checks a decompressed checkpoint. Never panics: any
+/// inconsistency is an error message naming the node.
+pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
+    if bytes.len() < 8 + 8 || &bytes[..8] != CHECKPOINT_MAGIC {
+        return Err("not an opening book checkpoint".into());
+    }
+    let (body, trailer) = bytes.split_at(bytes.len() - 8);
+    let mut sum = [0u8; 8];
+    sum.copy_from_slice(trailer);
+    if checksum(body) != u64::from_le_bytes(sum) {
+        return Err("inner checksum mismatch".into());
+    }
+    let mut r = Reader { bytes: body, at: 8 };
+    let version = r.u32("the version")?;
+    if version != CHECKPOINT_VERSION {
+        return Err(format!(
+            "version {version}, this reader knows {CHECKPOINT_VERSION}"
+        ));
+    }
+    let omega = Omega::from_micro(r.i64("omega")?).ok_or("omega out of range")?;
+    let batch = r.u32("the batch size")?;
+    let evaluator_len = r.u32("the evaluator")? as usize;
+    let evaluator = std::str::from_utf8(r.take(evaluator_len, "the evaluator")?)
+        .map_err(|_| "the evaluator is not UTF-8")?
+        .to_string();
+    let expansions = r.u64("the expansions")?;
+    let count = r.u32("the node count")? as usize;
+    if count == 0 || count > (body.len() - r.at) / MIN_NODE_BYTES {
+        return Err(format!("{count} nodes cannot fit in the record"));
+    }
+    let mut nodes = Vec::with_capacity(count);
+    for id in 0..count {
+        let at = |what: &str| format!("node {id}: {what}");
+        let key = r.u64("a key")?;
+        if !is_state_key(key) {
+            return Err(at(&format!("0x{key:X} is not a state key")));
+        }
+        let kind = match r.u8("a kind")? {
+            KIND_LEAF => NodeKind::Leaf,
+            KIND_EXPANDED => NodeKind::Expanded,
+            KIND_TERMINAL => NodeKind::Terminal,
+            k => return Err(at(&format!("unknown kind {k}"))),
+        };
+        let score = r.i16("a score")?;
+        if !(-1000..=1000).contains(&score) {
+            return Err(at(&format!("score {score} outside ±1000")));
+        }
+        let depth = r.u16("a depth")?;
+        let evaluated = r.u64("a node count")?;
+        let best = match r.u8("a best move")? {
+            NO_MOVE => None,
+            pit if (pit as usize) < ROW => Some(pit),
+            pit => return Err(at(&format!("best move {pit}"))),
+        };
+        let visits = r.u64("visits")?;
+        let edge_count = r.u8("an edge count")? as usize;
+        let mut edges = Vec::with_capacity(edge_count);
+        for _ in 0..edge_count {
+            let pit = r.u8("a pit")?;
+            let flags = r.u8("edge flags")?;
+            let child = r.u32("a child")?;
+            let edge_visits = r.u64("edge visits")?;
+            let repetition = r.i16("a repetition value")?;
+            if flags & !FLAG_REPETITION != 0 || (flags == 0 && repetition != 0) {
+                return Err(at("bad edge flags"));
+            }
+            if child as usize >= count {
+                return Err(at(&format!("edge to node {child} of {count}")));
+            }
+            edges.push(Edge {
+                pit,
+                child,
+                repetition: (flags & FLAG_REPETITION != 0).then_some(repetition),
+                visits: edge_visits,
+            });
+        }
+        let state = state_from_key(key).ok_or_else(|| at("undecodable key"))?;
+        check_node(&state, kind, &edges).map_err(|e| at(&e))?;
+        nodes.push(Node {
+            key,
+            kind,
+            eval: NodeEval {
+                score,
+                depth,
+                nodes: evaluated,
+                best,
+            },
+            visits,
+            value: score as i32,
+            priority: 0,
+            edges,
+            parents: Vec::new(),
+            captured: state.stores()[0] + state.stores()[1],
+            in_flight: false,
+        });
+    }
+    if r.at != body.len() {
+        return Err(format!("{} bytes after the last node", body.len() - r.at));
+    }
+    if nodes[0].key != state_key(&GameState::start()) {
+        return Err("node 0 is not the start of the game".into());
+    }
+    for (id, node) in nodes.iter().enumerate() {
+        if node.edges.is_empty() {
+            continue;
+        }
+        let parent = state_from_key(node.key).ok_or("undecodable key")?;
+        for edge in &node.edges {
+            let child_key = nodes[edge.child as usize].key;
+            let mut state = parent.clone();
+            state.play_unchecked(edge.pit as usize);
+            if state_key(&state) != child_key {
+                return Err(format!(
+                    "node {id}: move {} does not lead to node {}",
+                    edge.pit, edge.child
+                ));
+            }
+        }
+    }
+    let expanded = nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Expanded)
+        .count() as u64;
+    if expanded != expansions {
+        return Err(format!(
+            "{expanded} expanded nodes, the record says {expansions} expansions"
+        ));
+    }
+    let graph = BookGraph::from_parts(omega, nodes, expansions)?;
+    Ok((
+        Parameters {
+            omega,
+            batch,
+            evaluator,
+        },
+        graph,
+    ))
+}
+
+/// A node's kind agrees with its state, and an expanded node has exactly
+/// one edge per legal move, in pit order.
+fn check_node(state: &GameState, kind: NodeKind, edges: &[Edge]) -> Result<(), String> {
+    match kind {
+        NodeKind::Terminal if !state.is_over() => Err("terminal, but the game is not over".into()),
+        NodeKind::Leaf | NodeKind::Expanded if state.is_over() => {
+            Err("the game is over, but the node is not terminal".into())
+        }
+        NodeKind::Expanded => {
+            let pits: Vec<u8> = edges.iter().map(|e| e.pit).collect();
+            let legal: Vec<u8> = state.legal_moves().map(|p| p as u8).collect();
+            if pits == legal {
+                Ok(())
+            } else {
+                Err(format!("edges {pits:?}, legal moves {legal:?}"))
+            }
+        }
+        _ if !edges.is_empty() => Err("edges on a node that is not expanded".into()),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,793 @@
+//! The opening book: drop-out priorities on hand-built books, deterministic
+//! and resumable growth (kill -9 included), exports through the `formats`
+//! readers, the engine's own books through the probe logic, and matches.
+
+use std::collections::HashMap;
+use std::fs;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use oware::book::dropout::{descend, select_batch, PLY};
+use oware::book::eval::Negamax;
+use oware::book::export::{header_fields, to_doe, to_opening_book};
+use oware::book::play::{run_match, MatchOptions, Player};
+use oware::book::probe::{best_move, book_line, probe, stats};
+use oware::book::store::{self, checkpoint_path, MANIFEST_FILE};
+use oware::book::{
+    grow, BookError, BookGraph, BookSource, Budget, GrowOptions, LoadedBook, NodeEval, NodeKind,
+    Omega,
+};
+use oware::formats::doe::DoeBook;
+use oware::formats::opening_book::{OpeningBook, NO_SCORE};
+use oware::rank::state_key;
+use oware::{Game, GameState};
+
+// ------------------------------------------------------------ helpers
+
+/// A scratch directory removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("oware-book-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn eval(score: i16) -> NodeEval {
+    NodeEval {
+        score,
+        depth: 1,
+        nodes: 1,
+        best: None,
+    }
+}
+
+fn omega(w: f64) -> Omega {
+    Omega::from_plies_per_unit(w).unwrap()
+}
+
+fn child(state: &GameState, letter: char) -> GameState {
+    let mut next = state.clone();
+    next.play_letter(letter).unwrap();
+    GameState::from_parts(next.pits(), next.stores(), next.to_move())
+}
+
+fn options(dir: &Path, threads: usize, expansions: u64) -> GrowOptions {
+    GrowOptions {
+        dir: dir.to_path_buf(),
+        omega: Some(omega(0.04)),
+        batch: Some(8),
+        threads,
+        budget: Budget::Expansions(expansions),
+        checkpoint_every: Duration::from_secs(3600),
+        progress: false,
+    }
+}
+
+/// The manifest and the checkpoint it names.
+fn book_files(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    let manifest = fs::read(dir.join(MANIFEST_FILE)).unwrap();
+    let record = store::read_manifest(dir)
+        .unwrap()
+        .unwrap()
+        .checkpoint
+        .unwrap();
+    let checkpoint = fs::read(checkpoint_path(dir, record.expansions)).unwrap();
+    (manifest, checkpoint)
+}
+
+/// Asserts two books hold the same bytes (without printing them).
+fn assert_same_book(a: &Path, b: &Path, note: &str) {
+    let (ma, ca) = book_files(a);
+    let (mb, cb) = book_files(b);
+    assert_eq!(
+        String::from_utf8_lossy(&ma),
+        String::from_utf8_lossy(&mb),
+        "{note}"
+    );
+    assert!(
+        ca == cb,
+        "{note}: checkpoints differ ({} and {} bytes)",
+        ca.len(),
+        cb.len()
+    );
+}
+
+fn loaded_graph(dir: &Path) -> BookGraph {
+    store::load(dir).unwrap().graph.unwrap()
+}
+
+fn reference(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(name)
+}
+
+// ------------------------------------------------------------ priorities
+
+/// The start expanded by hand: the move values for South are
+/// A −50, B −20, C −10, D 0, E +5, F +30 (children valued from North's
+/// view, so negated), then F expanded with North's move values
+/// a −40, b −30, c −35, d −60, e −25, f −50.
+fn hand_built(w: f64) -> BookGraph {
+    let start = GameState::start();
+    let south: HashMap<u64, i16> = "ABCDEF"
+        .chars()
+        .zip([50, 20, 10, 0, -5, -30])
+        .map(|(l, v)| (state_key(&child(&start, l)), v))
+        .collect();
+    let mut graph = BookGraph::start(omega(w), eval(0));
+    graph
+        .expand_with(graph.root(), |s| eval(south[&state_key(s)]))
+        .unwrap();
+    let after_f = child(&start, 'F');
+    let north: HashMap<u64, i16> = "abcdef"
+        .chars()
+        .zip([40, 30, 35, 60, 25, 50])
+        .map(|(l, v)| (state_key(&child(&after_f, l)), v))
+        .collect();
+    let f = graph.get(state_key(&after_f)).unwrap();
+    graph
+        .expand_with(f, |s| eval(north[&state_key(s)]))
+        .unwrap();
+    graph
+}
+
+#[test]
+fn priorities_follow_the_formula_from_each_movers_view() {
+    let w = 0.04;
+    let micro = omega(w).micro();
+    let graph = hand_built(w);
+    let start = GameState::start();
+    let f = graph.get(state_key(&child(&start, 'F'))).unwrap();
+    // North's node: values from North's view, best move e (−25).
+    let node_f = graph.node(f);
+    assert_eq!(node_f.kind, NodeKind::Expanded);
+    assert_eq!(node_f.value, -25);
+    // priority(F) = min over children of 0 + 1 + w·(−25 − m): e gives 1 ply.
+    assert_eq!(node_f.priority, PLY);
+    let terms: Vec<i64> = [-40, -30, -35, -60, -25, -50]
+        .iter()
+        .map(|m: &i64| PLY + micro * (-25 - m))
+        .collect();
+    assert_eq!(*terms.iter().min().unwrap(), node_f.priority);
+    // The root (South): F is now worth +25 for South, E +5.
+    let root = graph.node(graph.root());
+    assert_eq!(root.value, 25);
+    let expect_root = [
+        (-50i64, 0i64),
+        (-20, 0),
+        (-10, 0),
+        (0, 0),
+        (5, 0),
+        (25, node_f.priority),
+    ]
+    .iter()
+    .map(|&(m, p)| p + PLY + micro * (25 - m))
+    .min()
+    .unwrap();
+    assert_eq!(root.priority, expect_root);
+    // 2 plies through F, against 1 + 0.04·20 = 1.8 through E: E wins.
+    assert_eq!(root.priority, PLY + 800_000);
+    let selection = descend(&graph).unwrap();
+    assert_eq!(
+        graph.node(selection.leaf).key,
+        state_key(&child(&start, 'E'))
+    );
+    assert_eq!(selection.path, vec![(graph.root(), 4)]);
+}
+
+#[test]
+fn omega_moves_growth_from_breadth_to_the_principal_line() {
+    let start = GameState::start();
+    let e = state_key(&child(&start, 'E'));
+    let fe = state_key(&child(&child(&start, 'F'), 'e'));
+    // ω = 0: breadth first, the first unexpanded root move (A).
+    let flat = hand_built(0.0);
+    assert_eq!(flat.node(flat.root()).priority, PLY);
+    let leaf = descend(&flat).unwrap().leaf;
+    assert_eq!(flat.node(leaf).key, state_key(&child(&start, 'A')));
+    // Small ω: the near-best deviation E (1 + 0.01·20 = 1.2 plies < 2).
+    let small = hand_built(0.01);
+    assert_eq!(small.node(descend(&small).unwrap().leaf).key, e);
+    // Large ω: deeper along the principal line F e (2 < 1 + 0.1·20 = 3).
+    let large = hand_built(0.1);
+    assert_eq!(large.node(large.root()).priority, 2 * PLY);
+    let selection = descend(&large).unwrap();
+    assert_eq!(large.node(selection.leaf).key, fe);
+    assert_eq!(selection.path.len(), 2);
+}
+
+#[test]
+fn batches_hold_distinct_leaves_and_release_restores_priorities() {
+    let mut graph = hand_built(0.04);
+    let before: Vec<(i32, i64)> = graph
+        .nodes()
+        .iter()
+        .map(|n| (n.value, n.priority))
+        .collect();
+    let batch = select_batch(&mut graph, 20);
+    // 5 root leaves + 6 leaves under F.
+    assert_eq!(batch.len(), 11);
+    let mut leaves: Vec<u32> = batch.iter().map(|s| s.leaf).collect();
+    assert_eq!(graph.node(graph.root()).priority, i64::MAX);
+    leaves.sort();
+    leaves.dedup();
+    assert_eq!(leaves.len(), 11);
+    // The first choices follow the priorities: E, then F e.
+    assert_eq!(batch[0].leaf, descend(&hand_built(0.04)).unwrap().leaf);
+    let again = select_batch(&mut hand_built(0.04), 20);
+    assert_eq!(batch, again, "selection is deterministic");
+    graph.release(&leaves);
+    let after: Vec<(i32, i64)> = graph
+        .nodes()
+        .iter()
+        .map(|n| (n.value, n.priority))
+        .collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn finished_games_are_exact_and_never_expanded() {
+    // South to move with 24 in store: F captures the 2 in a and wins.
+    let state: GameState = "1-0-0-0-0-1-1-0-0-0-0-1-24-20-S".parse().unwrap();
+    let w = omega(0.04);
+    let mut graph = BookGraph::new(w, state_key(&state), 44, NodeKind::Leaf, eval(0));
+    graph.expand_with(graph.root(), |_| eval(0)).unwrap();
+    let won = graph.get(state_key(&child(&state, 'F'))).unwrap();
+    let node = graph.node(won);
+    assert_eq!(node.kind, NodeKind::Terminal);
+    assert_eq!(node.value, -1000, "lost for North, to move there");
+    assert_eq!(node.priority, i64::MAX);
+    let root = graph.node(graph.root());
+    assert_eq!(root.value, 1000);
+    // Only A is open; it is 1000 units worse than the winning F.
+    assert_eq!(root.priority, PLY + w.micro() * 1000);
+    let selection = descend(&graph).unwrap();
+    assert_eq!(
+        graph.node(selection.leaf).key,
+        state_key(&child(&state, 'A'))
+    );
+}
+
+// ------------------------------------------------------------ growth
+
+#[test]
+fn growth_is_the_same_with_one_or_two_threads() {
+    let one = Scratch::new("threads-1");
+    let two = Scratch::new("threads-2");
+    let evaluator = Negamax::depth(3);
+    let a = grow(&options(one.path(), 1, 300), &evaluator, &mut |_| {}).unwrap();
+    let b = grow(&options(two.path(), 2, 300), &evaluator, &mut |_| {}).unwrap();
+    assert_eq!(a.expansions, 300);
+    assert_eq!((a.nodes, a.root_value), (b.nodes, b.root_value));
+    assert_same_book(one.path(), two.path(), "1 and 2 threads");
+    // Only manifest, checkpoint and lock remain.
+    let mut names: Vec<String> = fs::read_dir(one.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["checkpoint-0000000300.owbook", "grow.lock", "manifest"]
+    );
+}
+
+#[test]
+fn resumed_growth_equals_uninterrupted_growth() {
+    let whole = Scratch::new("whole");
+    let parts = Scratch::new("parts");
+    let evaluator = Negamax::depth(3);
+    grow(&options(whole.path(), 2, 250), &evaluator, &mut |_| {}).unwrap();
+    // Stops at batch boundaries (multiples of 8), then resumes, with other
+    // thread counts and checkpoints after every batch.
+    for (threads, target) in [(1, 40), (2, 160), (1, 250)] {
+        let mut o = options(parts.path(), threads, target);
+        o.checkpoint_every = Duration::ZERO;
+        if target != 40 {
+            o.omega = None; // taken from the book
+            o.batch = None;
+        }
+        let report = grow(&o, &evaluator, &mut |_| {}).unwrap();
+        assert_eq!(report.expansions, target);
+        assert_eq!(report.resumed, target != 40);
+    }
+    assert_same_book(whole.path(), parts.path(), "resumed");
+    // Growing to the same target again changes nothing.
+    let report = grow(&options(parts.path(), 2, 250), &evaluator, &mut |_| {}).unwrap();
+    assert_eq!(report.expansions_before, 250);
+    assert_same_book(whole.path(), parts.path(), "grown again");
+}
+
+#[test]
+fn other_parameters_and_a_held_lock_are_refused() {
+    let dir = Scratch::new("params");
+    let evaluator = Negamax::depth(2);
+    grow(&options(dir.path(), 1, 16), &evaluator, &mut |_| {}).unwrap();
+    let before = book_files(dir.path());
+    let mut other = options(dir.path(), 1, 32);
+    other.omega = Some(omega(0.5));
+    let error = grow(&other, &evaluator, &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BookError::Parameters { .. }), "{error}");
+    let error = grow(&options(dir.path(), 1, 32), &Negamax::depth(3), &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BookError::Parameters { .. }), "{error}");
+    let lock = fs::File::open(dir.join("grow.lock")).unwrap();
+    lock.lock().unwrap();
+    let error = grow(&options(dir.path(), 1, 32), &evaluator, &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BookError::Busy { .. }), "{error}");
+    drop(lock);
+    assert!(before == book_files(dir.path()), "the book changed");
+}
+
+#[test]
+fn a_damaged_book_is_refused_and_left_as_it_is() {
+    let dir = Scratch::new("damaged");
+    let evaluator = Negamax::depth(2);
+    grow(&options(dir.path(), 1, 40), &evaluator, &mut |_| {}).unwrap();
+    let record = store::read_manifest(dir.path())
+        .unwrap()
+        .unwrap()
+        .checkpoint
+        .unwrap();
+    let path = checkpoint_path(dir.path(), record.expansions);
+    let good = fs::read(&path).unwrap();
+    let manifest = fs::read(dir.join(MANIFEST_FILE)).unwrap();
+    for damage in 0..3 {
+        let mut bad = good.clone();
+        match damage {
+            0 => bad[good.len() / 2] ^= 0x10,
+            1 => bad.truncate(good.len() - 3),
+            _ => bad.clear(),
+        }
+        fs::write(&path, &bad).unwrap();
+        let error = grow(&options(dir.path(), 1, 80), &evaluator, &mut |_| {}).unwrap_err();
+        assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
+        assert!(error.to_string().contains("left as it is"), "{error}");
+        assert!(store::load(dir.path()).is_err());
+        assert!(fs::read(&path).unwrap() == bad, "never overwritten");
+        assert!(fs::read(dir.join(MANIFEST_FILE)).unwrap() == manifest);
+    }
+    fs::write(&path, &good).unwrap();
+    for text in [
+        "",
+        "oware-opening-book 1\nomega-micro-plies-per-unit x\n",
+        "something else",
+    ] {
+        fs::write(dir.join(MANIFEST_FILE), text).unwrap();
+        let error = store::load(dir.path()).unwrap_err();
+        assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
+        assert!(grow(&options(dir.path(), 1, 80), &evaluator, &mut |_| {}).is_err());
+        assert_eq!(fs::read(dir.join(MANIFEST_FILE)).unwrap(), text.as_bytes());
+    }
+}
+
+#[test]
+fn the_checkpoint_decoder_survives_any_bytes() {
+    let dir = Scratch::new("decoder");
+    grow(&options(dir.path(), 1, 24), &Negamax::depth(2), &mut |_| {}).unwrap();
+    let (_, compressed) = book_files(dir.path());
+    let raw = zstd::decode_all(&compressed[..]).unwrap();
+    let (parameters, graph) = store::decode(&raw).unwrap();
+    assert_eq!(store::encode(&graph, &parameters), raw);
+    // Mutations with a valid inner checksum reach the structural checks.
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let body_len = raw.len() - 8;
+    for round in 0..3000 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let mut bytes = raw[..body_len].to_vec();
+        match round % 3 {
+            0 => bytes[(rng as usize) % body_len] ^= 1 << ((rng >> 32) % 8),
+            1 => bytes.truncate((rng as usize) % body_len),
+            _ => bytes[(rng as usize) % body_len] = (rng >> 40) as u8,
+        }
+        let sum = oware::checksum::checksum(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        let _ = store::decode(&bytes);
+    }
+    assert!(store::decode(&raw[..raw.len() - 1]).is_err());
+    assert!(store::decode(b"").is_err());
+}
+
+// ------------------------------------------------------------ kill -9
+
+fn openings(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_openings"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn random_below(n: u64) -> u64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(n);
+    h.finish() % n.max(1)
+}
+
+#[test]
+fn kill_nine_never_corrupts_and_resumes_to_the_same_bytes() {
+    let whole = Scratch::new("kill-whole");
+    let killed = Scratch::new("kill-killed");
+    let args = |dir: &Path| -> Vec<String> {
+        [
+            "grow",
+            "--book",
+            &dir.to_string_lossy(),
+            "--expansions",
+            "1200",
+            "--batch",
+            "8",
+            "--omega",
+            "0.04",
+            "--eval-depth",
+            "5",
+            "--threads",
+            "2",
+            "--checkpoint-seconds",
+            "0",
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_openings"))
+        .args(args(whole.path()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let full = started.elapsed().as_millis() as u64;
+
+    // Three kills at random moments of the remaining work; if a run ends
+    // before its kill (a slow machine), start the killed book over.
+    let mut kills = 0;
+    let mut progress = Vec::new();
+    let mut attempts = 0;
+    while kills < 3 && attempts < 20 {
+        attempts += 1;
+        let done = progress.last().copied().unwrap_or(0);
+        let remaining = full * (1200 - done) / 1200;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_openings"))
+            .args(args(killed.path()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let wait = remaining / 10 + random_below(remaining / 2);
+        std::thread::sleep(Duration::from_millis(wait));
+        if child.try_wait().unwrap().is_some() {
+            fs::remove_dir_all(killed.path()).unwrap();
+            (kills, progress) = (0, Vec::new());
+            continue;
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills += 1;
+        // Whatever the moment, the book reads back (or has no manifest yet).
+        let mut at = 0;
+        if killed.join(MANIFEST_FILE).exists() {
+            let out = openings(&["stats", "--book", &killed.path().to_string_lossy()]);
+            assert!(
+                out.status.success(),
+                "kill {kills} after {wait} ms: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            at = store::read_manifest(killed.path())
+                .unwrap()
+                .unwrap()
+                .checkpoint
+                .map_or(0, |c| c.expansions);
+        }
+        progress.push(at);
+    }
+    assert_eq!(
+        kills, 3,
+        "the growth kept finishing before its kill ({full} ms)"
+    );
+    eprintln!("uninterrupted: {full} ms; checkpoints found after the kills: {progress:?}");
+    assert!(
+        progress.iter().any(|&p| p > 0 && p < 1200),
+        "no kill landed mid-growth: {progress:?}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_openings"))
+        .args(args(killed.path()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_same_book(
+        whole.path(),
+        killed.path(),
+        &format!("killed with checkpoints at {progress:?}"),
+    );
+    for dir in [&whole, &killed] {
+        let out = openings(&[
+            "export",
+            "--book",
+            &dir.path().to_string_lossy(),
+            "--classic",
+            &dir.join("book.bin").to_string_lossy(),
+            "--doe",
+            &dir.join("doe.bin").to_string_lossy(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for name in ["book.bin", "doe.bin"] {
+        assert!(
+            fs::read(whole.join(name)).unwrap() == fs::read(killed.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+// ------------------------------------------------------------ exports
+
+#[test]
+fn exports_round_trip_through_the_format_readers() {
+    let dir = Scratch::new("export");
+    let report = grow(
+        &options(dir.path(), 2, 120),
+        &Negamax::depth(3),
+        &mut |_| {},
+    )
+    .unwrap();
+    let stored = store::load(dir.path()).unwrap();
+    let graph = stored.graph.unwrap();
+    let fields = header_fields(&graph, &stored.manifest.parameters);
+    let classic_path = dir.join("book.bin");
+    let doe_path = dir.join("doe.bin");
+    let written =
+        oware::book::export::export(dir.path(), Some(&classic_path), Some(&doe_path)).unwrap();
+
+    let classic = OpeningBook::open(&classic_path).unwrap();
+    assert!(classic == to_opening_book(&graph, &fields).unwrap());
+    let mut bytes = Vec::new();
+    classic.write_to(&mut bytes).unwrap();
+    assert!(bytes == fs::read(&classic_path).unwrap());
+    assert_eq!(classic.len() as u64, report.expansions);
+    assert_eq!(written.entries_2014, classic.len());
+    assert_eq!(classic.header().get("Expansions"), Some("120"));
+    for entry in classic.iter() {
+        let state = entry.state().unwrap();
+        let id = graph.get(entry.key).unwrap();
+        for pit in 0..6 {
+            assert_eq!(
+                state.legal_moves().contains(pit),
+                entry.scores[pit] != NO_SCORE
+            );
+        }
+        let best = graph.best_edge(id).unwrap();
+        assert_eq!(
+            entry.best().unwrap(),
+            (best.pit as usize, graph.node(id).value as i16)
+        );
+    }
+    let start = classic.get_state(&GameState::start()).unwrap();
+    assert_eq!(
+        start.best().unwrap().1 as i32,
+        graph.node(graph.root()).value
+    );
+
+    let doe = DoeBook::open(&doe_path).unwrap();
+    assert!(doe == to_doe(&graph, &fields).unwrap());
+    let mut bytes = Vec::new();
+    doe.write_to(&mut bytes).unwrap();
+    assert!(bytes == fs::read(&doe_path).unwrap());
+    let edges: usize = graph.nodes().iter().map(|n| n.edges.len()).sum();
+    assert_eq!(doe.len(), edges);
+    for entry in doe.iter() {
+        let mut state = oware::rank::state_from_key(entry.parent).unwrap();
+        assert_eq!(entry.mover(), state.to_move());
+        state.play(entry.relative_pit()).unwrap();
+        assert_eq!(state_key(&state), entry.child);
+        assert!(entry.count >= 1);
+    }
+    // The parent's best move has the lowest DOE score.
+    let root_children = doe.children_of_state(&GameState::start());
+    let lowest = root_children
+        .iter()
+        .min_by(|a, b| a.score.total_cmp(&b.score))
+        .unwrap();
+    assert_eq!(-lowest.score as i32, graph.node(graph.root()).value);
+    // All three sources agree on the book moves of every expanded node.
+    let from_classic = LoadedBook::Classic(classic);
+    let from_doe = LoadedBook::Doe(doe);
+    for node in graph
+        .nodes()
+        .iter()
+        .filter(|n| n.kind == NodeKind::Expanded)
+        .take(50)
+    {
+        let state = oware::rank::state_from_key(node.key).unwrap();
+        let ours = graph.book_moves(&state);
+        for other in [from_classic.source(), from_doe.source()] {
+            let theirs = other.book_moves(&state);
+            let pits = |m: &[oware::book::BookMove]| {
+                m.iter().map(|m| (m.pit, m.score)).collect::<Vec<_>>()
+            };
+            assert_eq!(pits(&ours), pits(&theirs));
+        }
+    }
+}
+
+#[test]
+fn the_engines_books_parse_and_give_plausible_start_moves() {
+    for name in ["aalina-2014-book.bin.zst", "aalina-2022-roots.bin.zst"] {
+        let book = LoadedBook::open(&reference(name)).unwrap();
+        let game: Game = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S".parse().unwrap();
+        let report = probe(&book, &game);
+        assert_eq!(report.moves.len(), 6, "{name}");
+        assert_eq!(best_move(&report.moves).unwrap().pit, 5, "{name}: F");
+        assert_eq!(report.depth, Some(0));
+        assert!(report.line.len() >= 4, "{name}: {:?}", report.line);
+        assert_eq!(report.line[0].0, 'F');
+        // One ply deeper along the book line, still in book.
+        let after: Game = format!("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves F{}", report.line[1].0)
+            .parse()
+            .unwrap();
+        let deeper = probe(&book, &after);
+        assert_eq!(deeper.depth, Some(2), "{name}");
+        assert_eq!(deeper.game_in_book, Some((2, 2)));
+        assert!(!deeper.moves.is_empty());
+    }
+    let book = LoadedBook::open(&reference("aalina-2014-book.bin.zst")).unwrap();
+    let scores: Vec<f64> = book
+        .source()
+        .book_moves(&GameState::start())
+        .iter()
+        .map(|m| m.score)
+        .collect();
+    assert_eq!(scores, [-72.0, -34.0, -20.0, -37.0, -35.0, 5.0]);
+    let doe = LoadedBook::open(&reference("aalina-2022-roots.bin.zst")).unwrap();
+    let f = doe.source().book_moves(&GameState::start())[5];
+    assert_eq!(f.count, Some(1_289_084));
+    assert!((f.score - 0.92).abs() < 0.01);
+    // The probe command reads them too.
+    let out = openings(&[
+        "probe",
+        "--book",
+        &reference("aalina-2014-book.bin.zst").to_string_lossy(),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("* F       +5"), "{text}");
+}
+
+#[test]
+fn probe_and_stats_describe_our_books() {
+    let dir = Scratch::new("probe");
+    grow(&options(dir.path(), 1, 64), &Negamax::depth(3), &mut |_| {}).unwrap();
+    let graph = loaded_graph(dir.path());
+    let s = stats(
+        &graph,
+        &store::load(dir.path()).unwrap().manifest.parameters,
+    );
+    assert_eq!(s.expansions, 64);
+    assert_eq!(s.expanded, 64);
+    assert_eq!(s.nodes, s.expanded + s.leaves + s.terminal);
+    assert_eq!(s.profile[0].expanded, 1);
+    assert_eq!(s.root_moves.len(), 6);
+    assert!(!s.principal_line.is_empty());
+    let line = book_line(&graph, &GameState::start());
+    assert_eq!(line.len(), s.principal_line.len());
+    let out = openings(&["stats", "--book", &dir.path().to_string_lossy()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("64 expansions"));
+    let game = format!(
+        "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves {}",
+        s.principal_line[0].0
+    );
+    let out = openings(&["probe", "--book", &dir.path().to_string_lossy(), &game]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("depth in book: 1 plies"),
+        "{text}"
+    );
+    // Bad input: one line, non-zero exit.
+    for args in [
+        vec!["probe", "--book", "/nonexistent/book"],
+        vec!["stats", "--book", "/nonexistent/book"],
+        vec!["probe", "--book", &dir.path().to_string_lossy(), "4-4-4-S"],
+        vec![
+            "grow",
+            "--book",
+            &dir.path().to_string_lossy(),
+            "--expansions",
+            "70",
+            "--omega=-1",
+        ],
+    ] {
+        let out = openings(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("openings: error: "), "{err}");
+    }
+}
+
+// ------------------------------------------------------------ matches
+
+#[test]
+fn a_short_match_runs_and_counts() {
+    let dir = Scratch::new("match");
+    grow(&options(dir.path(), 1, 40), &Negamax::depth(3), &mut |_| {}).unwrap();
+    let book = LoadedBook::open(dir.path()).unwrap();
+    let engine = Negamax::nodes(300);
+    let a = Player {
+        name: "with book".into(),
+        engine: &engine,
+        book: Some(book.source()),
+    };
+    let b = Player {
+        name: "without".into(),
+        engine: &engine,
+        book: None,
+    };
+    let options = MatchOptions {
+        games: 2,
+        random_plies: 0,
+        ..MatchOptions::default()
+    };
+    let report = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();
+    assert_eq!(report.games.len(), 2);
+    assert_eq!(report.wins + report.draws + report.losses, 2);
+    assert!(report.games[0].a_south && !report.games[1].a_south);
+    assert!(report
+        .games
+        .iter()
+        .all(|g| g.book_moves[0] > 0 && g.book_moves[1] == 0));
+    assert!(report
+        .games
+        .iter()
+        .all(|g| g.score[0] + g.score[1] <= 48 && g.end.is_some()));
+    let again = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();
+    assert_eq!(report, again, "matches are reproducible");
+    let out = Command::new(env!("CARGO_BIN_EXE_match"))
+        .args([
+            "--games",
+            "2",
+            "--nodes",
+            "200",
+            "--book-a",
+            &dir.path().to_string_lossy(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("over 2 games"));
+}
