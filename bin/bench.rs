@@ -55,11 +55,7 @@ fn main() {
         let positions = bench_positions(&text)
             .with_context(|| format!("cannot read the games of {}", args.file.display()))?;
         let every = args.every.max(1);
-        let states: Vec<_> = positions
-            .iter()
-            .map(|(_, state)| state)
-            .step_by(every)
-            .collect();
+        let states: Vec<_> = positions.iter().map(|(_, state)| state).step_by(every).collect();
         let limits = match args.time {
             Some(t) if !(t.is_finite() && t > 0.0) => {
                 anyhow::bail!("--time needs a positive number of seconds, not {t}")

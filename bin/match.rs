@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::bail;
 use clap::Parser;
 
-use oware::book::eval::{LeafEvaluator, Negamax};
+use oware::book::eval::{LeafEvaluator, Negamax, SearchEvaluator};
 use oware::book::play::{run_match, MatchOptions, Player};
 use oware::book::LoadedBook;
 use oware::cli::run;
@@ -39,15 +39,22 @@ struct Args {
     max_plies: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The engine: `search` (our alpha-beta search) or `negamax` (the
+    /// simple fixed evaluator the book tests use).
+    #[arg(long, default_value = "search")]
+    engine: String,
     /// One line per game.
     #[arg(long, short)]
     verbose: bool,
 }
 
-/// The engine both players use. **Plug point**: build the search engine's
-/// evaluator here (e.g. `SearchEvaluator { nodes }`, see `oware::book`).
-fn engine(nodes: u64) -> Box<dyn LeafEvaluator> {
-    Box::new(Negamax::nodes(nodes))
+/// The engine both players use, with a node limit per move.
+fn engine(kind: &str, nodes: u64) -> anyhow::Result<Box<dyn LeafEvaluator>> {
+    Ok(match kind {
+        "search" => Box::new(SearchEvaluator { nodes }),
+        "negamax" => Box::new(Negamax::nodes(nodes)),
+        other => bail!("--engine {other}: choose search or negamax"),
+    })
 }
 
 fn main() {
@@ -59,7 +66,7 @@ fn main() {
         if !args.margin.is_finite() || args.margin < 0.0 {
             bail!("--margin must be a non-negative number");
         }
-        let engine = engine(args.nodes);
+        let engine = engine(&args.engine, args.nodes)?;
         let book_a = args.book_a.as_deref().map(LoadedBook::open).transpose()?;
         let book_b = args.book_b.as_deref().map(LoadedBook::open).transpose()?;
         let name = |path: &Option<PathBuf>| match path {
@@ -101,12 +108,7 @@ fn main() {
         let n = report.games.len() as f64;
         let book_a_moves: usize = report.games.iter().map(|g| g.book_moves[0]).sum();
         let book_b_moves: usize = report.games.iter().map(|g| g.book_moves[1]).sum();
-        println!(
-            "A: {}; B: {}; engine: {}",
-            a.name,
-            b.name,
-            engine.describe()
-        );
+        println!("A: {}; B: {}; engine: {}", a.name, b.name, engine.describe());
         println!(
             "A scores {:.3} ± {:.3} (standard error) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
             report.score,

@@ -6,7 +6,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
-use oware::book::eval::{evaluator_from_description, LeafEvaluator, Negamax, NEGAMAX_MAX_DEPTH};
+use oware::book::eval::{
+    evaluator_from_description, LeafEvaluator, Negamax, SearchEvaluator, NEGAMAX_MAX_DEPTH,
+};
 use oware::book::export::export;
 use oware::book::probe::{probe, stats};
 use oware::book::store::{load, read_manifest};
@@ -53,8 +55,11 @@ enum Command {
     },
 }
 
-/// Depth of the placeholder evaluator when a new book names none.
+/// Depth of the placeholder evaluator when only a node limit is given.
 const DEFAULT_EVAL_DEPTH: u32 = 6;
+/// Nodes per leaf of the search evaluator when a new book names no
+/// evaluator.
+const DEFAULT_SEARCH_NODES: u64 = 200_000;
 
 #[derive(Args)]
 #[command(group(ArgGroup::new("budget").required(true).args(["expansions", "hours"])))]
@@ -77,10 +82,14 @@ struct GrowArgs {
     /// Evaluation worker threads (default: all cores).
     #[arg(long, short = 't')]
     threads: Option<usize>,
-    /// Placeholder evaluator: negamax depth (new book default 6).
+    /// Value leaves with our alpha-beta search, this many nodes per leaf
+    /// (the default evaluator of a new book: 200,000 nodes).
+    #[arg(long, conflicts_with_all = ["eval_depth", "eval_nodes"])]
+    search_nodes: Option<u64>,
+    /// Simple evaluator instead: fixed-depth negamax on the 2014 heuristic.
     #[arg(long)]
     eval_depth: Option<u32>,
-    /// Placeholder evaluator: node limit per evaluation (iterative
+    /// Simple evaluator: node limit per evaluation (iterative
     /// deepening; depth up to --eval-depth or 40).
     #[arg(long)]
     eval_nodes: Option<u64>,
@@ -111,18 +120,10 @@ fn main() {
                 }
                 let report = export(&book, classic.as_deref(), doe.as_deref())?;
                 if let Some(path) = classic {
-                    println!(
-                        "{}: {} entries",
-                        path.display(),
-                        thousands(report.entries_2014 as u64)
-                    );
+                    println!("{}: {} entries", path.display(), thousands(report.entries_2014 as u64));
                 }
                 if let Some(path) = doe {
-                    println!(
-                        "{}: {} entries",
-                        path.display(),
-                        thousands(report.entries_doe as u64)
-                    );
+                    println!("{}: {} entries", path.display(), thousands(report.entries_doe as u64));
                 }
                 Ok(())
             }
@@ -131,9 +132,14 @@ fn main() {
 }
 
 /// The evaluator of a growth: the options' if given, else the book's own,
-/// else the default. **Plug point**: a `--search-nodes` option building the
-/// search engine's evaluator goes here (see `oware::book`).
+/// else the search with its default node limit.
 fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
+    if let Some(nodes) = args.search_nodes {
+        if nodes == 0 {
+            bail!("--search-nodes must be positive");
+        }
+        return Ok(Box::new(SearchEvaluator { nodes }));
+    }
     if args.eval_depth.is_some() || args.eval_nodes.is_some() {
         let depth = args.eval_depth.unwrap_or(if args.eval_nodes.is_some() {
             NEGAMAX_MAX_DEPTH
@@ -143,21 +149,16 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
         if depth == 0 || depth > NEGAMAX_MAX_DEPTH {
             bail!("--eval-depth must be 1..={NEGAMAX_MAX_DEPTH}");
         }
-        return Ok(Box::new(Negamax {
-            depth,
-            max_nodes: args.eval_nodes,
-        }));
+        return Ok(Box::new(Negamax { depth, max_nodes: args.eval_nodes }));
     }
     match read_manifest(&args.book)? {
-        Some(manifest) => {
-            evaluator_from_description(&manifest.parameters.evaluator).with_context(|| {
-                format!(
-                    "the book was grown with '{}', which this build cannot rebuild",
-                    manifest.parameters.evaluator
-                )
-            })
-        }
-        None => Ok(Box::new(Negamax::depth(DEFAULT_EVAL_DEPTH))),
+        Some(manifest) => evaluator_from_description(&manifest.parameters.evaluator).with_context(|| {
+            format!(
+                "the book was grown with '{}', which this build cannot rebuild",
+                manifest.parameters.evaluator
+            )
+        }),
+        None => Ok(Box::new(SearchEvaluator { nodes: DEFAULT_SEARCH_NODES })),
     }
 }
 
@@ -175,15 +176,10 @@ fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
     let omega = match args.omega {
         None => None,
         Some(w) => Some(Omega::from_plies_per_unit(w).with_context(|| {
-            format!(
-                "--omega {w}: give plies per engine unit, 0 to {}",
-                Omega::MAX_MICRO / 1_000_000
-            )
+            format!("--omega {w}: give plies per engine unit, 0 to {}", Omega::MAX_MICRO / 1_000_000)
         })?),
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {
         bail!("--threads must be at least 1");
     }
@@ -228,11 +224,7 @@ fn stats_command(book: &std::path::Path) -> anyhow::Result<()> {
     }
     let stored = load(book)?;
     match stored.graph {
-        None => println!(
-            "{}: {}; no checkpoint yet",
-            book.display(),
-            stored.manifest.parameters.describe()
-        ),
+        None => println!("{}: {}; no checkpoint yet", book.display(), stored.manifest.parameters.describe()),
         Some(graph) => print!("{}", stats(&graph, &stored.manifest.parameters)),
     }
     Ok(())

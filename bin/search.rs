@@ -125,11 +125,7 @@ fn limits(args: &Args) -> anyhow::Result<Limits> {
         Some(t) => Some(Duration::from_secs_f64(t)),
         None => None,
     };
-    let limits = Limits {
-        depth: args.depth,
-        nodes: args.nodes,
-        time,
-    };
+    let limits = Limits { depth: args.depth, nodes: args.nodes, time };
     if limits == Limits::default() {
         return Ok(Limits::depth(13));
     }

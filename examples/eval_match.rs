@@ -45,15 +45,9 @@ fn play(
         if let Some(score) = state.final_score() {
             return Ok(score);
         }
-        let player = if state.to_move() == oware::Side::South {
-            &mut *south
-        } else {
-            &mut *north
-        };
+        let player = if state.to_move() == oware::Side::South { &mut *south } else { &mut *north };
         let result = player.search(&state, limits)?;
-        let pit = result
-            .best_move
-            .ok_or_else(|| anyhow::anyhow!("no move in {state}"))?;
+        let pit = result.best_move.ok_or_else(|| anyhow::anyhow!("no move in {state}"))?;
         state.play(pit)?;
     }
     // Unfinished after 600 plies (never seen): count it as a draw.
@@ -62,11 +56,7 @@ fn play(
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let options = |w| Options {
-        weights: w,
-        table_megabytes: 8,
-        ..Options::default()
-    };
+    let options = |w| Options { weights: w, table_megabytes: 8, ..Options::default() };
     let mut a = Searcher::new(options(args.a.parse()?))?;
     let mut b = Searcher::new(options(args.b.parse()?))?;
     let limits = Limits::depth(args.depth);
@@ -96,11 +86,7 @@ fn main() -> anyhow::Result<()> {
             } else {
                 play(opening.clone(), &mut b, &mut a, &limits)?
             };
-            let (mine, theirs) = if a_is_south {
-                (score[0], score[1])
-            } else {
-                (score[1], score[0])
-            };
+            let (mine, theirs) = if a_is_south { (score[0], score[1]) } else { (score[1], score[0]) };
             seeds += mine as i64 - theirs as i64;
             match mine.cmp(&theirs) {
                 std::cmp::Ordering::Greater => wins += 1,

@@ -50,11 +50,7 @@ fn main() -> anyhow::Result<()> {
         Some(text) => text.parse()?,
         None => Weights::ENGINE_2014,
     };
-    let options = Options {
-        weights,
-        table_megabytes: 8,
-        ..Options::default()
-    };
+    let options = Options { weights, table_megabytes: 8, ..Options::default() };
     let mut player = Searcher::new(options.clone())?;
     let mut judge = Searcher::new(options)?;
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ args.seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
@@ -77,9 +73,7 @@ fn main() -> anyhow::Result<()> {
             state.play(pit)?;
         }
         let position = state.position();
-        let quiet = position
-            .legal_moves()
-            .all(|pit| position.play(pit).captured == 0);
+        let quiet = position.legal_moves().all(|pit| position.play(pit).captured == 0);
         if state.is_over() || !quiet {
             continue;
         }

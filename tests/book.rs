@@ -16,8 +16,7 @@ use oware::book::play::{run_match, MatchOptions, Player};
 use oware::book::probe::{best_move, book_line, probe, stats};
 use oware::book::store::{self, checkpoint_path, MANIFEST_FILE};
 use oware::book::{
-    grow, BookError, BookGraph, BookSource, Budget, GrowOptions, LoadedBook, NodeEval, NodeKind,
-    Omega,
+    grow, BookError, BookGraph, BookSource, Budget, GrowOptions, LoadedBook, NodeEval, NodeKind, Omega,
 };
 use oware::formats::doe::DoeBook;
 use oware::formats::opening_book::{OpeningBook, NO_SCORE};
@@ -51,12 +50,7 @@ impl Drop for Scratch {
 }
 
 fn eval(score: i16) -> NodeEval {
-    NodeEval {
-        score,
-        depth: 1,
-        nodes: 1,
-        best: None,
-    }
+    NodeEval { score, depth: 1, nodes: 1, best: None }
 }
 
 fn omega(w: f64) -> Omega {
@@ -84,11 +78,7 @@ fn options(dir: &Path, threads: usize, expansions: u64) -> GrowOptions {
 /// The manifest and the checkpoint it names.
 fn book_files(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let manifest = fs::read(dir.join(MANIFEST_FILE)).unwrap();
-    let record = store::read_manifest(dir)
-        .unwrap()
-        .unwrap()
-        .checkpoint
-        .unwrap();
+    let record = store::read_manifest(dir).unwrap().unwrap().checkpoint.unwrap();
     let checkpoint = fs::read(checkpoint_path(dir, record.expansions)).unwrap();
     (manifest, checkpoint)
 }
@@ -97,17 +87,8 @@ fn book_files(dir: &Path) -> (Vec<u8>, Vec<u8>) {
 fn assert_same_book(a: &Path, b: &Path, note: &str) {
     let (ma, ca) = book_files(a);
     let (mb, cb) = book_files(b);
-    assert_eq!(
-        String::from_utf8_lossy(&ma),
-        String::from_utf8_lossy(&mb),
-        "{note}"
-    );
-    assert!(
-        ca == cb,
-        "{note}: checkpoints differ ({} and {} bytes)",
-        ca.len(),
-        cb.len()
-    );
+    assert_eq!(String::from_utf8_lossy(&ma), String::from_utf8_lossy(&mb), "{note}");
+    assert!(ca == cb, "{note}: checkpoints differ ({} and {} bytes)", ca.len(), cb.len());
 }
 
 fn loaded_graph(dir: &Path) -> BookGraph {
@@ -115,9 +96,7 @@ fn loaded_graph(dir: &Path) -> BookGraph {
 }
 
 fn reference(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/reference")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference").join(name)
 }
 
 // ------------------------------------------------------------ priorities
@@ -134,9 +113,7 @@ fn hand_built(w: f64) -> BookGraph {
         .map(|(l, v)| (state_key(&child(&start, l)), v))
         .collect();
     let mut graph = BookGraph::start(omega(w), eval(0));
-    graph
-        .expand_with(graph.root(), |s| eval(south[&state_key(s)]))
-        .unwrap();
+    graph.expand_with(graph.root(), |s| eval(south[&state_key(s)])).unwrap();
     let after_f = child(&start, 'F');
     let north: HashMap<u64, i16> = "abcdef"
         .chars()
@@ -144,9 +121,7 @@ fn hand_built(w: f64) -> BookGraph {
         .map(|(l, v)| (state_key(&child(&after_f, l)), v))
         .collect();
     let f = graph.get(state_key(&after_f)).unwrap();
-    graph
-        .expand_with(f, |s| eval(north[&state_key(s)]))
-        .unwrap();
+    graph.expand_with(f, |s| eval(north[&state_key(s)])).unwrap();
     graph
 }
 
@@ -163,34 +138,22 @@ fn priorities_follow_the_formula_from_each_movers_view() {
     assert_eq!(node_f.value, -25);
     // priority(F) = min over children of 0 + 1 + w·(−25 − m): e gives 1 ply.
     assert_eq!(node_f.priority, PLY);
-    let terms: Vec<i64> = [-40, -30, -35, -60, -25, -50]
-        .iter()
-        .map(|m: &i64| PLY + micro * (-25 - m))
-        .collect();
+    let terms: Vec<i64> =
+        [-40, -30, -35, -60, -25, -50].iter().map(|m: &i64| PLY + micro * (-25 - m)).collect();
     assert_eq!(*terms.iter().min().unwrap(), node_f.priority);
     // The root (South): F is now worth +25 for South, E +5.
     let root = graph.node(graph.root());
     assert_eq!(root.value, 25);
-    let expect_root = [
-        (-50i64, 0i64),
-        (-20, 0),
-        (-10, 0),
-        (0, 0),
-        (5, 0),
-        (25, node_f.priority),
-    ]
-    .iter()
-    .map(|&(m, p)| p + PLY + micro * (25 - m))
-    .min()
-    .unwrap();
+    let expect_root = [(-50i64, 0i64), (-20, 0), (-10, 0), (0, 0), (5, 0), (25, node_f.priority)]
+        .iter()
+        .map(|&(m, p)| p + PLY + micro * (25 - m))
+        .min()
+        .unwrap();
     assert_eq!(root.priority, expect_root);
     // 2 plies through F, against 1 + 0.04·20 = 1.8 through E: E wins.
     assert_eq!(root.priority, PLY + 800_000);
     let selection = descend(&graph).unwrap();
-    assert_eq!(
-        graph.node(selection.leaf).key,
-        state_key(&child(&start, 'E'))
-    );
+    assert_eq!(graph.node(selection.leaf).key, state_key(&child(&start, 'E')));
     assert_eq!(selection.path, vec![(graph.root(), 4)]);
 }
 
@@ -218,11 +181,7 @@ fn omega_moves_growth_from_breadth_to_the_principal_line() {
 #[test]
 fn batches_hold_distinct_leaves_and_release_restores_priorities() {
     let mut graph = hand_built(0.04);
-    let before: Vec<(i32, i64)> = graph
-        .nodes()
-        .iter()
-        .map(|n| (n.value, n.priority))
-        .collect();
+    let before: Vec<(i32, i64)> = graph.nodes().iter().map(|n| (n.value, n.priority)).collect();
     let batch = select_batch(&mut graph, 20);
     // 5 root leaves + 6 leaves under F.
     assert_eq!(batch.len(), 11);
@@ -236,11 +195,7 @@ fn batches_hold_distinct_leaves_and_release_restores_priorities() {
     let again = select_batch(&mut hand_built(0.04), 20);
     assert_eq!(batch, again, "selection is deterministic");
     graph.release(&leaves);
-    let after: Vec<(i32, i64)> = graph
-        .nodes()
-        .iter()
-        .map(|n| (n.value, n.priority))
-        .collect();
+    let after: Vec<(i32, i64)> = graph.nodes().iter().map(|n| (n.value, n.priority)).collect();
     assert_eq!(before, after);
 }
 
@@ -261,10 +216,7 @@ fn finished_games_are_exact_and_never_expanded() {
     // Only A is open; it is 1000 units worse than the winning F.
     assert_eq!(root.priority, PLY + w.micro() * 1000);
     let selection = descend(&graph).unwrap();
-    assert_eq!(
-        graph.node(selection.leaf).key,
-        state_key(&child(&state, 'A'))
-    );
+    assert_eq!(graph.node(selection.leaf).key, state_key(&child(&state, 'A')));
 }
 
 // ------------------------------------------------------------ growth
@@ -285,10 +237,7 @@ fn growth_is_the_same_with_one_or_two_threads() {
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
     names.sort();
-    assert_eq!(
-        names,
-        ["checkpoint-0000000300.owbook", "grow.lock", "manifest"]
-    );
+    assert_eq!(names, ["checkpoint-0000000300.owbook", "grow.lock", "manifest"]);
 }
 
 #[test]
@@ -342,11 +291,7 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
     let dir = Scratch::new("damaged");
     let evaluator = Negamax::depth(2);
     grow(&options(dir.path(), 1, 40), &evaluator, &mut |_| {}).unwrap();
-    let record = store::read_manifest(dir.path())
-        .unwrap()
-        .unwrap()
-        .checkpoint
-        .unwrap();
+    let record = store::read_manifest(dir.path()).unwrap().unwrap().checkpoint.unwrap();
     let path = checkpoint_path(dir.path(), record.expansions);
     let good = fs::read(&path).unwrap();
     let manifest = fs::read(dir.join(MANIFEST_FILE)).unwrap();
@@ -366,11 +311,7 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
         assert!(fs::read(dir.join(MANIFEST_FILE)).unwrap() == manifest);
     }
     fs::write(&path, &good).unwrap();
-    for text in [
-        "",
-        "oware-opening-book 1\nomega-micro-plies-per-unit x\n",
-        "something else",
-    ] {
+    for text in ["", "oware-opening-book 1\nomega-micro-plies-per-unit x\n", "something else"] {
         fs::write(dir.join(MANIFEST_FILE), text).unwrap();
         let error = store::load(dir.path()).unwrap_err();
         assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
@@ -411,10 +352,7 @@ fn the_checkpoint_decoder_survives_any_bytes() {
 // ------------------------------------------------------------ kill -9
 
 fn openings(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_openings"))
-        .args(args)
-        .output()
-        .expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_openings")).args(args).output().expect("runs")
 }
 
 fn random_below(n: u64) -> u64 {
@@ -451,15 +389,8 @@ fn kill_nine_never_corrupts_and_resumes_to_the_same_bytes() {
         .collect()
     };
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_openings"))
-        .args(args(whole.path()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(env!("CARGO_BIN_EXE_openings")).args(args(whole.path())).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let full = started.elapsed().as_millis() as u64;
 
     // Three kills at random moments of the remaining work; if a run ends
@@ -496,37 +427,16 @@ fn kill_nine_never_corrupts_and_resumes_to_the_same_bytes() {
                 "kill {kills} after {wait} ms: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            at = store::read_manifest(killed.path())
-                .unwrap()
-                .unwrap()
-                .checkpoint
-                .map_or(0, |c| c.expansions);
+            at = store::read_manifest(killed.path()).unwrap().unwrap().checkpoint.map_or(0, |c| c.expansions);
         }
         progress.push(at);
     }
-    assert_eq!(
-        kills, 3,
-        "the growth kept finishing before its kill ({full} ms)"
-    );
+    assert_eq!(kills, 3, "the growth kept finishing before its kill ({full} ms)");
     eprintln!("uninterrupted: {full} ms; checkpoints found after the kills: {progress:?}");
-    assert!(
-        progress.iter().any(|&p| p > 0 && p < 1200),
-        "no kill landed mid-growth: {progress:?}"
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_openings"))
-        .args(args(killed.path()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_same_book(
-        whole.path(),
-        killed.path(),
-        &format!("killed with checkpoints at {progress:?}"),
-    );
+    assert!(progress.iter().any(|&p| p > 0 && p < 1200), "no kill landed mid-growth: {progress:?}");
+    let out = Command::new(env!("CARGO_BIN_EXE_openings")).args(args(killed.path())).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_same_book(whole.path(), killed.path(), &format!("killed with checkpoints at {progress:?}"));
     for dir in [&whole, &killed] {
         let out = openings(&[
             "export",
@@ -537,17 +447,10 @@ fn kill_nine_never_corrupts_and_resumes_to_the_same_bytes() {
             "--doe",
             &dir.join("doe.bin").to_string_lossy(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     for name in ["book.bin", "doe.bin"] {
-        assert!(
-            fs::read(whole.join(name)).unwrap() == fs::read(killed.join(name)).unwrap(),
-            "{name}"
-        );
+        assert!(fs::read(whole.join(name)).unwrap() == fs::read(killed.join(name)).unwrap(), "{name}");
     }
 }
 
@@ -556,19 +459,13 @@ fn kill_nine_never_corrupts_and_resumes_to_the_same_bytes() {
 #[test]
 fn exports_round_trip_through_the_format_readers() {
     let dir = Scratch::new("export");
-    let report = grow(
-        &options(dir.path(), 2, 120),
-        &Negamax::depth(3),
-        &mut |_| {},
-    )
-    .unwrap();
+    let report = grow(&options(dir.path(), 2, 120), &Negamax::depth(3), &mut |_| {}).unwrap();
     let stored = store::load(dir.path()).unwrap();
     let graph = stored.graph.unwrap();
     let fields = header_fields(&graph, &stored.manifest.parameters);
     let classic_path = dir.join("book.bin");
     let doe_path = dir.join("doe.bin");
-    let written =
-        oware::book::export::export(dir.path(), Some(&classic_path), Some(&doe_path)).unwrap();
+    let written = oware::book::export::export(dir.path(), Some(&classic_path), Some(&doe_path)).unwrap();
 
     let classic = OpeningBook::open(&classic_path).unwrap();
     assert!(classic == to_opening_book(&graph, &fields).unwrap());
@@ -582,22 +479,13 @@ fn exports_round_trip_through_the_format_readers() {
         let state = entry.state().unwrap();
         let id = graph.get(entry.key).unwrap();
         for pit in 0..6 {
-            assert_eq!(
-                state.legal_moves().contains(pit),
-                entry.scores[pit] != NO_SCORE
-            );
+            assert_eq!(state.legal_moves().contains(pit), entry.scores[pit] != NO_SCORE);
         }
         let best = graph.best_edge(id).unwrap();
-        assert_eq!(
-            entry.best().unwrap(),
-            (best.pit as usize, graph.node(id).value as i16)
-        );
+        assert_eq!(entry.best().unwrap(), (best.pit as usize, graph.node(id).value as i16));
     }
     let start = classic.get_state(&GameState::start()).unwrap();
-    assert_eq!(
-        start.best().unwrap().1 as i32,
-        graph.node(graph.root()).value
-    );
+    assert_eq!(start.best().unwrap().1 as i32, graph.node(graph.root()).value);
 
     let doe = DoeBook::open(&doe_path).unwrap();
     assert!(doe == to_doe(&graph, &fields).unwrap());
@@ -615,27 +503,17 @@ fn exports_round_trip_through_the_format_readers() {
     }
     // The parent's best move has the lowest DOE score.
     let root_children = doe.children_of_state(&GameState::start());
-    let lowest = root_children
-        .iter()
-        .min_by(|a, b| a.score.total_cmp(&b.score))
-        .unwrap();
+    let lowest = root_children.iter().min_by(|a, b| a.score.total_cmp(&b.score)).unwrap();
     assert_eq!(-lowest.score as i32, graph.node(graph.root()).value);
     // All three sources agree on the book moves of every expanded node.
     let from_classic = LoadedBook::Classic(classic);
     let from_doe = LoadedBook::Doe(doe);
-    for node in graph
-        .nodes()
-        .iter()
-        .filter(|n| n.kind == NodeKind::Expanded)
-        .take(50)
-    {
+    for node in graph.nodes().iter().filter(|n| n.kind == NodeKind::Expanded).take(50) {
         let state = oware::rank::state_from_key(node.key).unwrap();
         let ours = graph.book_moves(&state);
         for other in [from_classic.source(), from_doe.source()] {
             let theirs = other.book_moves(&state);
-            let pits = |m: &[oware::book::BookMove]| {
-                m.iter().map(|m| (m.pit, m.score)).collect::<Vec<_>>()
-            };
+            let pits = |m: &[oware::book::BookMove]| m.iter().map(|m| (m.pit, m.score)).collect::<Vec<_>>();
             assert_eq!(pits(&ours), pits(&theirs));
         }
     }
@@ -653,32 +531,22 @@ fn the_engines_books_parse_and_give_plausible_start_moves() {
         assert!(report.line.len() >= 4, "{name}: {:?}", report.line);
         assert_eq!(report.line[0].0, 'F');
         // One ply deeper along the book line, still in book.
-        let after: Game = format!("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves F{}", report.line[1].0)
-            .parse()
-            .unwrap();
+        let after: Game =
+            format!("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves F{}", report.line[1].0).parse().unwrap();
         let deeper = probe(&book, &after);
         assert_eq!(deeper.depth, Some(2), "{name}");
         assert_eq!(deeper.game_in_book, Some((2, 2)));
         assert!(!deeper.moves.is_empty());
     }
     let book = LoadedBook::open(&reference("aalina-2014-book.bin.zst")).unwrap();
-    let scores: Vec<f64> = book
-        .source()
-        .book_moves(&GameState::start())
-        .iter()
-        .map(|m| m.score)
-        .collect();
+    let scores: Vec<f64> = book.source().book_moves(&GameState::start()).iter().map(|m| m.score).collect();
     assert_eq!(scores, [-72.0, -34.0, -20.0, -37.0, -35.0, 5.0]);
     let doe = LoadedBook::open(&reference("aalina-2022-roots.bin.zst")).unwrap();
     let f = doe.source().book_moves(&GameState::start())[5];
     assert_eq!(f.count, Some(1_289_084));
     assert!((f.score - 0.92).abs() < 0.01);
     // The probe command reads them too.
-    let out = openings(&[
-        "probe",
-        "--book",
-        &reference("aalina-2014-book.bin.zst").to_string_lossy(),
-    ]);
+    let out = openings(&["probe", "--book", &reference("aalina-2014-book.bin.zst").to_string_lossy()]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("* F       +5"), "{text}");
@@ -689,10 +557,7 @@ fn probe_and_stats_describe_our_books() {
     let dir = Scratch::new("probe");
     grow(&options(dir.path(), 1, 64), &Negamax::depth(3), &mut |_| {}).unwrap();
     let graph = loaded_graph(dir.path());
-    let s = stats(
-        &graph,
-        &store::load(dir.path()).unwrap().manifest.parameters,
-    );
+    let s = stats(&graph, &store::load(dir.path()).unwrap().manifest.parameters);
     assert_eq!(s.expansions, 64);
     assert_eq!(s.expanded, 64);
     assert_eq!(s.nodes, s.expanded + s.leaves + s.terminal);
@@ -704,29 +569,16 @@ fn probe_and_stats_describe_our_books() {
     let out = openings(&["stats", "--book", &dir.path().to_string_lossy()]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("64 expansions"));
-    let game = format!(
-        "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves {}",
-        s.principal_line[0].0
-    );
+    let game = format!("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves {}", s.principal_line[0].0);
     let out = openings(&["probe", "--book", &dir.path().to_string_lossy(), &game]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains("depth in book: 1 plies"),
-        "{text}"
-    );
+    assert!(out.status.success() && text.contains("depth in book: 1 plies"), "{text}");
     // Bad input: one line, non-zero exit.
     for args in [
         vec!["probe", "--book", "/nonexistent/book"],
         vec!["stats", "--book", "/nonexistent/book"],
         vec!["probe", "--book", &dir.path().to_string_lossy(), "4-4-4-S"],
-        vec![
-            "grow",
-            "--book",
-            &dir.path().to_string_lossy(),
-            "--expansions",
-            "70",
-            "--omega=-1",
-        ],
+        vec!["grow", "--book", &dir.path().to_string_lossy(), "--expansions", "70", "--omega=-1"],
     ] {
         let out = openings(&args);
         assert!(!out.status.success(), "{args:?}");
@@ -744,50 +596,21 @@ fn a_short_match_runs_and_counts() {
     grow(&options(dir.path(), 1, 40), &Negamax::depth(3), &mut |_| {}).unwrap();
     let book = LoadedBook::open(dir.path()).unwrap();
     let engine = Negamax::nodes(300);
-    let a = Player {
-        name: "with book".into(),
-        engine: &engine,
-        book: Some(book.source()),
-    };
-    let b = Player {
-        name: "without".into(),
-        engine: &engine,
-        book: None,
-    };
-    let options = MatchOptions {
-        games: 2,
-        random_plies: 0,
-        ..MatchOptions::default()
-    };
+    let a = Player { name: "with book".into(), engine: &engine, book: Some(book.source()) };
+    let b = Player { name: "without".into(), engine: &engine, book: None };
+    let options = MatchOptions { games: 2, random_plies: 0, ..MatchOptions::default() };
     let report = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();
     assert_eq!(report.games.len(), 2);
     assert_eq!(report.wins + report.draws + report.losses, 2);
     assert!(report.games[0].a_south && !report.games[1].a_south);
-    assert!(report
-        .games
-        .iter()
-        .all(|g| g.book_moves[0] > 0 && g.book_moves[1] == 0));
-    assert!(report
-        .games
-        .iter()
-        .all(|g| g.score[0] + g.score[1] <= 48 && g.end.is_some()));
+    assert!(report.games.iter().all(|g| g.book_moves[0] > 0 && g.book_moves[1] == 0));
+    assert!(report.games.iter().all(|g| g.score[0] + g.score[1] <= 48 && g.end.is_some()));
     let again = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();
     assert_eq!(report, again, "matches are reproducible");
     let out = Command::new(env!("CARGO_BIN_EXE_match"))
-        .args([
-            "--games",
-            "2",
-            "--nodes",
-            "200",
-            "--book-a",
-            &dir.path().to_string_lossy(),
-        ])
+        .args(["--games", "2", "--nodes", "200", "--book-a", &dir.path().to_string_lossy()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("over 2 games"));
 }

@@ -31,17 +31,11 @@ impl Rng {
 }
 
 fn search(options: &Options, state: &GameState, limits: Limits) -> SearchResult {
-    Searcher::new(options.clone())
-        .unwrap()
-        .search(state, &limits)
-        .unwrap()
+    Searcher::new(options.clone()).unwrap().search(state, &limits).unwrap()
 }
 
 fn no_table() -> Options {
-    Options {
-        table_megabytes: 0,
-        ..Options::default()
-    }
+    Options { table_megabytes: 0, ..Options::default() }
 }
 
 /// A state with South to move, from pits seen by South and South's store.
@@ -138,15 +132,7 @@ struct BruteTable {
 impl BruteTable {
     fn new(max: u32, solver: &mut Solver, slack: u8) -> BruteTable {
         let size = layer_offset(max + 1);
-        let mut entries = vec![
-            Probe {
-                lower: 0,
-                upper: 0,
-                estimate: 0,
-                on_cycle: false
-            };
-            size as usize
-        ];
+        let mut entries = vec![Probe { lower: 0, upper: 0, estimate: 0, on_cycle: false }; size as usize];
         for n in 0..=max {
             let layer: Vec<Position> = layer_positions(n).collect();
             let cyclic = on_cycles(&layer);
@@ -269,22 +255,13 @@ fn random_states(seed: u64, count: usize, max_seeds: u32) -> Vec<GameState> {
 #[test]
 fn perft_counts_through_the_search() {
     let text = include_str!("reference/perft.txt");
-    let options = Options {
-        full_width: true,
-        ..Options::default()
-    };
+    let options = Options { full_width: true, ..Options::default() };
     let mut searcher = Searcher::new(options).unwrap();
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && l.contains('|'))
-        .step_by(3)
-    {
+    for line in text.lines().filter(|l| !l.starts_with('#') && l.contains('|')).step_by(3) {
         let (game, _) = line.split_once('|').unwrap();
         let game: Game = game.trim().parse().unwrap();
         for depth in 1..=5 {
-            let result = searcher
-                .search(&game.current, &Limits::depth(depth))
-                .unwrap();
+            let result = searcher.search(&game.current, &Limits::depth(depth)).unwrap();
             let expected = perft(&game.current, depth);
             if result.stop == Stop::GameOver {
                 assert_eq!(expected, 0);
@@ -299,26 +276,14 @@ fn perft_counts_through_the_search() {
 #[test]
 fn the_table_does_not_change_fixed_depth_scores() {
     let text = include_str!("reference/bench-games.txt");
-    let mut states: Vec<GameState> = bench_positions(text)
-        .unwrap()
-        .into_iter()
-        .map(|(_, s)| s)
-        .step_by(11)
-        .collect();
+    let mut states: Vec<GameState> =
+        bench_positions(text).unwrap().into_iter().map(|(_, s)| s).step_by(11).collect();
     let bench = states.len();
     // Endgames with long histories, where repetitions happen in the search.
     states.extend(random_states(7, 40, 6));
     states.extend(random_states(8, 80, 4));
-    let strict = Options {
-        strict_depth: true,
-        table_megabytes: 4,
-        ..Options::default()
-    };
-    let plain = Options {
-        ordering: Ordering::NONE,
-        aspiration: 0,
-        ..no_table()
-    };
+    let strict = Options { strict_depth: true, table_megabytes: 4, ..Options::default() };
+    let plain = Options { ordering: Ordering::NONE, aspiration: 0, ..no_table() };
     let mut with_table = Searcher::new(strict).unwrap();
     let (mut repetitions, mut refused) = (0, 0);
     for (i, state) in states.iter().enumerate() {
@@ -358,11 +323,7 @@ fn endgames_agree_with_brute_force() {
                 }
                 let result = searcher.search(&s, &Limits::depth(100)).unwrap();
                 let expected = outcome_of(v, n, [mine, 48 - n as u8 - mine]);
-                assert_eq!(
-                    result.outcome(),
-                    Some(expected),
-                    "{s}: value {v}, {result:?}"
-                );
+                assert_eq!(result.outcome(), Some(expected), "{s}: value {v}, {result:?}");
                 checked += 1;
             }
         }
@@ -383,33 +344,20 @@ fn the_history_changes_values_as_the_brute_force_says() {
         let mover = state.to_move();
         let stores = [state.store(mover), state.store(mover.other())];
         let result = searcher.search(&state, &Limits::depth(100)).unwrap();
-        assert_eq!(
-            result.outcome(),
-            Some(outcome_of(v, n, stores)),
-            "{state} history {:?}",
-            state.history()
-        );
+        assert_eq!(result.outcome(), Some(outcome_of(v, n, stores)), "{state} history {:?}", state.history());
     }
-    assert!(
-        changed > 5,
-        "only {changed} states where the history matters"
-    );
+    assert!(changed > 5, "only {changed} states where the history matters");
 }
 
 /// Equal results but for the time taken.
 fn same(a: &SearchResult, b: &SearchResult) -> bool {
-    let strip = |r: &SearchResult| SearchResult {
-        elapsed: Duration::ZERO,
-        ..r.clone()
-    };
+    let strip = |r: &SearchResult| SearchResult { elapsed: Duration::ZERO, ..r.clone() };
     strip(a) == strip(b)
 }
 
 #[test]
 fn a_node_limit_gives_the_same_result_every_time() {
-    let game: Game = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfBeBcDaAbCcDbAcCa"
-        .parse()
-        .unwrap();
+    let game: Game = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfBeBcDaAbCcDbAcCa".parse().unwrap();
     let limits = Limits::nodes(200_000);
     let mut searcher = Searcher::new(Options::default()).unwrap();
     let first = searcher.search(&game.current, &limits).unwrap();
@@ -419,18 +367,11 @@ fn a_node_limit_gives_the_same_result_every_time() {
     let fresh = search(&Options::default(), &game.current, limits);
     searcher.clear();
     let again = searcher.search(&game.current, &limits).unwrap();
-    assert!(
-        same(&first, &fresh) && same(&first, &again),
-        "{first:?} {fresh:?}"
-    );
+    assert!(same(&first, &fresh) && same(&first, &again), "{first:?} {fresh:?}");
     // So do two searchers replaying the same sequence of searches.
     let mut a = Searcher::new(Options::default()).unwrap();
     let mut b = Searcher::new(Options::default()).unwrap();
-    for (_, state) in bench_positions(include_str!("reference/bench-games.txt"))
-        .unwrap()
-        .iter()
-        .take(12)
-    {
+    for (_, state) in bench_positions(include_str!("reference/bench-games.txt")).unwrap().iter().take(12) {
         let x = a.search(state, &Limits::nodes(20_000)).unwrap();
         let y = b.search(state, &Limits::nodes(20_000)).unwrap();
         assert!(same(&x, &y), "{state}");
@@ -439,11 +380,7 @@ fn a_node_limit_gives_the_same_result_every_time() {
 
 #[test]
 fn a_time_limit_stops_with_a_move() {
-    let limits = Limits {
-        depth: Some(100),
-        time: Some(Duration::from_millis(30)),
-        nodes: None,
-    };
+    let limits = Limits { depth: Some(100), time: Some(Duration::from_millis(30)), nodes: None };
     let result = search(&Options::default(), &GameState::start(), limits);
     assert_eq!(result.stop, Stop::Time);
     assert!(result.best_move.is_some() && result.depth >= 1);
@@ -454,19 +391,10 @@ fn a_time_limit_stops_with_a_move() {
 fn bad_requests_are_typed_errors() {
     let mut searcher = Searcher::new(Options::default()).unwrap();
     let start = GameState::start();
-    assert_eq!(
-        searcher.search(&start, &Limits::default()),
-        Err(SearchError::Unbounded)
-    );
-    assert_eq!(
-        searcher.search(&start, &Limits::depth(101)),
-        Err(SearchError::DepthTooLarge { depth: 101 })
-    );
+    assert_eq!(searcher.search(&start, &Limits::default()), Err(SearchError::Unbounded));
+    assert_eq!(searcher.search(&start, &Limits::depth(101)), Err(SearchError::DepthTooLarge { depth: 101 }));
     let wrong = GameState::from_parts([4; 12], [1, 0], Side::South);
-    assert_eq!(
-        searcher.search(&wrong, &Limits::depth(3)),
-        Err(SearchError::SeedCount { total: 49 })
-    );
+    assert_eq!(searcher.search(&wrong, &Limits::depth(3)), Err(SearchError::SeedCount { total: 49 }));
 }
 
 #[test]
@@ -476,26 +404,11 @@ fn a_repetition_can_be_the_only_escape() {
     let cases = [
         // South's D recreates the state after "…FfAaBb": each side keeps
         // its row, 24-24. South's F loses.
-        (
-            "0-0-1-0-0-1-0-0-0-0-0-1-22-23-S moves CfFaAbBcCdDeFfAaBbEcCd",
-            'D',
-            Outcome::Draw,
-            true,
-        ),
+        ("0-0-1-0-0-1-0-0-0-0-0-1-22-23-S moves CfFaAbBcCdDeFfAaBbEcCd", 'D', Outcome::Draw, true),
         // North's a repeats and draws; f loses.
-        (
-            "0-0-0-0-0-1-0-0-0-0-1-1-23-22-S moves FfAaBeCfDbAcEdBeF",
-            'a',
-            Outcome::Draw,
-            false,
-        ),
+        ("0-0-0-0-0-1-0-0-0-0-1-1-23-22-S moves FfAaBeCfDbAcEdBeF", 'a', Outcome::Draw, false),
         // North's b repeats and wins (each keeps its row); f only draws.
-        (
-            "0-1-0-0-0-0-0-0-1-1-0-0-22-23-S moves BdCeDcEfAdFaBeC",
-            'b',
-            Outcome::Win,
-            false,
-        ),
+        ("0-1-0-0-0-0-0-0-1-1-0-0-22-23-S moves BdCeDcEfAdFaBeC", 'b', Outcome::Win, false),
     ];
     let mut solver = Solver::default();
     for (text, letter, outcome, differs) in cases {
@@ -551,14 +464,10 @@ fn tablebase_probes_agree_with_brute_force() {
     let exact: Arc<dyn EndgameTable> = Arc::new(BruteTable::new(3, &mut solver, 0));
     let loose: Arc<dyn EndgameTable> = Arc::new(BruteTable::new(3, &mut solver, 1));
     let small: Arc<dyn EndgameTable> = Arc::new(BruteTable::new(2, &mut solver, 0));
-    let with = |table: &Arc<dyn EndgameTable>| Options {
-        tablebase: Some(table.clone()),
-        ..Options::default()
-    };
-    let mut searchers: Vec<Searcher> = [&exact, &loose, &small]
-        .into_iter()
-        .map(|t| Searcher::new(with(t)).unwrap())
-        .collect();
+    let with =
+        |table: &Arc<dyn EndgameTable>| Options { tablebase: Some(table.clone()), ..Options::default() };
+    let mut searchers: Vec<Searcher> =
+        [&exact, &loose, &small].into_iter().map(|t| Searcher::new(with(t)).unwrap()).collect();
     // States of at most 3 seeds reached in play, histories included: the
     // tablebase holds the roots themselves, so cycle entries must be
     // refused where the history matters.
@@ -626,10 +535,7 @@ fn engine_units() {
 }
 
 fn run(binary: &str, args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(binary)
-        .args(args)
-        .output()
-        .expect("runs");
+    let out = std::process::Command::new(binary).args(args).output().expect("runs");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -640,19 +546,9 @@ fn run(binary: &str, args: &[&str]) -> (bool, String, String) {
 #[test]
 fn the_binaries_search_and_fail_in_one_line() {
     let search = env!("CARGO_BIN_EXE_search");
-    let (ok, stdout, _) = run(
-        search,
-        &[
-            "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfEe",
-            "--depth",
-            "6",
-            "--moves",
-        ],
-    );
-    assert!(
-        ok && stdout.contains("best move: ") && stdout.contains("pv: "),
-        "{stdout}"
-    );
+    let (ok, stdout, _) =
+        run(search, &["4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfEe", "--depth", "6", "--moves"]);
+    assert!(ok && stdout.contains("best move: ") && stdout.contains("pv: "), "{stdout}");
     assert_eq!(stdout.lines().filter(|l| l.starts_with("  ")).count(), 5); // moves
     for args in [
         vec!["--depth", "101"],

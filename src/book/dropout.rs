@@ -79,14 +79,11 @@ impl Omega {
     /// rounded to the micro-ply.
     pub fn from_plies_per_unit(plies: f64) -> Option<Omega> {
         let micro = (plies * PLY as f64).round();
-        (plies.is_finite() && micro >= 0.0 && micro <= Self::MAX_MICRO as f64)
-            .then_some(Omega(micro as i64))
+        (plies.is_finite() && micro >= 0.0 && micro <= Self::MAX_MICRO as f64).then_some(Omega(micro as i64))
     }
 
     pub fn from_micro(micro: i64) -> Option<Omega> {
-        (0..=Self::MAX_MICRO)
-            .contains(&micro)
-            .then_some(Omega(micro))
+        (0..=Self::MAX_MICRO).contains(&micro).then_some(Omega(micro))
     }
 
     pub fn micro(self) -> i64 {
@@ -113,10 +110,7 @@ pub fn child_term(child_priority: i64, best: i32, value: i32, omega: Omega) -> i
         return INFINITE;
     }
     let deviation = (best as i64 - value as i64).max(0);
-    child_priority
-        .saturating_add(PLY)
-        .saturating_add(omega.0.saturating_mul(deviation))
-        .min(MAX_FINITE)
+    child_priority.saturating_add(PLY).saturating_add(omega.0.saturating_mul(deviation)).min(MAX_FINITE)
 }
 
 /// A leaf chosen for expansion and the way the descent took to it.
@@ -133,12 +127,7 @@ pub fn best_edge(graph: &BookGraph, id: NodeId) -> Option<usize> {
     let node = graph.node(id);
     let mut best: Option<(i64, usize)> = None;
     for (i, edge) in node.edges.iter().enumerate() {
-        let term = child_term(
-            graph.edge_priority(edge),
-            node.value,
-            graph.move_value(edge),
-            graph.omega(),
-        );
+        let term = child_term(graph.edge_priority(edge), node.value, graph.move_value(edge), graph.omega());
         if term != INFINITE && best.is_none_or(|(b, _)| term < b) {
             best = Some((term, i));
         }

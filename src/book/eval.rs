@@ -135,18 +135,12 @@ const NEGAMAX_NAME: &str = "negamax-2014";
 
 impl Negamax {
     pub fn depth(depth: u32) -> Negamax {
-        Negamax {
-            depth: depth.clamp(1, NEGAMAX_MAX_DEPTH),
-            max_nodes: None,
-        }
+        Negamax { depth: depth.clamp(1, NEGAMAX_MAX_DEPTH), max_nodes: None }
     }
 
     /// Iterative deepening up to [`NEGAMAX_MAX_DEPTH`] within `nodes`.
     pub fn nodes(nodes: u64) -> Negamax {
-        Negamax {
-            depth: NEGAMAX_MAX_DEPTH,
-            max_nodes: Some(nodes),
-        }
+        Negamax { depth: NEGAMAX_MAX_DEPTH, max_nodes: Some(nodes) }
     }
 
     /// Reads what [`LeafEvaluator::describe`] wrote.
@@ -170,18 +164,10 @@ impl Negamax {
     /// Searches a position (mover's view) with stores `[mover, other]`
     /// that is not over; returns the value, best pit and nodes.
     pub fn search_position(&self, position: &Position, stores: [u8; 2]) -> (i32, Pit, u32, u64) {
-        let mut search = AlphaBeta {
-            nodes: 0,
-            limit: u64::MAX,
-            aborted: false,
-        };
+        let mut search = AlphaBeta { nodes: 0, limit: u64::MAX, aborted: false };
         let mut best = (heuristic(position, stores[0], stores[1]), 0, 0);
         for depth in 1..=self.depth.max(1) {
-            search.limit = if depth == 1 {
-                u64::MAX
-            } else {
-                self.max_nodes.unwrap_or(u64::MAX)
-            };
+            search.limit = if depth == 1 { u64::MAX } else { self.max_nodes.unwrap_or(u64::MAX) };
             let (value, pit) = search.root(position, stores, depth);
             if search.aborted {
                 break;
@@ -198,22 +184,12 @@ impl Negamax {
 impl LeafEvaluator for Negamax {
     fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError> {
         if let Some(score) = terminal_value(state) {
-            return Ok(Evaluation {
-                score,
-                best_move: None,
-                depth: 0,
-                nodes: 0,
-            });
+            return Ok(Evaluation { score, best_move: None, depth: 0, nodes: 0 });
         }
         let mover = state.to_move();
         let stores = [state.store(mover), state.store(mover.other())];
         let (score, pit, depth, nodes) = self.search_position(&state.position(), stores);
-        Ok(Evaluation {
-            score,
-            best_move: Some(pit),
-            depth,
-            nodes,
-        })
+        Ok(Evaluation { score, best_move: Some(pit), depth, nodes })
     }
 
     fn describe(&self) -> String {
@@ -232,7 +208,63 @@ pub fn evaluator_from_description(text: &str) -> Option<Box<dyn LeafEvaluator>> 
     if let Some(negamax) = Negamax::from_description(text) {
         return Some(Box::new(negamax));
     }
+    if let Some(search) = SearchEvaluator::from_description(text) {
+        return Some(Box::new(search));
+    }
     None
+}
+
+/// The book's evaluator: our alpha-beta search (`crate::search`) with a
+/// node limit per leaf, a fresh transposition table each time (so the value
+/// depends only on the state: deterministic at any thread count), the
+/// fitted evaluation weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchEvaluator {
+    pub nodes: u64,
+}
+
+thread_local! {
+    /// One searcher per worker thread (the table is reused, cleared).
+    static SEARCHER: std::cell::RefCell<Option<crate::search::Searcher>> = const { std::cell::RefCell::new(None) };
+}
+
+impl SearchEvaluator {
+    const PREFIX: &'static str = "search nodes ";
+
+    pub fn from_description(text: &str) -> Option<SearchEvaluator> {
+        let nodes = text.strip_prefix(Self::PREFIX)?.parse().ok()?;
+        (nodes > 0).then_some(SearchEvaluator { nodes })
+    }
+}
+
+impl LeafEvaluator for SearchEvaluator {
+    fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError> {
+        use crate::search::{Limits, Options, Searcher};
+        let fail = |reason: String| EvaluationError { state: state.to_string(), reason };
+        if let Some(score) = terminal_value(state) {
+            return Ok(Evaluation { score, best_move: None, depth: 0, nodes: 0 });
+        }
+        SEARCHER.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            if cell.is_none() {
+                *cell = Some(Searcher::new(Options::default()).map_err(|e| fail(e.to_string()))?);
+            }
+            let searcher = cell.as_mut().expect("set above");
+            searcher.clear();
+            let result =
+                searcher.search(state, &Limits::nodes(self.nodes)).map_err(|e| fail(e.to_string()))?;
+            Ok(Evaluation {
+                score: result.score.engine_units() as i32,
+                best_move: result.best_move,
+                depth: result.depth,
+                nodes: result.nodes,
+            })
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!("{}{}", Self::PREFIX, self.nodes)
+    }
 }
 
 struct AlphaBeta {
@@ -377,13 +409,8 @@ mod tests {
             let mover = state.to_move();
             let stores = [state.store(mover), state.store(mover.other())];
             for depth in 1..=4 {
-                let (value, _, _, _) =
-                    Negamax::depth(depth).search_position(&state.position(), stores);
-                assert_eq!(
-                    value,
-                    minimax(&state.position(), stores, depth),
-                    "{state} depth {depth}"
-                );
+                let (value, _, _, _) = Negamax::depth(depth).search_position(&state.position(), stores);
+                assert_eq!(value, minimax(&state.position(), stores, depth), "{state} depth {depth}");
             }
             state.play_letter(letter).unwrap();
         }
@@ -392,18 +419,28 @@ mod tests {
     #[test]
     fn start_heuristic_is_zero_and_description_round_trips() {
         assert_eq!(heuristic(&GameState::start().position(), 0, 0), 0);
-        for e in [
-            Negamax::depth(5),
-            Negamax {
-                depth: 9,
-                max_nodes: Some(1234),
-            },
-        ] {
+        for e in [Negamax::depth(5), Negamax { depth: 9, max_nodes: Some(1234) }] {
             assert_eq!(Negamax::from_description(&e.describe()), Some(e));
         }
         assert_eq!(Negamax::from_description("negamax-2014 depth 0"), None);
         assert_eq!(Negamax::from_description("negamax-2014 depth 3 x"), None);
-        assert!(evaluator_from_description("search nodes 5").is_none());
+        assert!(evaluator_from_description("search nodes 5").is_some());
+        assert!(evaluator_from_description("search nodes 0").is_none());
+        let search = SearchEvaluator { nodes: 5000 };
+        assert_eq!(SearchEvaluator::from_description(&search.describe()), Some(search));
+    }
+
+    #[test]
+    fn the_search_evaluator_is_deterministic_and_sees_the_game_end() {
+        let search = SearchEvaluator { nodes: 20_000 };
+        let state: GameState = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfEe".parse().unwrap();
+        let first = search.evaluate(&state).unwrap();
+        let other = search.evaluate(&GameState::start()).unwrap();
+        assert_eq!(search.evaluate(&state).unwrap(), first);
+        assert!(first.best_move.is_some() && other.best_move.is_some());
+        assert!(first.score.abs() < WIN);
+        let over: GameState = "0-0-0-0-0-0-0-0-0-0-0-1-25-22-S".parse().unwrap();
+        assert_eq!(search.evaluate(&over).unwrap().score, WIN);
     }
 
     #[test]

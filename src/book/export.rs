@@ -41,17 +41,11 @@ pub fn header_fields(graph: &BookGraph, parameters: &Parameters) -> Vec<(String,
 }
 
 fn borrowed(fields: &[(String, String)]) -> Vec<(&str, &str)> {
-    fields
-        .iter()
-        .map(|(n, v)| (n.as_str(), v.as_str()))
-        .collect()
+    fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect()
 }
 
 /// The 2014 layout of a book.
-pub fn to_opening_book(
-    graph: &BookGraph,
-    fields: &[(String, String)],
-) -> Result<OpeningBook, FormatError> {
+pub fn to_opening_book(graph: &BookGraph, fields: &[(String, String)]) -> Result<OpeningBook, FormatError> {
     let entries = graph
         .nodes()
         .iter()
@@ -62,10 +56,7 @@ pub fn to_opening_book(
                 let value = graph.move_value(edge).clamp(-32767, 32767);
                 scores[edge.pit as usize % ROW] = value as i16;
             }
-            BookEntry {
-                key: node.key,
-                scores,
-            }
+            BookEntry { key: node.key, scores }
         })
         .collect();
     OpeningBook::from_entries(entries, &borrowed(fields))
@@ -74,11 +65,7 @@ pub fn to_opening_book(
 /// The DOE layout of a book.
 pub fn to_doe(graph: &BookGraph, fields: &[(String, String)]) -> Result<DoeBook, FormatError> {
     let mut entries = Vec::new();
-    for node in graph
-        .nodes()
-        .iter()
-        .filter(|n| n.kind == NodeKind::Expanded)
-    {
+    for node in graph.nodes().iter().filter(|n| n.kind == NodeKind::Expanded) {
         let north = node.key & SOUTH_TO_MOVE_BIT == 0;
         for edge in &node.edges {
             entries.push(DoeEntry {
@@ -108,17 +95,12 @@ pub fn export(
     out_doe: Option<&Path>,
 ) -> Result<ExportReport, BookError> {
     let stored = super::store::load(dir)?;
-    let graph = stored.graph.ok_or_else(|| BookError::Empty {
-        dir: dir.to_path_buf(),
-    })?;
+    let graph = stored.graph.ok_or_else(|| BookError::Empty { dir: dir.to_path_buf() })?;
     let fields = header_fields(&graph, &stored.manifest.parameters);
     let mut report = ExportReport::default();
     let format = |path: &Path| {
         let path = path.to_path_buf();
-        move |error| BookError::Format {
-            path: Some(path),
-            error,
-        }
+        move |error| BookError::Format { path: Some(path), error }
     };
     if let Some(path) = out_2014 {
         let book = to_opening_book(&graph, &fields).map_err(format(path))?;

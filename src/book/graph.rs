@@ -104,27 +104,14 @@ pub struct BookGraph {
 
 impl PartialEq for BookGraph {
     fn eq(&self, other: &BookGraph) -> bool {
-        self.omega == other.omega
-            && self.nodes == other.nodes
-            && self.expansions == other.expansions
+        self.omega == other.omega && self.nodes == other.nodes && self.expansions == other.expansions
     }
 }
 
 impl BookGraph {
     /// A book holding only its root.
-    pub fn new(
-        omega: Omega,
-        root_key: u64,
-        captured: u8,
-        kind: NodeKind,
-        eval: NodeEval,
-    ) -> BookGraph {
-        let mut graph = BookGraph {
-            omega,
-            nodes: Vec::new(),
-            index: HashMap::new(),
-            expansions: 0,
-        };
+    pub fn new(omega: Omega, root_key: u64, captured: u8, kind: NodeKind, eval: NodeEval) -> BookGraph {
+        let mut graph = BookGraph { omega, nodes: Vec::new(), index: HashMap::new(), expansions: 0 };
         graph.add_node(root_key, captured, kind, eval);
         graph
     }
@@ -245,10 +232,7 @@ impl BookGraph {
         leaf: NodeId,
         mut evaluate: impl FnMut(&GameState) -> NodeEval,
     ) -> Result<(), String> {
-        let node = self
-            .nodes
-            .get(leaf as usize)
-            .ok_or_else(|| format!("no node {leaf}"))?;
+        let node = self.nodes.get(leaf as usize).ok_or_else(|| format!("no node {leaf}"))?;
         if node.kind != NodeKind::Leaf {
             return Err(format!("node {leaf} is not a leaf"));
         }
@@ -265,12 +249,7 @@ impl BookGraph {
                     let (kind, eval) = match terminal_value(&child) {
                         Some(value) => (
                             NodeKind::Terminal,
-                            NodeEval {
-                                score: value as i16,
-                                depth: 0,
-                                nodes: 0,
-                                best: None,
-                            },
+                            NodeEval { score: value as i16, depth: 0, nodes: 0, best: None },
                         ),
                         None => {
                             let mut eval = evaluate(&child);
@@ -293,19 +272,9 @@ impl BookGraph {
     // ------------------------------------------------------------ growth
 
     /// Adds a leaf or terminal node (no edges) and returns its id.
-    pub(crate) fn add_node(
-        &mut self,
-        key: u64,
-        captured: u8,
-        kind: NodeKind,
-        eval: NodeEval,
-    ) -> NodeId {
+    pub(crate) fn add_node(&mut self, key: u64, captured: u8, kind: NodeKind, eval: NodeEval) -> NodeId {
         let id = self.nodes.len() as NodeId;
-        let priority = if kind == NodeKind::Terminal {
-            INFINITE
-        } else {
-            0
-        };
+        let priority = if kind == NodeKind::Terminal { INFINITE } else { 0 };
         self.nodes.push(Node {
             key,
             kind,
@@ -331,9 +300,8 @@ impl BookGraph {
         for &(pit, child) in children {
             let quiet = self.node(child).captured == self.node(leaf).captured;
             let repetition = if quiet && self.reaches(child, leaf) {
-                let value = state_from_key(self.node(child).key)
-                    .map(|state| repetition_value(&state))
-                    .unwrap_or(0);
+                let value =
+                    state_from_key(self.node(child).key).map(|state| repetition_value(&state)).unwrap_or(0);
                 Some(value as i16)
             } else {
                 let parents = &mut self.nodes[child as usize].parents;
@@ -342,12 +310,7 @@ impl BookGraph {
                 }
                 None
             };
-            edges.push(Edge {
-                pit,
-                child,
-                repetition,
-                visits: 0,
-            });
+            edges.push(Edge { pit, child, repetition, visits: 0 });
         }
         let node = &mut self.nodes[leaf as usize];
         node.edges = edges;
@@ -380,10 +343,7 @@ impl BookGraph {
             }
             for edge in &self.node(id).edges {
                 let child = edge.child;
-                if edge.repetition.is_none()
-                    && self.node(child).captured == captured
-                    && seen.insert(child)
-                {
+                if edge.repetition.is_none() && self.node(child).captured == captured && seen.insert(child) {
                     stack.push(child);
                 }
             }
@@ -416,18 +376,12 @@ impl BookGraph {
                 (node.eval.score as i32, priority)
             }
             NodeKind::Expanded => {
-                let best = node
-                    .edges
-                    .iter()
-                    .map(|e| self.move_value(e))
-                    .max()
-                    .unwrap_or(node.eval.score as i32);
+                let best =
+                    node.edges.iter().map(|e| self.move_value(e)).max().unwrap_or(node.eval.score as i32);
                 let priority = node
                     .edges
                     .iter()
-                    .map(|e| {
-                        child_term(self.edge_priority(e), best, self.move_value(e), self.omega)
-                    })
+                    .map(|e| child_term(self.edge_priority(e), best, self.move_value(e), self.omega))
                     .min()
                     .unwrap_or(INFINITE);
                 (best, priority)
@@ -515,23 +469,14 @@ impl BookGraph {
     }
 
     /// Assembles a graph from decoded parts (`store`), then [`Self::rebuild`].
-    pub(crate) fn from_parts(
-        omega: Omega,
-        nodes: Vec<Node>,
-        expansions: u64,
-    ) -> Result<BookGraph, String> {
+    pub(crate) fn from_parts(omega: Omega, nodes: Vec<Node>, expansions: u64) -> Result<BookGraph, String> {
         let mut index = HashMap::with_capacity(nodes.len());
         for (id, node) in nodes.iter().enumerate() {
             if index.insert(node.key, id as NodeId).is_some() {
                 return Err(format!("node {id}: key 0x{:X} appears twice", node.key));
             }
         }
-        let mut graph = BookGraph {
-            omega,
-            nodes,
-            index,
-            expansions,
-        };
+        let mut graph = BookGraph { omega, nodes, index, expansions };
         graph.rebuild()?;
         Ok(graph)
     }

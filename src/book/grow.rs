@@ -103,14 +103,8 @@ fn choose_parameters(
     let default_omega = Omega::from_micro(DEFAULT_OMEGA_MICRO)
         .ok_or_else(|| BookError::BadOption("the default omega is out of range".into()))?;
     Ok(Parameters {
-        omega: options
-            .omega
-            .or(found.map(|p| p.omega))
-            .unwrap_or(default_omega),
-        batch: options
-            .batch
-            .or(found.map(|p| p.batch))
-            .unwrap_or(DEFAULT_BATCH),
+        omega: options.omega.or(found.map(|p| p.omega)).unwrap_or(default_omega),
+        batch: options.batch.or(found.map(|p| p.batch)).unwrap_or(DEFAULT_BATCH),
         evaluator: evaluator.describe(),
     })
 }
@@ -123,13 +117,9 @@ pub fn grow(
     log: &mut dyn FnMut(String),
 ) -> Result<GrowReport, BookError> {
     if options.batch == Some(0) {
-        return Err(BookError::BadOption(
-            "the batch size must be at least 1".into(),
-        ));
+        return Err(BookError::BadOption("the batch size must be at least 1".into()));
     }
-    let mut dir = BookDir::open(&options.dir, |found| {
-        choose_parameters(options, evaluator, found)
-    })?;
+    let mut dir = BookDir::open(&options.dir, |found| choose_parameters(options, evaluator, found))?;
     let parameters = dir.manifest().parameters.clone();
     let started = Instant::now();
     let (mut graph, resumed) = match dir.load_graph()? {
@@ -160,10 +150,7 @@ pub fn grow(
             scope.spawn(move || worker(evaluator, jobs, done));
         }
         drop(done_sender);
-        let pool = Pool {
-            jobs: job_sender,
-            done: done_receiver,
-        };
+        let pool = Pool { jobs: job_sender, done: done_receiver };
         loop {
             let done = graph.expansions();
             let aligned = batch_size - done % batch_size;
@@ -219,13 +206,7 @@ pub fn grow(
 fn new_book(omega: Omega, evaluator: &dyn LeafEvaluator) -> Result<BookGraph, BookError> {
     let start = GameState::start();
     let eval = evaluator.evaluate(&start).map_err(BookError::Evaluation)?;
-    Ok(BookGraph::new(
-        omega,
-        state_key(&start),
-        0,
-        NodeKind::Leaf,
-        node_eval(&eval),
-    ))
+    Ok(BookGraph::new(omega, state_key(&start), 0, NodeKind::Leaf, node_eval(&eval)))
 }
 
 /// What a node keeps of an evaluation (score clamped to ±1000).
@@ -242,19 +223,11 @@ type Outcome = Result<Evaluation, EvaluationError>;
 
 /// A worker: evaluates states until the job channel closes. A panicking
 /// evaluator becomes an error, so the selector never waits forever.
-fn worker(
-    evaluator: &dyn LeafEvaluator,
-    jobs: Receiver<(usize, GameState)>,
-    done: Sender<(usize, Outcome)>,
-) {
+fn worker(evaluator: &dyn LeafEvaluator, jobs: Receiver<(usize, GameState)>, done: Sender<(usize, Outcome)>) {
     for (index, state) in jobs {
-        let outcome =
-            catch_unwind(AssertUnwindSafe(|| evaluator.evaluate(&state))).unwrap_or_else(|_| {
-                Err(EvaluationError {
-                    state: state.to_string(),
-                    reason: "the evaluator panicked".into(),
-                })
-            });
+        let outcome = catch_unwind(AssertUnwindSafe(|| evaluator.evaluate(&state))).unwrap_or_else(|_| {
+            Err(EvaluationError { state: state.to_string(), reason: "the evaluator panicked".into() })
+        });
         if done.send((index, outcome)).is_err() {
             return;
         }
@@ -275,12 +248,7 @@ impl Pool {
             .iter()
             .map(|new| {
                 new.terminal.map(|value| {
-                    let eval = NodeEval {
-                        score: value as i16,
-                        depth: 0,
-                        nodes: 0,
-                        best: None,
-                    };
+                    let eval = NodeEval { score: value as i16, depth: 0, nodes: 0, best: None };
                     (NodeKind::Terminal, eval)
                 })
             })
@@ -288,9 +256,7 @@ impl Pool {
         let mut pending = 0u64;
         for (i, new) in plan.new.iter().enumerate() {
             if new.terminal.is_none() {
-                self.jobs
-                    .send((i, new.state.clone()))
-                    .map_err(|_| worker_gone())?;
+                self.jobs.send((i, new.state.clone())).map_err(|_| worker_gone())?;
                 pending += 1;
             }
         }
@@ -360,11 +326,7 @@ fn plan(graph: &BookGraph, batch: &[Selection]) -> Result<Plan, BookError> {
                 ChildRef::New(i)
             } else {
                 new_index.insert(child_key, new.len());
-                new.push(NewNode {
-                    key: child_key,
-                    terminal: terminal_value(&child),
-                    state: child,
-                });
+                new.push(NewNode { key: child_key, terminal: terminal_value(&child), state: child });
                 ChildRef::New(new.len() - 1)
             };
             moves.push((pit as u8, reference));
@@ -374,12 +336,7 @@ fn plan(graph: &BookGraph, batch: &[Selection]) -> Result<Plan, BookError> {
     Ok(Plan { children, new })
 }
 
-fn apply(
-    graph: &mut BookGraph,
-    batch: &[Selection],
-    plan: &Plan,
-    results: &[(NodeKind, NodeEval)],
-) {
+fn apply(graph: &mut BookGraph, batch: &[Selection], plan: &Plan, results: &[(NodeKind, NodeEval)]) {
     let mut ids = Vec::with_capacity(plan.new.len());
     for (new, &(kind, eval)) in plan.new.iter().zip(results) {
         let stores = new.state.stores();
@@ -417,12 +374,7 @@ fn progress(options: &GrowOptions, done: u64) -> indicatif::ProgressBar {
     bar
 }
 
-fn update(
-    bar: &indicatif::ProgressBar,
-    options: &GrowOptions,
-    graph: &BookGraph,
-    started: Instant,
-) {
+fn update(bar: &indicatif::ProgressBar, options: &GrowOptions, graph: &BookGraph, started: Instant) {
     if bar.is_hidden() {
         return;
     }
@@ -434,10 +386,7 @@ fn update(
             bar.set_position(graph.expansions());
         }
         Budget::Time(_) => {
-            bar.set_message(format!(
-                "{} exp, {size} nodes, root {root:+}",
-                thousands(graph.expansions())
-            ));
+            bar.set_message(format!("{} exp, {size} nodes, root {root:+}", thousands(graph.expansions())));
             bar.set_position(started.elapsed().as_secs());
         }
     }

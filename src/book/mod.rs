@@ -124,35 +124,26 @@ impl fmt::Display for BookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BookError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            BookError::Corrupt { path, problem } => write!(
-                f,
-                "{}: {problem}; the book is damaged and was left as it is",
-                path.display()
-            ),
+            BookError::Corrupt { path, problem } => {
+                write!(f, "{}: {problem}; the book is damaged and was left as it is", path.display())
+            }
             BookError::NotABook { dir } => {
                 write!(f, "{}: not a book directory (no manifest)", dir.display())
             }
-            BookError::Empty { dir } => write!(
-                f,
-                "{}: the book has no checkpoint yet (grow it first)",
-                dir.display()
-            ),
+            BookError::Empty { dir } => {
+                write!(f, "{}: the book has no checkpoint yet (grow it first)", dir.display())
+            }
             BookError::Parameters { dir, found, wanted } => write!(
                 f,
                 "{} holds a book grown with {found}; asked for {wanted}: use another directory",
                 dir.display()
             ),
-            BookError::Busy { dir } => write!(
-                f,
-                "{}: another growth is running in this directory",
-                dir.display()
-            ),
+            BookError::Busy { dir } => {
+                write!(f, "{}: another growth is running in this directory", dir.display())
+            }
             BookError::BadOption(text) => f.write_str(text),
             BookError::Evaluation(e) => write!(f, "{e}"),
-            BookError::Format {
-                path: Some(path),
-                error,
-            } => write!(f, "{}: {error}", path.display()),
+            BookError::Format { path: Some(path), error } => write!(f, "{}: {error}", path.display()),
             BookError::Format { path: None, error } => write!(f, "{error}"),
         }
     }

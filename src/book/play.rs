@@ -39,13 +39,7 @@ pub struct MatchOptions {
 
 impl Default for MatchOptions {
     fn default() -> MatchOptions {
-        MatchOptions {
-            games: 20,
-            seed: 1,
-            margin: 10.0,
-            random_plies: 2,
-            max_plies: 400,
-        }
+        MatchOptions { games: 20, seed: 1, margin: 10.0, random_plies: 2, max_plies: 400 }
     }
 }
 
@@ -108,20 +102,14 @@ fn choose(
     if let Some(book) = player.book {
         let moves = book.book_moves(state);
         if let Some(best) = best_move(&moves) {
-            let choices: Vec<Pit> = moves
-                .iter()
-                .filter(|m| m.score >= best.score - margin)
-                .map(|m| m.pit)
-                .collect();
+            let choices: Vec<Pit> =
+                moves.iter().filter(|m| m.score >= best.score - margin).map(|m| m.pit).collect();
             if !choices.is_empty() {
                 return Ok((choices[rng.below(choices.len())], true));
             }
         }
     }
-    let eval = player
-        .engine
-        .evaluate(state)
-        .map_err(BookError::Evaluation)?;
+    let eval = player.engine.evaluate(state).map_err(BookError::Evaluation)?;
     match eval.best_move {
         Some(pit) if state.legal_moves().contains(pit) => Ok((pit, false)),
         _ => Err(BookError::Evaluation(super::eval::EvaluationError {
@@ -169,32 +157,18 @@ pub fn play_game(
     let score = state.final_score().unwrap_or_else(|| {
         // Adjudicated: each side takes the seeds of its own row.
         let p = state.position();
-        let mut s = [
-            state.store(Side::South) as u32,
-            state.store(Side::North) as u32,
-        ];
+        let mut s = [state.store(Side::South) as u32, state.store(Side::North) as u32];
         s[state.to_move().index()] += p.own_seeds();
         s[state.to_move().other().index()] += p.opponent_seeds();
         s
     });
-    let (a_seeds, b_seeds) = if a_south {
-        (score[0], score[1])
-    } else {
-        (score[1], score[0])
-    };
+    let (a_seeds, b_seeds) = if a_south { (score[0], score[1]) } else { (score[1], score[0]) };
     let points_a = match a_seeds.cmp(&b_seeds) {
         std::cmp::Ordering::Greater => 1.0,
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.0,
     };
-    Ok(GameRecord {
-        a_south,
-        moves,
-        score,
-        points_a,
-        book_moves,
-        end: state.end(),
-    })
+    Ok(GameRecord { a_south, moves, score, points_a, book_moves, end: state.end() })
 }
 
 /// Plays `options.games` games, A with South in the even ones; `log` sees
@@ -219,11 +193,7 @@ pub fn run_match(
     let n = games.len().max(1) as f64;
     let score = games.iter().map(|g| g.points_a).sum::<f64>() / n;
     let variance = if games.len() > 1 {
-        games
-            .iter()
-            .map(|g| (g.points_a - score).powi(2))
-            .sum::<f64>()
-            / (n - 1.0)
+        games.iter().map(|g| (g.points_a - score).powi(2)).sum::<f64>() / (n - 1.0)
     } else {
         0.0
     };

@@ -61,11 +61,7 @@ impl BookSource for OpeningBook {
         state
             .legal_moves()
             .filter_map(|pit| {
-                entry.score(pit).map(|score| BookMove {
-                    pit,
-                    score: score as f64,
-                    count: None,
-                })
+                entry.score(pit).map(|score| BookMove { pit, score: score as f64, count: None })
             })
             .collect()
     }
@@ -76,14 +72,8 @@ impl BookSource for DoeBook {
         let mut moves: Vec<BookMove> = self
             .children_of_state(state)
             .iter()
-            .filter(|e| {
-                e.mover() == state.to_move() && state.legal_moves().contains(e.relative_pit())
-            })
-            .map(|e| BookMove {
-                pit: e.relative_pit(),
-                score: -e.score,
-                count: Some(e.count),
-            })
+            .filter(|e| e.mover() == state.to_move() && state.legal_moves().contains(e.relative_pit()))
+            .map(|e| BookMove { pit: e.relative_pit(), score: -e.score, count: Some(e.count) })
             .collect();
         moves.sort_by_key(|m| m.pit);
         moves.dedup_by_key(|m| m.pit);
@@ -107,10 +97,7 @@ pub fn best_move(moves: &[BookMove]) -> Option<&BookMove> {
 #[derive(Clone, Debug)]
 pub enum LoadedBook {
     /// Our own book directory.
-    Graph {
-        graph: BookGraph,
-        parameters: Parameters,
-    },
+    Graph { graph: BookGraph, parameters: Parameters },
     /// "Oware Opening Book 1.0".
     Classic(OpeningBook),
     /// "DOE Opening Book 1.0".
@@ -123,33 +110,20 @@ impl LoadedBook {
     pub fn open(path: &Path) -> Result<LoadedBook, BookError> {
         if path.is_dir() {
             let stored = super::store::load(path)?;
-            let graph = stored.graph.ok_or_else(|| BookError::Empty {
-                dir: path.to_path_buf(),
-            })?;
-            return Ok(LoadedBook::Graph {
-                graph,
-                parameters: stored.manifest.parameters,
-            });
+            let graph = stored.graph.ok_or_else(|| BookError::Empty { dir: path.to_path_buf() })?;
+            return Ok(LoadedBook::Graph { graph, parameters: stored.manifest.parameters });
         }
-        let io = |error| BookError::Io {
-            path: path.to_path_buf(),
-            error,
-        };
+        let io = |error| BookError::Io { path: path.to_path_buf(), error };
         let mut bytes = std::fs::read(path).map_err(io)?;
         if path.extension().is_some_and(|e| e == "zst") {
             bytes = zstd::stream::decode_all(&bytes[..]).map_err(io)?;
         }
-        let format = |error| BookError::Format {
-            path: Some(path.to_path_buf()),
-            error,
-        };
+        let format = |error| BookError::Format { path: Some(path.to_path_buf()), error };
         match detect(&bytes) {
-            Some(FileKind::OpeningBook) => Ok(LoadedBook::Classic(
-                OpeningBook::from_bytes(&bytes).map_err(format)?,
-            )),
-            Some(FileKind::Doe) => Ok(LoadedBook::Doe(
-                DoeBook::from_bytes(&bytes).map_err(format)?,
-            )),
+            Some(FileKind::OpeningBook) => {
+                Ok(LoadedBook::Classic(OpeningBook::from_bytes(&bytes).map_err(format)?))
+            }
+            Some(FileKind::Doe) => Ok(LoadedBook::Doe(DoeBook::from_bytes(&bytes).map_err(format)?)),
             _ => Err(BookError::BadOption(format!(
                 "{}: neither a book directory nor an opening book file",
                 path.display()
@@ -241,10 +215,9 @@ pub fn probe(book: &LoadedBook, game: &Game) -> ProbeReport {
     let state = game.current.clone();
     let key = state_key(&state);
     let depth = match book {
-        LoadedBook::Graph { graph, .. } => graph
-            .get(key)
-            .map(|id| graph.depths()[id as usize])
-            .filter(|&d| d != u32::MAX),
+        LoadedBook::Graph { graph, .. } => {
+            graph.get(key).map(|id| graph.depths()[id as usize]).filter(|&d| d != u32::MAX)
+        }
         _ => book_depth(source, key, 2_000_000),
     };
     let game_in_book = (!game.moves.is_empty()).then(|| {
@@ -252,9 +225,7 @@ pub fn probe(book: &LoadedBook, game: &Game) -> ProbeReport {
         let mut inside = 0;
         for letter in game.moves.chars() {
             let Ok(pit) = s.letter_pit(letter) else { break };
-            if !source.book_moves(&s).iter().any(|m| m.pit == pit)
-                || s.play_past_decision(pit).is_err()
-            {
+            if !source.book_moves(&s).iter().any(|m| m.pit == pit) || s.play_past_decision(pit).is_err() {
                 break;
             }
             inside += 1;
@@ -307,10 +278,7 @@ impl fmt::Display for ProbeReport {
         }
         match self.depth {
             Some(d) => writeln!(f, "depth in book: {d} plies from the start")?,
-            None => writeln!(
-                f,
-                "depth in book: not reached from the start along book moves"
-            )?,
+            None => writeln!(f, "depth in book: not reached from the start along book moves")?,
         }
         if let Some((inside, total)) = self.game_in_book {
             writeln!(f, "game: {inside} of its {total} moves were book moves")?;
@@ -319,11 +287,7 @@ impl fmt::Display for ProbeReport {
             writeln!(f, "book moves: none (the state is not in the book)")?;
         } else {
             let best = best_move(&self.moves).map(|m| m.pit);
-            writeln!(
-                f,
-                "book moves (value for {:?}, best first marked *):",
-                self.state.to_move()
-            )?;
+            writeln!(f, "book moves (value for {:?}, best first marked *):", self.state.to_move())?;
             for m in &self.moves {
                 let mark = if Some(m.pit) == best { '*' } else { ' ' };
                 let count = m.count.map(|c| format!("  {c} visits")).unwrap_or_default();
@@ -429,11 +393,7 @@ pub fn stats(graph: &BookGraph, parameters: &Parameters) -> BookStats {
         .iter()
         .map(|e| {
             let value = graph.move_value(e);
-            let south = if root_side == Side::South {
-                value
-            } else {
-                -value
-            };
+            let south = if root_side == Side::South { value } else { -value };
             (root_side.move_letter(e.pit as usize), south, e.visits)
         })
         .collect();
@@ -491,29 +451,15 @@ impl fmt::Display for BookStats {
             Some(p) => writeln!(f, "root priority: {p:.3} plies")?,
             None => writeln!(f, "root priority: infinite (nothing left to expand)")?,
         }
-        let moves: Vec<String> = self
-            .root_moves
-            .iter()
-            .map(|(l, v, n)| format!("{l} {v:+} ({} exp)", thousands(*n)))
-            .collect();
+        let moves: Vec<String> =
+            self.root_moves.iter().map(|(l, v, n)| format!("{l} {v:+} ({} exp)", thousands(*n))).collect();
         writeln!(f, "root moves: {}", moves.join(", "))?;
         let line: String = self.principal_line.iter().map(|(l, _)| *l).collect();
-        writeln!(
-            f,
-            "principal line ({} plies): {line}",
-            self.principal_line.len()
-        )?;
+        writeln!(f, "principal line ({} plies): {line}", self.principal_line.len())?;
         writeln!(f, "mean leaf depth: {:.2} plies", self.mean_leaf_depth)?;
-        writeln!(
-            f,
-            "depth profile (plies from the start: expanded / leaves / finished):"
-        )?;
+        writeln!(f, "depth profile (plies from the start: expanded / leaves / finished):")?;
         for (d, row) in self.profile.iter().enumerate() {
-            writeln!(
-                f,
-                "  {d:>3}: {:>8} {:>8} {:>6}",
-                row.expanded, row.leaves, row.terminal
-            )?;
+            writeln!(f, "  {d:>3}: {:>8} {:>8} {:>6}", row.expanded, row.leaves, row.terminal)?;
         }
         Ok(())
     }

@@ -49,10 +49,7 @@ pub struct Parameters {
 
 impl Parameters {
     pub fn describe(&self) -> String {
-        format!(
-            "omega {}, batch {}, evaluator '{}'",
-            self.omega, self.batch, self.evaluator
-        )
+        format!("omega {}, batch {}, evaluator '{}'", self.omega, self.batch, self.evaluator)
     }
 }
 
@@ -80,10 +77,7 @@ impl Manifest {
             p.evaluator
         );
         if let Some(c) = self.checkpoint {
-            text += &format!(
-                "checkpoint {} {} {:016x}\n",
-                c.expansions, c.bytes, c.checksum
-            );
+            text += &format!("checkpoint {} {} {:016x}\n", c.expansions, c.bytes, c.checksum);
         }
         text
     }
@@ -109,11 +103,8 @@ impl Manifest {
             .ok()
             .and_then(Omega::from_micro)
             .ok_or_else(|| corrupt(2, "bad omega"))?;
-        let batch = field(2, "batch")?
-            .parse()
-            .ok()
-            .filter(|&b| b > 0)
-            .ok_or_else(|| corrupt(3, "bad batch size"))?;
+        let batch =
+            field(2, "batch")?.parse().ok().filter(|&b| b > 0).ok_or_else(|| corrupt(3, "bad batch size"))?;
         let evaluator = field(3, "evaluator")?.to_string();
         let checkpoint = match lines.get(4) {
             None => None,
@@ -121,11 +112,9 @@ impl Manifest {
                 let words: Vec<&str> = field(4, "checkpoint")?.split(' ').collect();
                 let record = match words[..] {
                     [e, b, c] => match (e.parse(), b.parse(), u64::from_str_radix(c, 16)) {
-                        (Ok(expansions), Ok(bytes), Ok(checksum)) => Some(CheckpointRecord {
-                            expansions,
-                            bytes,
-                            checksum,
-                        }),
+                        (Ok(expansions), Ok(bytes), Ok(checksum)) => {
+                            Some(CheckpointRecord { expansions, bytes, checksum })
+                        }
                         _ => None,
                     },
                     _ => None,
@@ -136,14 +125,7 @@ impl Manifest {
         if lines.len() > 5 {
             return Err(corrupt(6, "unexpected line"));
         }
-        Ok(Manifest {
-            parameters: Parameters {
-                omega,
-                batch,
-                evaluator,
-            },
-            checkpoint,
-        })
+        Ok(Manifest { parameters: Parameters { omega, batch, evaluator }, checkpoint })
     }
 }
 
@@ -153,10 +135,7 @@ pub fn checkpoint_path(dir: &Path, expansions: u64) -> PathBuf {
 }
 
 fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
-    move |error| BookError::Io {
-        path: path.to_path_buf(),
-        error,
-    }
+    move |error| BookError::Io { path: path.to_path_buf(), error }
 }
 
 /// Reads the manifest of a book directory (`None` if there is none).
@@ -165,10 +144,9 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
     match fs::read_to_string(&path) {
         Ok(text) => Manifest::parse(&text, &path).map(Some),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(BookError::Corrupt {
-            path,
-            problem: "the manifest is not text".into(),
-        }),
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+            Err(BookError::Corrupt { path, problem: "the manifest is not text".into() })
+        }
         Err(e) => Err(io_at(&path)(e)),
     }
 }
@@ -187,28 +165,16 @@ pub struct StoredBook {
 pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
     let mut attempt = 0;
     loop {
-        let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook {
-            dir: dir.to_path_buf(),
-        })?;
+        let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?;
         let Some(record) = manifest.checkpoint else {
-            return Ok(StoredBook {
-                manifest,
-                graph: None,
-            });
+            return Ok(StoredBook { manifest, graph: None });
         };
         match load_checkpoint(dir, &manifest.parameters, record) {
-            Err(BookError::Io { error, .. })
-                if error.kind() == io::ErrorKind::NotFound && attempt < 3 =>
-            {
+            Err(BookError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound && attempt < 3 => {
                 attempt += 1;
             }
             Err(e) => return Err(e),
-            Ok(graph) => {
-                return Ok(StoredBook {
-                    manifest,
-                    graph: Some(graph),
-                })
-            }
+            Ok(graph) => return Ok(StoredBook { manifest, graph: Some(graph) }),
         }
     }
 }
@@ -220,10 +186,7 @@ pub fn load_checkpoint(
     record: CheckpointRecord,
 ) -> Result<BookGraph, BookError> {
     let path = checkpoint_path(dir, record.expansions);
-    let corrupt = |problem: String| BookError::Corrupt {
-        path: path.clone(),
-        problem,
-    };
+    let corrupt = |problem: String| BookError::Corrupt { path: path.clone(), problem };
     let data = fs::read(&path).map_err(io_at(&path))?;
     if data.len() as u64 != record.bytes {
         return Err(corrupt(format!(
@@ -280,17 +243,12 @@ impl BookDir {
             .open(&lock_path)
             .map_err(io_at(&lock_path))?;
         if lock.try_lock().is_err() {
-            return Err(BookError::Busy {
-                dir: dir.to_path_buf(),
-            });
+            return Err(BookError::Busy { dir: dir.to_path_buf() });
         }
         let found = read_manifest(dir)?;
         let parameters = choose(found.as_ref().map(|m| &m.parameters))?;
         if parameters.evaluator.contains(['\n', '\r']) || parameters.batch == 0 {
-            return Err(BookError::BadOption(format!(
-                "unusable parameters: {}",
-                parameters.describe()
-            )));
+            return Err(BookError::BadOption(format!("unusable parameters: {}", parameters.describe())));
         }
         let manifest = match found {
             Some(found) => {
@@ -304,21 +262,13 @@ impl BookDir {
                 found
             }
             None => {
-                let manifest = Manifest {
-                    parameters,
-                    checkpoint: None,
-                };
+                let manifest = Manifest { parameters, checkpoint: None };
                 let path = dir.join(MANIFEST_FILE);
-                write_bytes_atomically(&path, manifest.render().as_bytes())
-                    .map_err(io_at(&path))?;
+                write_bytes_atomically(&path, manifest.render().as_bytes()).map_err(io_at(&path))?;
                 manifest
             }
         };
-        let book = BookDir {
-            dir: dir.to_path_buf(),
-            manifest,
-            _lock: lock,
-        };
+        let book = BookDir { dir: dir.to_path_buf(), manifest, _lock: lock };
         book.remove_strays();
         Ok(book)
     }
@@ -368,10 +318,7 @@ impl BookDir {
     /// Removes temporary files of interrupted writes and checkpoints the
     /// manifest does not name; touches nothing else.
     fn remove_strays(&self) {
-        let current = self
-            .manifest
-            .checkpoint
-            .map(|c| checkpoint_path(&self.dir, c.expansions));
+        let current = self.manifest.checkpoint.map(|c| checkpoint_path(&self.dir, c.expansions));
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return;
         };
@@ -425,11 +372,7 @@ pub fn encode(graph: &BookGraph, parameters: &Parameters) -> Vec<u8> {
         out.push(node.edges.len() as u8);
         for edge in &node.edges {
             out.push(edge.pit);
-            out.push(if edge.repetition.is_some() {
-                FLAG_REPETITION
-            } else {
-                0
-            });
+            out.push(if edge.repetition.is_some() { FLAG_REPETITION } else { 0 });
             out.extend_from_slice(&edge.child.to_le_bytes());
             out.extend_from_slice(&edge.visits.to_le_bytes());
             out.extend_from_slice(&edge.repetition.unwrap_or(0).to_le_bytes());
@@ -497,9 +440,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
     let mut r = Reader { bytes: body, at: 8 };
     let version = r.u32("the version")?;
     if version != CHECKPOINT_VERSION {
-        return Err(format!(
-            "version {version}, this reader knows {CHECKPOINT_VERSION}"
-        ));
+        return Err(format!("version {version}, this reader knows {CHECKPOINT_VERSION}"));
     }
     let omega = Omega::from_micro(r.i64("omega")?).ok_or("omega out of range")?;
     let batch = r.u32("the batch size")?;
@@ -563,12 +504,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
         nodes.push(Node {
             key,
             kind,
-            eval: NodeEval {
-                score,
-                depth,
-                nodes: evaluated,
-                best,
-            },
+            eval: NodeEval { score, depth, nodes: evaluated, best },
             visits,
             value: score as i32,
             priority: 0,
@@ -594,31 +530,16 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
             let mut state = parent.clone();
             state.play_unchecked(edge.pit as usize);
             if state_key(&state) != child_key {
-                return Err(format!(
-                    "node {id}: move {} does not lead to node {}",
-                    edge.pit, edge.child
-                ));
+                return Err(format!("node {id}: move {} does not lead to node {}", edge.pit, edge.child));
             }
         }
     }
-    let expanded = nodes
-        .iter()
-        .filter(|n| n.kind == NodeKind::Expanded)
-        .count() as u64;
+    let expanded = nodes.iter().filter(|n| n.kind == NodeKind::Expanded).count() as u64;
     if expanded != expansions {
-        return Err(format!(
-            "{expanded} expanded nodes, the record says {expansions} expansions"
-        ));
+        return Err(format!("{expanded} expanded nodes, the record says {expansions} expansions"));
     }
     let graph = BookGraph::from_parts(omega, nodes, expansions)?;
-    Ok((
-        Parameters {
-            omega,
-            batch,
-            evaluator,
-        },
-        graph,
-    ))
+    Ok((Parameters { omega, batch, evaluator }, graph))
 }
 
 /// A node's kind agrees with its state, and an expanded node has exactly

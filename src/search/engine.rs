@@ -175,18 +175,9 @@ struct Trace {
 }
 
 impl Trace {
-    const EXACT: Trace = Trace {
-        reach: NO_REPEAT,
-        mask: 0,
-        horizon: 0,
-        heuristic: false,
-    };
+    const EXACT: Trace = Trace { reach: NO_REPEAT, mask: 0, horizon: 0, heuristic: false };
     /// Valid only under the node's own history.
-    const UNBOUNDED: Trace = Trace {
-        mask: FULL,
-        horizon: 15,
-        ..Trace::EXACT
-    };
+    const UNBOUNDED: Trace = Trace { mask: FULL, horizon: 15, ..Trace::EXACT };
 
     /// What a child's search relied on, seen from the parent: the move
     /// adds its pit and a ply to a non-capture line; a capture starts a new
@@ -194,17 +185,9 @@ impl Trace {
     #[inline]
     fn lift(&self, pit: Pit, captured: bool) -> Trace {
         if captured {
-            Trace {
-                mask: 0,
-                horizon: 0,
-                ..*self
-            }
+            Trace { mask: 0, horizon: 0, ..*self }
         } else {
-            Trace {
-                mask: 1 << pit | turn(self.mask),
-                horizon: (self.horizon + 1).min(15),
-                ..*self
-            }
+            Trace { mask: 1 << pit | turn(self.mask), horizon: (self.horizon + 1).min(15), ..*self }
         }
     }
 
@@ -303,11 +286,7 @@ impl Searcher {
 
     /// Searches `state` (its history since the last capture included) within
     /// `limits`.
-    pub fn search(
-        &mut self,
-        state: &GameState,
-        limits: &Limits,
-    ) -> Result<SearchResult, SearchError> {
+    pub fn search(&mut self, state: &GameState, limits: &Limits) -> Result<SearchResult, SearchError> {
         let started = Instant::now();
         if limits.depth.is_none() && limits.nodes.is_none() && limits.time.is_none() {
             return Err(SearchError::Unbounded);
@@ -367,10 +346,7 @@ impl Searcher {
             let Some((score, trace)) = self.iteration(&root, depth, previous) else {
                 break;
             };
-            let pv: Vec<Pit> = self.pv[0][..self.pv_len[0]]
-                .iter()
-                .map(|&p| p as Pit)
-                .collect();
+            let pv: Vec<Pit> = self.pv[0][..self.pv_len[0]].iter().map(|&p| p as Pit).collect();
             done = Some((score, pv, depth, !trace.heuristic));
             if !trace.heuristic && !self.options.full_width {
                 stop = Stop::Proven;
@@ -400,15 +376,8 @@ impl Searcher {
     /// shallower (but at least 1) when a depth is given. This is what an opening book stores
     /// per move; a plain [`Searcher::search`] only bounds the moves it
     /// refutes. The table carries over from child to child.
-    pub fn score_moves(
-        &mut self,
-        state: &GameState,
-        limits: &Limits,
-    ) -> Result<Vec<MoveScore>, SearchError> {
-        let child_limits = Limits {
-            depth: limits.depth.map(|d| d.saturating_sub(1).max(1)),
-            ..*limits
-        };
+    pub fn score_moves(&mut self, state: &GameState, limits: &Limits) -> Result<Vec<MoveScore>, SearchError> {
+        let child_limits = Limits { depth: limits.depth.map(|d| d.saturating_sub(1).max(1)), ..*limits };
         let mut scores = Vec::new();
         for pit in state.legal_moves() {
             let mut child = state.clone();
@@ -423,12 +392,7 @@ impl Searcher {
             } else {
                 -s
             };
-            scores.push(MoveScore {
-                pit,
-                score: Score(score),
-                proven: result.proven,
-                nodes: result.nodes,
-            });
+            scores.push(MoveScore { pit, score: Score(score), proven: result.proven, nodes: result.nodes });
         }
         scores.sort_by_key(|m| std::cmp::Reverse(m.score));
         Ok(scores)
@@ -436,12 +400,7 @@ impl Searcher {
 
     /// One iteration with an aspiration window around the previous score;
     /// `None` when a limit stopped it.
-    fn iteration(
-        &mut self,
-        root: &Node,
-        depth: u32,
-        previous: Option<i32>,
-    ) -> Option<(i32, Trace)> {
+    fn iteration(&mut self, root: &Node, depth: u32, previous: Option<i32>) -> Option<(i32, Trace)> {
         let mut delta = self.options.aspiration;
         let (mut alpha, mut beta) = (-INF, INF);
         if let Some(previous) = previous {
@@ -458,17 +417,9 @@ impl Searcher {
             }
             delta = delta.saturating_mul(4);
             if score <= alpha && alpha > -INF {
-                alpha = if score.abs() >= PROVEN || delta > 1_000 {
-                    -INF
-                } else {
-                    score - delta
-                };
+                alpha = if score.abs() >= PROVEN || delta > 1_000 { -INF } else { score - delta };
             } else if score >= beta && beta < INF {
-                beta = if score.abs() >= PROVEN || delta > 1_000 {
-                    INF
-                } else {
-                    score + delta
-                };
+                beta = if score.abs() >= PROVEN || delta > 1_000 { INF } else { score + delta };
             } else {
                 return Some((score, trace));
             }
@@ -519,9 +470,7 @@ impl Searcher {
         if missing & !entry.mask != 0 {
             return true;
         }
-        let need = (missing.count_ones() as usize)
-            .max(12usize.saturating_sub(behind))
-            .max(1);
+        let need = (missing.count_ones() as usize).max(12usize.saturating_sub(behind)).max(1);
         (entry.horizon as usize) < need
     }
 
@@ -558,24 +507,13 @@ impl Searcher {
             let v = v as i32;
             result(mine + v, theirs + seeds as i32 - v, ply)
         };
-        let trace = if probe.on_cycle {
-            Trace::UNBOUNDED
-        } else {
-            Trace::EXACT
-        };
+        let trace = if probe.on_cycle { Trace::UNBOUNDED } else { Trace::EXACT };
         Some((score(lower), score(upper), trace))
     }
 
     /// The negamax search of `node` (on top of the stack), `ply` plies from
     /// the root, `depth` plies from the horizon, window `alpha..beta`.
-    fn node(
-        &mut self,
-        node: &Node,
-        ply: usize,
-        depth: i32,
-        mut alpha: i32,
-        mut beta: i32,
-    ) -> (i32, Trace) {
+    fn node(&mut self, node: &Node, ply: usize, depth: i32, mut alpha: i32, mut beta: i32) -> (i32, Trace) {
         self.nodes += 1;
         self.pv_len[ply] = 0;
         if depth <= 0 {
@@ -593,10 +531,7 @@ impl Searcher {
         } else if node.sown == FULL {
             if let Some(at) = self.repeated(index, node.floor) {
                 self.stats.repetitions += 1;
-                let trace = Trace {
-                    reach: at,
-                    ..Trace::EXACT
-                };
+                let trace = Trace { reach: at, ..Trace::EXACT };
                 return (node.split(ply), trace);
             }
         }
@@ -670,12 +605,7 @@ impl Searcher {
             }
         }
 
-        let children = Children::new(
-            &node.position,
-            &self.options.ordering,
-            &self.history,
-            table_move,
-        );
+        let children = Children::new(&node.position, &self.options.ordering, &self.history, table_move);
         let full_width = self.options.full_width;
         let alpha0 = alpha;
         // The traces of the moves searched, and of a move that cut off.
@@ -722,8 +652,7 @@ impl Searcher {
                     self.update_pv(ply, child.pit);
                     if score >= beta {
                         if !captured {
-                            self.history
-                                .reward(child.pit, node.position.pit(child.pit), depth);
+                            self.history.reward(child.pit, node.position.pit(child.pit), depth);
                         }
                         break;
                     }
@@ -767,11 +696,7 @@ impl Searcher {
 
     #[inline]
     fn update_pv(&mut self, ply: usize, pit: Pit) {
-        let below = if ply + 1 < MAX_PLY {
-            self.pv_len[ply + 1]
-        } else {
-            0
-        };
+        let below = if ply + 1 < MAX_PLY { self.pv_len[ply + 1] } else { 0 };
         let (head, tail) = self.pv.split_at_mut(ply + 1);
         let line = &mut head[ply];
         line[0] = pit as u8;

@@ -50,13 +50,7 @@ pub struct Weights {
 
 impl Weights {
     /// The engine's 2014 heuristic.
-    pub const ENGINE_2014: Weights = Weights {
-        store: 25,
-        big: 28,
-        empty: -54,
-        small: -36,
-        row: 0,
-    };
+    pub const ENGINE_2014: Weights = Weights { store: 25, big: 28, empty: -54, small: -36, row: 0 };
 
     /// Fitted by `scripts/fit-eval.py` (store weight held at 25) on depth-12
     /// scores of 10,000 random quiet positions (`examples/eval_samples.rs`,
@@ -64,13 +58,7 @@ impl Weights {
     /// 81.8 against 88.6 for the 2014 weights; 64% of the points against
     /// them at depth 9 (docs/search.md). The row feature did not pay in
     /// play, so it keeps weight 0.
-    pub const FITTED: Weights = Weights {
-        store: 25,
-        big: 43,
-        empty: -44,
-        small: -7,
-        row: 0,
-    };
+    pub const FITTED: Weights = Weights { store: 25, big: 43, empty: -44, small: -7, row: 0 };
 
     /// The evaluation of a feature vector.
     #[inline]
@@ -92,19 +80,10 @@ impl std::str::FromStr for Weights {
             "engine-2014" => return Ok(Weights::ENGINE_2014),
             _ => {}
         }
-        let values: Vec<i32> = text
-            .split(',')
-            .map(|x| x.trim().parse::<i32>())
-            .collect::<Result<_, _>>()
-            .unwrap_or_default();
+        let values: Vec<i32> =
+            text.split(',').map(|x| x.trim().parse::<i32>()).collect::<Result<_, _>>().unwrap_or_default();
         match values[..] {
-            [store, big, empty, small, row] => Ok(Weights {
-                store,
-                big,
-                empty,
-                small,
-                row,
-            }),
+            [store, big, empty, small, row] => Ok(Weights { store, big, empty, small, row }),
             _ => Err(super::ParseOptionError {
                 option: "weights",
                 text: text.to_string(),
@@ -219,10 +198,7 @@ mod tests {
     fn evaluation_is_antisymmetric() {
         let p = Position::new([0, 1, 2, 14, 0, 3, 5, 0, 0, 2, 1, 4]);
         for w in [Weights::ENGINE_2014, Weights::FITTED] {
-            assert_eq!(
-                evaluate(&w, &p, [7, 9]),
-                -evaluate(&w, &p.flipped(), [9, 7])
-            );
+            assert_eq!(evaluate(&w, &p, [7, 9]), -evaluate(&w, &p.flipped(), [9, 7]));
         }
     }
 

@@ -131,22 +131,13 @@ pub struct Limits {
 
 impl Limits {
     pub fn depth(depth: u32) -> Limits {
-        Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        }
+        Limits { depth: Some(depth), ..Limits::default() }
     }
     pub fn nodes(nodes: u64) -> Limits {
-        Limits {
-            nodes: Some(nodes),
-            ..Limits::default()
-        }
+        Limits { nodes: Some(nodes), ..Limits::default() }
     }
     pub fn time(time: Duration) -> Limits {
-        Limits {
-            time: Some(time),
-            ..Limits::default()
-        }
+        Limits { time: Some(time), ..Limits::default() }
     }
 }
 
@@ -298,11 +289,7 @@ pub struct ParseOptionError {
 
 impl fmt::Display for ParseOptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown {} '{}' (expected {})",
-            self.option, self.text, self.expected
-        )
+        write!(f, "unknown {} '{}' (expected {})", self.option, self.text, self.expected)
     }
 }
 
@@ -331,10 +318,7 @@ impl fmt::Display for SearchError {
                 write!(f, "depth {depth} is above the limit {MAX_DEPTH}")
             }
             SearchError::TableAllocation { megabytes } => {
-                write!(
-                    f,
-                    "cannot allocate a transposition table of {megabytes} MiB"
-                )
+                write!(f, "cannot allocate a transposition table of {megabytes} MiB")
             }
             SearchError::SeedCount { total } => {
                 write!(f, "board and stores hold {total} seeds, not 48")
@@ -351,10 +335,7 @@ impl std::error::Error for SearchError {}
 /// played after a game was decided are replayed, as the engine does.
 pub fn bench_positions(text: &str) -> Result<Vec<(usize, GameState)>, crate::NotationError> {
     let mut positions = Vec::new();
-    let games = text
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'));
+    let games = text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#'));
     for (game, line) in games.enumerate() {
         let mut state = GameState::start();
         for (ply, letter) in line.chars().enumerate() {
@@ -362,11 +343,7 @@ pub fn bench_positions(text: &str) -> Result<Vec<(usize, GameState)>, crate::Not
             state
                 .letter_pit(letter)
                 .and_then(|pit| state.play_past_decision(pit))
-                .map_err(|error| crate::NotationError::BadMove {
-                    column: ply + 1,
-                    ply: ply + 1,
-                    error,
-                })?;
+                .map_err(|error| crate::NotationError::BadMove { column: ply + 1, ply: ply + 1, error })?;
         }
     }
     Ok(positions)

@@ -21,34 +21,16 @@ pub struct Ordering {
 
 impl Ordering {
     /// Pit order only (A to F).
-    pub const NONE: Ordering = Ordering {
-        table_move: false,
-        captures: false,
-        defensive: false,
-        history: false,
-    };
+    pub const NONE: Ordering =
+        Ordering { table_move: false, captures: false, defensive: false, history: false };
     /// Every step.
-    pub const FULL: Ordering = Ordering {
-        table_move: true,
-        captures: true,
-        defensive: true,
-        history: true,
-    };
+    pub const FULL: Ordering = Ordering { table_move: true, captures: true, defensive: true, history: true };
 
     /// The cumulative steps, in the order docs/search.md measures them.
     pub fn steps() -> [(&'static str, Ordering); 5] {
-        let tt = Ordering {
-            table_move: true,
-            ..Ordering::NONE
-        };
-        let captures = Ordering {
-            captures: true,
-            ..tt
-        };
-        let defensive = Ordering {
-            defensive: true,
-            ..captures
-        };
+        let tt = Ordering { table_move: true, ..Ordering::NONE };
+        let captures = Ordering { captures: true, ..tt };
+        let defensive = Ordering { defensive: true, ..captures };
         [
             ("none", Ordering::NONE),
             ("table-move", tt),
@@ -63,15 +45,13 @@ impl std::str::FromStr for Ordering {
     type Err = super::ParseOptionError;
     /// A step name of [`Ordering::steps`]: that step and those before it.
     fn from_str(name: &str) -> Result<Ordering, Self::Err> {
-        Ordering::steps()
-            .into_iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, o)| o)
-            .ok_or_else(|| super::ParseOptionError {
+        Ordering::steps().into_iter().find(|(n, _)| *n == name).map(|(_, o)| o).ok_or_else(|| {
+            super::ParseOptionError {
                 option: "ordering",
                 text: name.to_string(),
                 expected: "none, table-move, captures, defensive or history",
-            })
+            }
+        })
     }
 }
 
@@ -92,9 +72,7 @@ const HISTORY_CAP: u32 = 1 << 20;
 
 impl History {
     pub fn new() -> History {
-        History {
-            scores: [[0; 49]; ROW],
-        }
+        History { scores: [[0; 49]; ROW] }
     }
 
     pub fn clear(&mut self) {
@@ -151,18 +129,8 @@ impl Children {
         history: &History,
         table_move: Option<Pit>,
     ) -> Children {
-        let empty = Child {
-            pit: 0,
-            played: Played {
-                child: Position::default(),
-                captured: 0,
-            },
-            key: 0,
-        };
-        let mut children = Children {
-            list: [empty; ROW],
-            len: 0,
-        };
+        let empty = Child { pit: 0, played: Played { child: Position::default(), captured: 0 }, key: 0 };
+        let mut children = Children { list: [empty; ROW], len: 0 };
         for pit in position.legal_moves() {
             let played = position.play(pit);
             let seeds = position.pit(pit);
@@ -175,16 +143,8 @@ impl Children {
             } else {
                 1
             };
-            let size = if ordering.captures {
-                played.captured as u32
-            } else {
-                0
-            };
-            let history = if ordering.history {
-                history.score(pit, seeds).min(HISTORY_CAP - 1)
-            } else {
-                0
-            };
+            let size = if ordering.captures { played.captured as u32 } else { 0 };
+            let history = if ordering.history { history.score(pit, seeds).min(HISTORY_CAP - 1) } else { 0 };
             let key = group << 28 | size << 21 | history;
             // Insertion: keep the list sorted by key, earlier pits first on ties.
             let mut at = children.len;
@@ -215,21 +175,10 @@ mod tests {
         let p = Position::new([2, 5, 1, 5, 0, 1, 0, 2, 1, 4, 4, 4]);
         let h = History::new();
         let pits = |o: &Ordering, tt: Option<Pit>| -> Vec<Pit> {
-            Children::new(&p, o, &h, tt)
-                .as_slice()
-                .iter()
-                .map(|c| c.pit)
-                .collect()
+            Children::new(&p, o, &h, tt).as_slice().iter().map(|c| c.pit).collect()
         };
-        let captured: Vec<u8> = (0..6)
-            .map(|pit| {
-                if p.pit(pit) > 0 {
-                    p.play(pit).captured
-                } else {
-                    0
-                }
-            })
-            .collect();
+        let captured: Vec<u8> =
+            (0..6).map(|pit| if p.pit(pit) > 0 { p.play(pit).captured } else { 0 }).collect();
         assert_eq!(pits(&Ordering::NONE, Some(5)), vec![0, 1, 2, 3, 5]);
         let full = pits(&Ordering::FULL, Some(1));
         assert_eq!(full[0], 1);
@@ -245,11 +194,8 @@ mod tests {
         let mut h = History::new();
         h.reward(4, 4, 5);
         h.reward(2, 4, 3);
-        let order: Vec<Pit> = Children::new(&p, &Ordering::FULL, &h, None)
-            .as_slice()
-            .iter()
-            .map(|c| c.pit)
-            .collect();
+        let order: Vec<Pit> =
+            Children::new(&p, &Ordering::FULL, &h, None).as_slice().iter().map(|c| c.pit).collect();
         assert_eq!(order, vec![4, 2, 0, 1, 3, 5]);
     }
 }

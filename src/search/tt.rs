@@ -67,10 +67,7 @@ impl Key {
             | ((x & 0xFFFF_FFFF_0000_0000_FFFF_FFFF_0000_0000) >> 8);
         x = (x & 0xFFFF_FFFF_FFFF_FFFF) | ((x >> 64) << 48);
         x |= ((mover_store & 63) as u128) << 72;
-        Key {
-            low: x as u64,
-            high: (x >> 64) as u16,
-        }
+        Key { low: x as u64, high: (x >> 64) as u16 }
     }
 
     #[inline]
@@ -185,21 +182,11 @@ impl Table {
     pub fn new(megabytes: usize) -> Result<Table, SearchError> {
         let bytes = megabytes.saturating_mul(1 << 20);
         let wanted = (bytes / BUCKET_BYTES).max(1);
-        let count = if wanted.is_power_of_two() {
-            wanted
-        } else {
-            wanted.next_power_of_two() / 2
-        };
+        let count = if wanted.is_power_of_two() { wanted } else { wanted.next_power_of_two() / 2 };
         let mut buckets = Vec::new();
-        buckets
-            .try_reserve_exact(count)
-            .map_err(|_| SearchError::TableAllocation { megabytes })?;
+        buckets.try_reserve_exact(count).map_err(|_| SearchError::TableAllocation { megabytes })?;
         buckets.resize(count, Bucket::default());
-        Ok(Table {
-            buckets,
-            shift: 64 - count.trailing_zeros(),
-            age: 0,
-        })
+        Ok(Table { buckets, shift: 64 - count.trailing_zeros(), age: 0 })
     }
 
     /// Forgets every entry.
@@ -268,15 +255,7 @@ mod tests {
     use super::*;
 
     fn entry(score: i32, depth: u8) -> Entry {
-        Entry {
-            score,
-            depth,
-            bound: Bound::Exact,
-            heuristic: true,
-            best: Some(3),
-            mask: 0xA5A,
-            horizon: 9,
-        }
+        Entry { score, depth, bound: Bound::Exact, heuristic: true, best: Some(3), mask: 0xA5A, horizon: 9 }
     }
 
     #[test]
@@ -302,13 +281,7 @@ mod tests {
         for e in [
             entry(-9_873, 17),
             entry(1234, 0),
-            Entry {
-                best: None,
-                heuristic: false,
-                bound: Bound::Lower,
-                horizon: 15,
-                ..entry(0, 255)
-            },
+            Entry { best: None, heuristic: false, bound: Bound::Lower, horizon: 15, ..entry(0, 255) },
         ] {
             table.store(&key, &e);
             assert_eq!(table.probe(&key), Some(e));
@@ -319,9 +292,8 @@ mod tests {
     #[test]
     fn the_deeper_result_survives_newer_shallow_ones() {
         let mut table = Table::new(0).unwrap(); // one bucket: every key collides
-        let keys: Vec<Key> = (0..4u8)
-            .map(|i| Key::new(&Position::new([i, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 20))
-            .collect();
+        let keys: Vec<Key> =
+            (0..4u8).map(|i| Key::new(&Position::new([i, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 20)).collect();
         table.store(&keys[0], &entry(1, 12));
         table.store(&keys[1], &entry(2, 3));
         table.store(&keys[2], &entry(3, 4));

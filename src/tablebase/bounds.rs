@@ -119,7 +119,8 @@ impl LayerSolver<'_> {
         let big = members.len() > 1 << 16;
         for t in (1..=first).rev() {
             if big {
-                self.progress.set_message(format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
+                self.progress
+                    .set_message(format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
             }
             if t < first && checkpoints.due() {
                 let mut state = Vec::with_capacity(4 * members.len());
