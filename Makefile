@@ -34,7 +34,7 @@ endgames: build
 # its evaluator): e.g. make openings OPENINGS_DIR=... OPENINGS_EVAL=...
 OPENINGS_DIR ?= data/book-dir
 OPENINGS_EXPANSIONS ?= 12000
-OPENINGS_EVAL ?= --eval-depth 12
+OPENINGS_EVAL ?= --search-nodes 100000
 OPENINGS_GROW ?= --omega 0.04 --batch 16 --checkpoint-seconds 120
 openings:
 	$(RELEASE) openings -- grow --book $(OPENINGS_DIR) --expansions $(OPENINGS_EXPANSIONS) $(OPENINGS_GROW) $(OPENINGS_EVAL)

@@ -174,3 +174,59 @@ fn probes_give_bounds_and_flags() {
     five[0] = 5;
     assert_eq!(solved.probe(&Position::new(five)), None);
 }
+
+/// Issue 4's check with a real tablebase: on random positions of up to 8
+/// seeds whose entry is exact, the search with the tablebase proves the
+/// tablebase's outcome, and the search without it, wherever it proves an
+/// outcome on its own, proves the same one.
+#[test]
+fn the_search_agrees_with_exact_tablebase_entries() {
+    use oware::rank::position_in_layer;
+    use oware::search::{Limits, Options, Outcome, Searcher};
+    use oware::{GameState, Side};
+    use std::sync::Arc;
+
+    let (solved, _) = solve_layers(8, SearchBudget::default());
+    let table: Arc<dyn EndgameTable> = Arc::new(solved);
+    let mut with_table = Searcher::new(Options { tablebase: Some(table.clone()), ..Options::default() }).unwrap();
+    let mut alone = Searcher::new(Options::default()).unwrap();
+    let mut seed = 0x1234_5678_9ABC_DEF1u64;
+    let (mut checked, mut proven_alone) = (0, 0);
+    while checked < 150 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let n = 1 + (seed % 8) as u32;
+        let position = position_in_layer(n, (seed >> 8) % layer_size(n)).unwrap();
+        let entry = table.probe(&position).unwrap();
+        if !entry.is_exact() {
+            continue;
+        }
+        // Stores that leave the outcome to the board: the mover needs more
+        // than half of what is left.
+        let rest = 48 - n as u8;
+        let stores = [rest / 2, rest - rest / 2];
+        let state = GameState::from_parts(position.pits(), stores, Side::South);
+        if state.is_over() {
+            continue;
+        }
+        let mine = stores[0] as u32 + entry.lower as u32;
+        let theirs = stores[1] as u32 + n - entry.lower as u32;
+        let expected = match mine.cmp(&theirs) {
+            std::cmp::Ordering::Greater => Outcome::Win,
+            std::cmp::Ordering::Less => Outcome::Loss,
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        };
+        with_table.clear();
+        let result = with_table.search(&state, &Limits::depth(6)).unwrap();
+        assert_eq!(result.outcome(), Some(expected), "{state} with the tablebase");
+        alone.clear();
+        let result = alone.search(&state, &Limits { depth: Some(30), nodes: Some(200_000), time: None }).unwrap();
+        if let Some(outcome) = result.outcome() {
+            assert_eq!(outcome, expected, "{state} searched alone");
+            proven_alone += 1;
+        }
+        checked += 1;
+    }
+    assert!(proven_alone >= 30, "the search alone proved only {proven_alone} outcomes");
+}
