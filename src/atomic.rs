@@ -40,6 +40,14 @@ pub fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Takes an exclusive lock on `dir/name` (created if missing) for as long
+/// as the returned file lives; `Ok(None)` if another process holds it. The
+/// kernel drops the lock when its holder dies, even by `kill -9`.
+pub fn lock_file(dir: &Path, name: &str) -> io::Result<Option<File>> {
+    let file = OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(name))?;
+    Ok(file.try_lock().is_ok().then_some(file))
+}
+
 /// Makes a rename in `path`'s directory durable.
 fn sync_directory(path: &Path) -> io::Result<()> {
     let directory = match path.parent() {

@@ -188,7 +188,8 @@ fn the_search_agrees_with_exact_tablebase_entries() {
 
     let (solved, _) = solve_layers(8, SearchBudget::default());
     let table: Arc<dyn EndgameTable> = Arc::new(solved);
-    let mut with_table = Searcher::new(Options { tablebase: Some(table.clone()), ..Options::default() }).unwrap();
+    let mut with_table =
+        Searcher::new(Options { tablebase: Some(table.clone()), ..Options::default() }).unwrap();
     let mut alone = Searcher::new(Options::default()).unwrap();
     let mut seed = 0x1234_5678_9ABC_DEF1u64;
     let (mut checked, mut proven_alone) = (0, 0);
@@ -221,7 +222,8 @@ fn the_search_agrees_with_exact_tablebase_entries() {
         let result = with_table.search(&state, &Limits::depth(6)).unwrap();
         assert_eq!(result.outcome(), Some(expected), "{state} with the tablebase");
         alone.clear();
-        let result = alone.search(&state, &Limits { depth: Some(30), nodes: Some(200_000), time: None }).unwrap();
+        let result =
+            alone.search(&state, &Limits { depth: Some(30), nodes: Some(200_000), time: None }).unwrap();
         if let Some(outcome) = result.outcome() {
             assert_eq!(outcome, expected, "{state} searched alone");
             proven_alone += 1;

@@ -14,7 +14,7 @@
 //! be the state the move reaches), acyclicity. Any failure is a
 //! [`BookError::Corrupt`] naming the file, and nothing is written.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -236,15 +236,9 @@ impl BookDir {
     ) -> Result<BookDir, BookError> {
         fs::create_dir_all(dir).map_err(io_at(dir))?;
         let lock_path = dir.join(LOCK_FILE);
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io_at(&lock_path))?;
-        if lock.try_lock().is_err() {
-            return Err(BookError::Busy { dir: dir.to_path_buf() });
-        }
+        let lock = crate::atomic::lock_file(dir, LOCK_FILE)
+            .map_err(io_at(&lock_path))?
+            .ok_or_else(|| BookError::Busy { dir: dir.to_path_buf() })?;
         let found = read_manifest(dir)?;
         let parameters = choose(found.as_ref().map(|m| &m.parameters))?;
         if parameters.evaluator.contains(['\n', '\r']) || parameters.batch == 0 {

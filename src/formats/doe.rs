@@ -131,7 +131,7 @@ impl DoeBook {
     /// checked: the body decides.
     pub fn from_bytes(bytes: &[u8]) -> Result<DoeBook, FormatError> {
         let (header, start) = Header::read(bytes, FORMAT, HeaderEncoding::Utf8)?;
-        check_version(&header)?;
+        super::check_version(&header, FORMAT, &[VERSION])?;
         let body = &bytes[start..];
         let records = body.chunks_exact(ENTRY_LEN);
         let rest = records.remainder().len();
@@ -196,7 +196,7 @@ impl DoeBook {
     /// pair collapse to the one with the larger count (the first given on a
     /// tie). Refuses keys that are no state keys and pits above 11.
     pub fn new(header: Header, mut entries: Vec<DoeEntry>) -> Result<DoeBook, FormatError> {
-        check_version(&header)?;
+        super::check_version(&header, FORMAT, &[VERSION])?;
         header.encode(HeaderEncoding::Utf8)?;
         for (i, entry) in entries.iter().enumerate() {
             let number = i as u64;
@@ -289,11 +289,7 @@ impl DoeBook {
     }
 
     fn write_encoded<W: Write>(&self, out: &mut W, header: &[u8]) -> std::io::Result<()> {
-        out.write_all(header)?;
-        for entry in &self.entries {
-            out.write_all(&entry.to_bytes())?;
-        }
-        Ok(())
+        super::write_records(out, header, self.entries.iter().map(|e| e.to_bytes()))
     }
 }
 
@@ -304,24 +300,6 @@ impl<'a> IntoIterator for &'a DoeBook {
     fn into_iter(self) -> Self::IntoIter {
         self.entries.iter()
     }
-}
-
-fn check_version(header: &Header) -> Result<(), FormatError> {
-    if header.format() != FORMAT {
-        return Err(FormatError::UnknownSignature {
-            expected: FORMAT,
-            found: header.signature().to_string(),
-            looks_like: None,
-        });
-    }
-    if header.version() != VERSION {
-        return Err(FormatError::UnsupportedVersion {
-            format: FORMAT,
-            version: header.version().to_string(),
-            supported: &[VERSION],
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

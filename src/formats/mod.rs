@@ -271,6 +271,42 @@ pub fn is_state_key(key: u64) -> bool {
 }
 
 /// Reads a whole file, naming it on failure.
+/// Checks that a header carries `format` at one of `versions`.
+pub(crate) fn check_version(
+    header: &header::Header,
+    format: &'static str,
+    versions: &'static [&'static str],
+) -> Result<(), FormatError> {
+    if header.format() != format {
+        return Err(FormatError::UnknownSignature {
+            expected: format,
+            found: header.signature().to_string(),
+            looks_like: None,
+        });
+    }
+    if !versions.contains(&header.version()) {
+        return Err(FormatError::UnsupportedVersion {
+            format,
+            version: header.version().to_string(),
+            supported: versions,
+        });
+    }
+    Ok(())
+}
+
+/// Writes an encoded header, then fixed-size records in order.
+pub(crate) fn write_records<W: io::Write, const N: usize>(
+    out: &mut W,
+    header: &[u8],
+    records: impl Iterator<Item = [u8; N]>,
+) -> io::Result<()> {
+    out.write_all(header)?;
+    for record in records {
+        out.write_all(&record)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, FormatError> {
     std::fs::read(path).map_err(|e| FormatError::io("read", path, e))
 }

@@ -130,7 +130,7 @@ impl OpeningBook {
     /// Reads a whole book held in memory.
     pub fn from_bytes(bytes: &[u8]) -> Result<OpeningBook, FormatError> {
         let (header, start) = Header::read(bytes, FORMAT, HeaderEncoding::Utf16Be)?;
-        check_version(&header)?;
+        super::check_version(&header, FORMAT, &[VERSION])?;
         let body = &bytes[start..];
         let records = body.chunks_exact(ENTRY_LEN);
         let rest = records.remainder().len();
@@ -179,7 +179,7 @@ impl OpeningBook {
     /// `Oware Opening Book 1.0` header. Refuses a key that is no state key
     /// or appears twice.
     pub fn new(header: Header, mut entries: Vec<BookEntry>) -> Result<OpeningBook, FormatError> {
-        check_version(&header)?;
+        super::check_version(&header, FORMAT, &[VERSION])?;
         header.encode(HeaderEncoding::Utf16Be)?;
         if let Some((i, entry)) = entries.iter().enumerate().find(|(_, e)| !is_state_key(e.key)) {
             return Err(FormatError::BadKey {
@@ -275,11 +275,7 @@ impl OpeningBook {
     }
 
     fn write_encoded<W: Write>(&self, out: &mut W, header: &[u8]) -> std::io::Result<()> {
-        out.write_all(header)?;
-        for entry in &self.entries {
-            out.write_all(&entry.to_bytes())?;
-        }
-        Ok(())
+        super::write_records(out, header, self.entries.iter().map(|e| e.to_bytes()))
     }
 }
 
@@ -290,24 +286,6 @@ impl<'a> IntoIterator for &'a OpeningBook {
     fn into_iter(self) -> Self::IntoIter {
         self.entries.iter()
     }
-}
-
-fn check_version(header: &Header) -> Result<(), FormatError> {
-    if header.format() != FORMAT {
-        return Err(FormatError::UnknownSignature {
-            expected: FORMAT,
-            found: header.signature().to_string(),
-            looks_like: None,
-        });
-    }
-    if header.version() != VERSION {
-        return Err(FormatError::UnsupportedVersion {
-            format: FORMAT,
-            version: header.version().to_string(),
-            supported: &[VERSION],
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

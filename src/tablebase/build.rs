@@ -14,7 +14,7 @@
 //! stops with an error and touches nothing.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ use super::file::{write_compressed, write_tablebase};
 use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget};
 use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
-use crate::atomic::{write_atomically, write_bytes_atomically};
+use crate::atomic::{lock_file, write_atomically, write_bytes_atomically};
 use crate::checksum::{checksum, Checksum};
 use crate::formats::endgames::EndgamesVersion;
 use crate::rank::layer_size;
@@ -301,15 +301,9 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
     let dir = &options.dir;
     fs::create_dir_all(dir).map_err(io_at(dir))?;
     let lock_path = dir.join("build.lock");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_at(&lock_path))?;
-    if lock.try_lock().is_err() {
-        return Err(BuildError::Busy { dir: dir.clone() });
-    }
+    let _lock = lock_file(dir, "build.lock")
+        .map_err(io_at(&lock_path))?
+        .ok_or(BuildError::Busy { dir: dir.clone() })?;
     let wanted = Manifest {
         max_seeds: options.max_seeds,
         budget: options.budget,

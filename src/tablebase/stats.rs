@@ -80,34 +80,51 @@ impl LayerStats {
         self.max_gap = max_gap;
     }
 
+    /// The counters, named as in the JSON file and in checkpoint order.
+    fn counts(&self) -> [(&'static str, u64); 15] {
+        let c = &self.components;
+        [
+            ("seeds", self.seeds as u64),
+            ("positions", self.positions),
+            ("decided_by_retrograde", self.decided_by_retrograde),
+            ("retrograde_rounds", self.retrograde_rounds),
+            ("decided_acyclic", self.decided_acyclic),
+            ("cycle_components", c.cycle_components),
+            ("game_state_components", c.game_state_components),
+            ("positions_on_cycles", c.positions_on_cycles),
+            ("largest_component", c.largest),
+            ("largest_game_state_component", c.largest_game_state),
+            ("exact_by_bounds", self.exact_by_bounds),
+            ("exact_by_search", self.exact_by_search),
+            ("searches", self.searches),
+            ("search_nodes", self.search_nodes),
+            ("safety_rounds", self.safety_rounds),
+        ]
+    }
+
+    /// The timings, named as in the JSON file and in checkpoint order.
+    fn timings(&self) -> [(&'static str, f64); 6] {
+        let s = &self.seconds;
+        [
+            ("scc_bytes_per_position", self.scc_memory_bytes_per_position),
+            ("retrograde", s.retrograde),
+            ("scc", s.scc),
+            ("bounds", s.bounds),
+            ("search", s.search),
+            ("total", s.total),
+        ]
+    }
+
     /// For checkpoints: every field in a fixed order.
     pub(crate) fn encode(&self, e: &mut Encoder) {
-        let c = &self.components;
-        for v in [
-            self.seeds as u64,
-            self.positions,
-            self.decided_by_retrograde,
-            self.retrograde_rounds,
-            self.decided_acyclic,
-            c.cycle_components,
-            c.game_state_components,
-            c.positions_on_cycles,
-            c.largest,
-            c.largest_game_state,
-            self.exact_by_bounds,
-            self.exact_by_search,
-            self.searches,
-            self.search_nodes,
-            self.safety_rounds,
-        ] {
+        for (_, v) in self.counts() {
             e.u64(v);
         }
-        let s = &self.seconds;
-        for v in [self.scc_memory_bytes_per_position, s.retrograde, s.scc, s.bounds, s.search, s.total] {
+        for (_, v) in self.timings() {
             e.f64(v);
         }
-        e.u64(c.size_histogram.len() as u64);
-        for (class, count) in &c.size_histogram {
+        e.u64(self.components.size_histogram.len() as u64);
+        for (class, count) in &self.components.size_histogram {
             e.text(class);
             e.u64(*count);
         }
@@ -157,49 +174,29 @@ impl LayerStats {
 
     /// One JSON object (no external serializer needed for flat figures).
     pub fn to_json(&self) -> String {
-        let mut histogram = String::new();
-        for (i, (class, count)) in self.components.size_histogram.iter().enumerate() {
-            let _ = write!(histogram, "{}\"{class}\": {count}", if i > 0 { ", " } else { "" });
+        let mut out = String::from("{");
+        for (name, value) in self.counts() {
+            let _ = write!(out, "\"{name}\": {value}, ");
         }
-        let c = &self.components;
-        let s = &self.seconds;
-        format!(
-            concat!(
-                "{{\"seeds\": {}, \"positions\": {}, \"decided_by_retrograde\": {}, \"retrograde_rounds\": {}, ",
-                "\"decided_acyclic\": {}, \"cycle_components\": {}, \"game_state_components\": {}, ",
-                "\"positions_on_cycles\": {}, \"largest_component\": {}, \"largest_game_state_component\": {}, ",
-                "\"component_sizes\": {{{}}}, \"exact_by_bounds\": {}, \"exact_by_search\": {}, ",
-                "\"searches\": {}, \"search_nodes\": {}, \"safety_rounds\": {}, \"exact\": {}, \"unresolved\": {}, ",
-                "\"mean_gap\": {:.4}, \"max_gap\": {}, \"scc_bytes_per_position\": {}, ",
-                "\"seconds\": {{\"retrograde\": {:.3}, \"scc\": {:.3}, \"bounds\": {:.3}, \"search\": {:.3}, \"total\": {:.3}}}}}"
-            ),
-            self.seeds,
-            self.positions,
-            self.decided_by_retrograde,
-            self.retrograde_rounds,
-            self.decided_acyclic,
-            c.cycle_components,
-            c.game_state_components,
-            c.positions_on_cycles,
-            c.largest,
-            c.largest_game_state,
-            histogram,
-            self.exact_by_bounds,
-            self.exact_by_search,
-            self.searches,
-            self.search_nodes,
-            self.safety_rounds,
-            self.exact,
-            self.unresolved,
-            self.mean_gap,
-            self.max_gap,
-            self.scc_memory_bytes_per_position,
-            s.retrograde,
-            s.scc,
-            s.bounds,
-            s.search,
-            s.total
-        )
+        let _ = write!(
+            out,
+            "\"exact\": {}, \"unresolved\": {}, \"mean_gap\": {:.4}, \"max_gap\": {}, ",
+            self.exact, self.unresolved, self.mean_gap, self.max_gap
+        );
+        let sizes: Vec<String> = self
+            .components
+            .size_histogram
+            .iter()
+            .map(|(class, count)| format!("\"{class}\": {count}"))
+            .collect();
+        let _ = write!(out, "\"component_sizes\": {{{}}}, ", sizes.join(", "));
+        let timings = self.timings();
+        let _ = write!(out, "\"{}\": {:.2}, \"seconds\": {{", timings[0].0, timings[0].1);
+        let seconds: Vec<String> =
+            timings[1..].iter().map(|(name, v)| format!("\"{name}\": {v:.3}")).collect();
+        out += &seconds.join(", ");
+        out += "}}";
+        out
     }
 
     /// Header of the per-layer summary table.
