@@ -130,21 +130,9 @@ impl DoeBook {
     /// Reads a whole book held in memory. The `Entries` field is not
     /// checked: the body decides.
     pub fn from_bytes(bytes: &[u8]) -> Result<DoeBook, FormatError> {
-        let (header, start) = Header::read(bytes, FORMAT, HeaderEncoding::Utf8)?;
-        super::check_version(&header, FORMAT, &[VERSION])?;
-        let body = &bytes[start..];
-        let records = body.chunks_exact(ENTRY_LEN);
-        let rest = records.remainder().len();
-        if rest != 0 {
-            let entry = (body.len() / ENTRY_LEN) as u64;
-            return Err(FormatError::TruncatedEntry {
-                format: FORMAT,
-                entry,
-                offset: start as u64 + entry * ENTRY_LEN as u64,
-                missing: (ENTRY_LEN - rest) as u64,
-            });
-        }
-        let mut entries: Vec<DoeEntry> = Vec::with_capacity(body.len() / ENTRY_LEN);
+        let (header, start, records) =
+            super::read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf8, ENTRY_LEN)?;
+        let mut entries: Vec<DoeEntry> = Vec::with_capacity(records.len());
         for (i, record) in records.enumerate() {
             let number = i as u64;
             let offset = (start + i * ENTRY_LEN) as u64;

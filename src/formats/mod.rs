@@ -294,6 +294,34 @@ pub(crate) fn check_version(
     Ok(())
 }
 
+/// Reads a book's header (checking its format and version) and cuts the
+/// body into records of `len` bytes; returns the header, the body's offset
+/// and the records. A body that does not end on a record boundary is a
+/// truncated entry, named with its number and offset.
+pub(crate) fn read_records<'a>(
+    bytes: &'a [u8],
+    format: &'static str,
+    versions: &'static [&'static str],
+    encoding: header::HeaderEncoding,
+    len: usize,
+) -> Result<(header::Header, usize, std::slice::ChunksExact<'a, u8>), FormatError> {
+    let (header, start) = header::Header::read(bytes, format, encoding)?;
+    check_version(&header, format, versions)?;
+    let body = &bytes[start..];
+    let records = body.chunks_exact(len);
+    let rest = records.remainder().len();
+    if rest != 0 {
+        let entry = (body.len() / len) as u64;
+        return Err(FormatError::TruncatedEntry {
+            format,
+            entry,
+            offset: start as u64 + entry * len as u64,
+            missing: (len - rest) as u64,
+        });
+    }
+    Ok((header, start, records))
+}
+
 /// Writes an encoded header, then fixed-size records in order.
 pub(crate) fn write_records<W: io::Write, const N: usize>(
     out: &mut W,

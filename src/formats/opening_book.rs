@@ -129,21 +129,9 @@ impl OpeningBook {
 
     /// Reads a whole book held in memory.
     pub fn from_bytes(bytes: &[u8]) -> Result<OpeningBook, FormatError> {
-        let (header, start) = Header::read(bytes, FORMAT, HeaderEncoding::Utf16Be)?;
-        super::check_version(&header, FORMAT, &[VERSION])?;
-        let body = &bytes[start..];
-        let records = body.chunks_exact(ENTRY_LEN);
-        let rest = records.remainder().len();
-        if rest != 0 {
-            let entry = (body.len() / ENTRY_LEN) as u64;
-            return Err(FormatError::TruncatedEntry {
-                format: FORMAT,
-                entry,
-                offset: start as u64 + entry * ENTRY_LEN as u64,
-                missing: (ENTRY_LEN - rest) as u64,
-            });
-        }
-        let mut entries: Vec<BookEntry> = Vec::with_capacity(body.len() / ENTRY_LEN);
+        let (header, start, records) =
+            super::read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf16Be, ENTRY_LEN)?;
+        let mut entries: Vec<BookEntry> = Vec::with_capacity(records.len());
         for (i, record) in records.enumerate() {
             let mut array = [0u8; ENTRY_LEN];
             array.copy_from_slice(record);
