@@ -28,16 +28,8 @@ struct Args {
     /// Only every K-th position (a quick subset).
     #[arg(long, default_value_t = 1)]
     every: usize,
-    /// Transposition table size in MiB (0: none).
-    #[arg(long, default_value_t = 16)]
-    hash: usize,
-    /// Move ordering up to this step (none, table-move, captures, defensive,
-    /// history), or `all` to measure each step in turn.
-    #[arg(long, default_value = "history")]
-    ordering: String,
-    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
-    #[arg(long, default_value = "fitted")]
-    weights: String,
+    #[command(flatten)]
+    engine: oware::cli::EngineArgs,
     /// Aspiration half-width in engine units (0: full window).
     #[arg(long, default_value_t = 30)]
     aspiration: i32,
@@ -63,12 +55,12 @@ fn main() {
             Some(t) => Limits::time(Duration::from_secs_f64(t)),
             None => Limits::depth(args.depth.unwrap_or(13)),
         };
-        let weights: Weights = args.weights.parse()?;
-        let steps: Vec<(&str, Ordering)> = if args.ordering == "all" {
+        let weights: Weights = args.engine.weights.parse()?;
+        let steps: Vec<(&str, Ordering)> = if args.engine.ordering == "all" {
             Ordering::steps().to_vec()
         } else {
-            let ordering: Ordering = args.ordering.parse()?;
-            vec![(args.ordering.as_str(), ordering)]
+            let ordering: Ordering = args.engine.ordering.parse()?;
+            vec![(args.engine.ordering.as_str(), ordering)]
         };
         println!(
             "{} positions of {} ({} games), every {every}: {} searched; {limits:?}, hash {} MiB",
@@ -76,7 +68,7 @@ fn main() {
             args.file.display(),
             positions.last().map_or(0, |(g, _)| g + 1),
             states.len(),
-            args.hash
+            args.engine.hash
         );
         println!(
             "{:>10} {:>16} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
@@ -84,7 +76,7 @@ fn main() {
         );
         for (name, ordering) in steps {
             let options = Options {
-                table_megabytes: args.hash,
+                table_megabytes: args.engine.hash,
                 ordering,
                 weights,
                 aspiration: args.aspiration,

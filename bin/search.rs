@@ -23,15 +23,8 @@ struct Args {
     /// Stop after this many seconds.
     #[arg(short, long)]
     time: Option<f64>,
-    /// Transposition table size in MiB (0: none).
-    #[arg(long, default_value_t = 16)]
-    hash: usize,
-    /// Move ordering up to this step: none, table-move, captures, defensive, history.
-    #[arg(long, default_value = "history")]
-    ordering: String,
-    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
-    #[arg(long, default_value = "fitted")]
-    weights: String,
+    #[command(flatten)]
+    engine: oware::cli::EngineArgs,
     /// An endgame tablebase: our .owtb / .owtb.zst file or build directory,
     /// or an engine "Oware Endgames" file.
     #[arg(long, short = 'b')]
@@ -110,9 +103,9 @@ fn options(args: &Args) -> anyhow::Result<Options> {
     };
     Ok(Options {
         tablebase,
-        table_megabytes: args.hash,
-        ordering: args.ordering.parse()?,
-        weights: args.weights.parse()?,
+        table_megabytes: args.engine.hash,
+        ordering: args.engine.ordering.parse()?,
+        weights: args.engine.weights.parse()?,
         ..Options::default()
     })
 }

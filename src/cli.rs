@@ -53,3 +53,19 @@ pub fn thousands(value: u64) -> String {
     }
     out
 }
+
+/// The search engine's options shared by the `search` and `bench`
+/// binaries.
+#[derive(clap::Args, Clone, Debug)]
+pub struct EngineArgs {
+    /// Transposition table size in MiB (0: none).
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Move ordering up to this step: none, table-move, captures, defensive,
+    /// history (`bench` also takes `all`: each step in turn).
+    #[arg(long, default_value = "history")]
+    pub ordering: String,
+    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
+    #[arg(long, default_value = "fitted")]
+    pub weights: String,
+}
