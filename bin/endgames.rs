@@ -76,6 +76,12 @@ struct BuildArgs {
     /// Longest path a search explores.
     #[arg(long, default_value_t = SearchBudget::default().max_path)]
     search_max_path: usize,
+    /// Nodes per question of the path-cut search (0: none).
+    #[arg(long, default_value_t = SearchBudget::default().cut_nodes)]
+    cut_nodes: u64,
+    /// Layers above this many seeds get no path-cut search.
+    #[arg(long, default_value_t = SearchBudget::default().cut_max_seeds)]
+    cut_max_seeds: u32,
     /// Seconds between checkpoints inside a layer.
     #[arg(long, default_value_t = 120.0)]
     checkpoint_seconds: f64,
@@ -123,6 +129,8 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
             nodes_per_search: args.search_nodes,
             max_path: args.search_max_path,
             max_seeds: args.search_max_seeds,
+            cut_nodes: args.cut_nodes,
+            cut_max_seeds: args.cut_max_seeds,
         },
         checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
         progress: !args.quiet,

@@ -1,25 +1,29 @@
+//! Solves layers 0..=N in memory and prints each layer's statistics:
+//! `cargo run --release --example layers -- N [search-nodes] [search-max-seeds] [cut-nodes] [cut-max-seeds]`.
 use oware::tablebase::*;
+
 fn main() {
-    let max: u32 = std::env::args().nth(1).map(|s| s.parse().unwrap()).unwrap_or(8);
-    let nodes: u64 = std::env::args().nth(2).map(|s| s.parse().unwrap()).unwrap_or(0);
+    let arg = |k: usize, default: u64| -> u64 {
+        std::env::args().nth(k).map(|s| s.parse().expect("a number")).unwrap_or(default)
+    };
+    let defaults = SearchBudget::default();
+    let max = arg(1, 8) as u32;
+    let budget = SearchBudget {
+        nodes_per_search: arg(2, defaults.nodes_per_search),
+        max_path: defaults.max_path,
+        max_seeds: arg(3, defaults.max_seeds as u64) as u32,
+        cut_nodes: arg(4, defaults.cut_nodes),
+        cut_max_seeds: arg(5, defaults.cut_max_seeds as u64) as u32,
+    };
     let mut solved = SolvedLayers::new();
     println!("{}", LayerStats::table_header());
-    let t = std::time::Instant::now();
+    let clock = std::time::Instant::now();
     for n in 0..=max {
         let started = std::time::Instant::now();
-        let solver = LayerSolver::new(
-            n,
-            &solved,
-            SearchBudget {
-                nodes_per_search: nodes,
-                max_path: 1000,
-                max_seeds: std::env::args().nth(3).map(|s| s.parse().unwrap()).unwrap_or(48),
-            },
-        );
-        let (bytes, mut stats) = solver.solve();
+        let (bytes, mut stats) = LayerSolver::new(n, &solved, budget).solve();
         stats.seconds.total = started.elapsed().as_secs_f64();
         println!("{}  exact={}", stats.table_row(), stats.exact);
         solved.push(LayerBytes::Owned(bytes));
     }
-    println!("total {:.2}s", t.elapsed().as_secs_f64());
+    println!("total {:.2}s", clock.elapsed().as_secs_f64());
 }

@@ -32,7 +32,9 @@ use crate::formats::endgames::EndgamesVersion;
 use crate::rank::layer_size;
 use crate::tablebase::entry::ENTRY_BYTES;
 
-const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 1";
+const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 2";
+/// Manifests of builds made before the path-cut search existed.
+const OLD_SIGNATURE: &str = "oware-tablebase-build 1";
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
 pub const STATS_FILE: &str = "stats.json";
@@ -118,16 +120,18 @@ impl Manifest {
     fn parameters(&self) -> String {
         let b = &self.budget;
         format!(
-            "max-seeds {}, search-nodes {}, search-max-path {}, search-max-seeds {}",
-            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds
+            "max-seeds {}, search-nodes {}, search-max-path {}, search-max-seeds {}, cut-nodes {}, \
+             cut-max-seeds {}",
+            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds, b.cut_nodes, b.cut_max_seeds
         )
     }
 
     fn render(&self) -> String {
         let b = &self.budget;
         let mut text = format!(
-            "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-max-seeds {}\n",
-            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds
+            "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-max-seeds {}\n\
+             cut-nodes {}\ncut-max-seeds {}\n",
+            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds, b.cut_nodes, b.cut_max_seeds
         );
         for (n, (bytes, sum, stats_bytes, stats_sum)) in self.layers.iter().enumerate() {
             text += &format!("layer {n} {bytes} {sum:016x} {stats_bytes} {stats_sum:016x}\n");
@@ -144,7 +148,14 @@ impl Manifest {
             problem: format!("manifest line {line}: {what}"),
         };
         let mut lines = text.lines().enumerate();
-        if lines.next().map(|(_, l)| l) != Some(MANIFEST_SIGNATURE) {
+        let signature = lines.next().map(|(_, l)| l);
+        if signature == Some(OLD_SIGNATURE) {
+            return Err(corrupt(
+                1,
+                "made by an older builder (no path-cut search); build into a new directory",
+            ));
+        }
+        if signature != Some(MANIFEST_SIGNATURE) {
             return Err(corrupt(1, "not a tablebase build manifest"));
         }
         let mut value = |key: &str| -> Result<u64, BuildError> {
@@ -158,6 +169,8 @@ impl Manifest {
             nodes_per_search: value("search-nodes")?,
             max_path: value("search-max-path")? as usize,
             max_seeds: value("search-max-seeds")? as u32,
+            cut_nodes: value("cut-nodes")?,
+            cut_max_seeds: value("cut-max-seeds")? as u32,
         };
         let mut manifest = Manifest { max_seeds, budget, layers: Vec::new(), checkpoint: None };
         for (i, line) in lines {
@@ -474,11 +487,13 @@ pub fn stats_json(options: &BuildOptions, layers: &[LayerStats]) -> String {
     let exact: u64 = layers.iter().map(|l| l.exact).sum();
     let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();
     format!(
-        "{{\n  \"max_seeds\": {},\n  \"search_nodes\": {},\n  \"search_max_path\": {},\n  \"search_max_seeds\": {},\n  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"max_seeds\": {},\n  \"search_nodes\": {},\n  \"search_max_path\": {},\n  \"search_max_seeds\": {},\n  \"cut_nodes\": {},\n  \"cut_max_seeds\": {},\n  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
         options.max_seeds,
         b.nodes_per_search,
         b.max_path,
         b.max_seeds,
+        b.cut_nodes,
+        b.cut_max_seeds,
         rows.join(",\n")
     )
 }

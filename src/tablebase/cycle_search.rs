@@ -21,6 +21,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
+use super::cut_search::{CutGraph, CutSearch};
 use super::layer::LayerSolver;
 use super::scc::{Components, MemberPositions};
 use crate::rank::layer_index;
@@ -35,6 +36,8 @@ pub(crate) struct MemberView<'a> {
     pub upper: &'a [u8],
     /// Member number of every layer index (valid for members only).
     pub local: &'a [u32],
+    /// The component for the path-cut search, when that search is on.
+    pub cut: Option<&'a CutGraph>,
 }
 
 /// What the searches of one component achieved.
@@ -74,31 +77,42 @@ impl LayerSolver<'_> {
         members: &MemberView,
         batch: std::ops::Range<usize>,
     ) -> SearchOutcome {
-        let MemberView { positions, lower, upper, local } = *members;
+        let MemberView { positions, lower, upper, local, cut } = *members;
+        let simple = self.n <= self.budget.max_seeds && self.budget.nodes_per_search > 0;
         let words = (2 * positions.len()).div_ceil(64);
         let batch_positions: Vec<Position> = batch.clone().map(|i| positions.get(i)).collect();
         let results: Vec<((u8, u8), u64, u64)> = batch_positions
             .par_iter()
             .zip(batch)
             .map(|(position, i)| {
-                if lower[i] == upper[i] || self.budget.nodes_per_search == 0 {
+                if lower[i] == upper[i] {
                     return ((lower[i], upper[i]), 0, 0);
                 }
-                let mut search = SimplePaths {
-                    solver: self,
-                    ids: &components.id,
-                    component: k as u32,
-                    local,
-                    lower,
-                    upper,
-                    path: vec![0; words],
-                    path_len: 0,
-                    nodes: 0,
-                    budget: 0,
-                    max_path: self.budget.max_path,
-                };
-                let (bounds, searches) = search.tighten(position, lower[i], upper[i]);
-                (bounds, searches, search.nodes)
+                let (mut bounds, mut searches, mut nodes) = ((lower[i], upper[i]), 0, 0);
+                if simple {
+                    let mut search = SimplePaths {
+                        solver: self,
+                        ids: &components.id,
+                        component: k as u32,
+                        local,
+                        lower,
+                        upper,
+                        path: vec![0; words],
+                        path_len: 0,
+                        nodes: 0,
+                        budget: 0,
+                        max_path: self.budget.max_path,
+                    };
+                    (bounds, searches) = search.tighten(position, lower[i], upper[i]);
+                    nodes = search.nodes;
+                }
+                if let Some(graph) = cut.filter(|_| bounds.0 < bounds.1) {
+                    let mut search = CutSearch::new(graph);
+                    bounds = search.tighten(i, bounds.0, bounds.1, self.budget.cut_nodes);
+                    searches += search.questions;
+                    nodes += search.nodes();
+                }
+                (bounds, searches, nodes)
             })
             .collect();
         SearchOutcome {

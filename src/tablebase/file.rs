@@ -6,17 +6,20 @@
 //! ```text
 //! offset  size  field (all integers little-endian)
 //!      0     8  magic "OWARETB\0"
-//!      8     4  format version (1)
+//!      8     4  format version (2)
 //!     12     4  N, the largest seed count
 //!     16     4  bytes per entry (3)
-//!     20     4  header length H = 64 + 24 (N + 1)
+//!     20     4  header length H = 80 + 24 (N + 1)
 //!     24     8  entries = C(N + 12, 12)
 //!     32     8  search budget: nodes per search
 //!     40     4  search budget: longest path
 //!     44     4  search budget: largest layer searched
 //!     48     8  checksum of the entries (crate::checksum)
 //!     56     8  checksum of bytes 0..H with these 8 bytes zero
-//!     64  24(N+1)  per layer n: file offset (u64), entries (u64), checksum (u64)
+//!     64     8  search budget: nodes per path-cut question
+//!     72     4  search budget: largest layer given the path-cut search
+//!     76     4  zero
+//!     80  24(N+1)  per layer n: file offset (u64), entries (u64), checksum (u64)
 //!      H  3 × entries: entry of global index i at H + 3 i (tablebase::entry)
 //! ```
 //!
@@ -40,8 +43,8 @@ use crate::rank::{index, layer_offset, layer_size};
 use crate::rules::Position;
 
 pub const MAGIC: &[u8; 8] = b"OWARETB\0";
-pub const VERSION: u32 = 1;
-const FIXED_HEADER: usize = 64;
+pub const VERSION: u32 = 2;
+const FIXED_HEADER: usize = 80;
 const LAYER_RECORD: usize = 24;
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
@@ -110,6 +113,9 @@ impl Header {
         h.extend_from_slice(&self.budget.max_seeds.to_le_bytes());
         h.extend_from_slice(&self.body_checksum.to_le_bytes());
         h.extend_from_slice(&[0; 8]);
+        h.extend_from_slice(&self.budget.cut_nodes.to_le_bytes());
+        h.extend_from_slice(&self.budget.cut_max_seeds.to_le_bytes());
+        h.extend_from_slice(&[0; 4]);
         for &(offset, entries, sum) in &self.layers {
             h.extend_from_slice(&offset.to_le_bytes());
             h.extend_from_slice(&entries.to_le_bytes());
@@ -153,6 +159,8 @@ impl Header {
             nodes_per_search: u64_at(32),
             max_path: u32_at(40) as usize,
             max_seeds: u32_at(44),
+            cut_nodes: u64_at(64),
+            cut_max_seeds: u32_at(72),
         };
         let mut layers = Vec::new();
         for n in 0..=max_seeds {

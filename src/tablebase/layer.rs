@@ -9,8 +9,9 @@
 //! 3. Component by component, sinks first: a component on no cycle is
 //!    decided from its (now decided) children; a cycle component gets the
 //!    proven [`bounds`](super::bounds) of `docs/cycle-bounds.md`, then the
-//!    [`cycle_search`](super::cycle_search) tries to close the remaining
-//!    gaps. Its positions are then decided and their parents told.
+//!    [`cycle_search`](super::cycle_search) over simple paths and the
+//!    history-aware [`cut_search`](super::cut_search) try to close the
+//!    remaining gaps. Its positions are then decided and their parents told.
 //!
 //! Values are mover-relative: an option of the mover at a position with `n`
 //! seeds is worth `n − V(child)` whether or not it captures (the captured
@@ -42,13 +43,24 @@ pub struct SearchBudget {
     pub nodes_per_search: u64,
     /// Deepest path explored before a search gives up.
     pub max_path: usize,
-    /// Layers above this many seeds are not searched.
+    /// Layers above this many seeds are not searched over simple paths.
     pub max_seeds: u32,
+    /// Nodes per question of the path-cut search (each node solves two
+    /// threshold games on its component); 0 turns it off.
+    pub cut_nodes: u64,
+    /// Layers above this many seeds get no path-cut search.
+    pub cut_max_seeds: u32,
 }
 
 impl Default for SearchBudget {
     fn default() -> SearchBudget {
-        SearchBudget { nodes_per_search: 100_000, max_path: 1_000, max_seeds: 5 }
+        SearchBudget {
+            nodes_per_search: 100_000,
+            max_path: 1_000,
+            max_seeds: 5,
+            cut_nodes: 600,
+            cut_max_seeds: 4,
+        }
     }
 }
 

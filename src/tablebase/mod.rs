@@ -15,6 +15,7 @@ mod bounds;
 pub mod build;
 mod checkpoint;
 pub mod codec;
+mod cut_search;
 mod cycle_search;
 pub mod entry;
 pub mod export;

@@ -9,6 +9,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::bounds::BoundWork;
+use super::cut_search::CutGraph;
 use super::cycle_search::MemberView;
 use super::entry::Proof;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
@@ -90,12 +91,18 @@ impl LayerSolver<'_> {
                 (bounds.lower, bounds.upper, Vec::new())
             }
         };
-        let searching = self.n <= self.budget.max_seeds && self.budget.nodes_per_search > 0;
+        let b = &self.budget;
+        let cutting = self.n <= b.cut_max_seeds && b.cut_nodes > 0;
+        let searching = (self.n <= b.max_seeds && b.nodes_per_search > 0) || cutting;
         let mut local = Vec::new();
+        let mut cut = None;
         if searching && done.len() < members.len() {
             local = vec![0u32; self.size];
             for (i, &m) in members.iter().enumerate() {
                 local[m as usize] = i as u32;
+            }
+            if cutting {
+                cut = Some(CutGraph::new(self, components, k, &positions, &local));
             }
         }
         while searching && done.len() < members.len() {
@@ -105,7 +112,19 @@ impl LayerSolver<'_> {
             }
             let clock = Instant::now();
             let batch = done.len()..(done.len() + SEARCH_BATCH).min(members.len());
-            let view = MemberView { positions: &positions, lower: &lower, upper: &upper, local: &local };
+            self.progress.set_message(format!(
+                "{} seeds: searching cycle positions, {} of {}",
+                self.n,
+                done.len(),
+                members.len()
+            ));
+            let view = MemberView {
+                positions: &positions,
+                lower: &lower,
+                upper: &upper,
+                local: &local,
+                cut: cut.as_ref(),
+            };
             let outcome = self.search_component(components, k, &view, batch);
             self.stats.seconds.search += clock.elapsed().as_secs_f64();
             self.stats.searches += outcome.searches;
