@@ -121,37 +121,58 @@ impl CutGraph {
     }
 }
 
-/// Per-search scratch of the threshold solver, indexed by region slot.
-#[derive(Default)]
-struct Scratch {
-    /// The region: the game states reachable from the node in the cut
-    /// graph, nearest first (a solve touches nothing else).
-    region: Vec<u32>,
-    /// Region slot of every game state, valid where `stamp` is current.
-    slot: Vec<u32>,
-    stamp: Vec<u32>,
-    current: u32,
-    /// 1 once a state is won by the player asked about.
+/// `open` of a path state other than the node searched: the game ends
+/// there.
+const TERMINAL: u8 = 0xFE;
+/// `open` of an opponent state with a way out that may keep the player
+/// below the threshold: it never joins the player's region.
+const BLOCKED: u8 = 0xFF;
+
+/// A threshold game's starting point, the same at every node of a
+/// question: per game state, won at once (1) or not (0), the opponent's
+/// count of moves to win (or `BLOCKED`), and whether the player's share
+/// there reaches the threshold.
+struct Game {
+    player: usize,
+    t: u8,
     win: Vec<u8>,
-    /// Opponent states: children not won yet (`BLOCKED`: never joins).
     open: Vec<u8>,
-    /// Safety-game membership (0 outside; for the player's states
-    /// 1 + children inside).
-    safe: Vec<u8>,
-    queue: Vec<u32>,
-    removed: Vec<u32>,
+    good: Vec<bool>,
 }
 
-/// An opponent state with a way out that may keep the player below the
-/// threshold.
-const BLOCKED: u8 = u8::MAX;
+impl Game {
+    fn new(g: &CutGraph, player: usize, t: u8) -> Game {
+        let states = 2 * g.len();
+        let (mut win, mut open, mut good) = (vec![0; states], vec![0; states], vec![false; states]);
+        for s in 0..states {
+            let i = s / 2;
+            good[s] = g.share(s, player) >= t;
+            if s % 2 == player {
+                win[s] = (g.exit_lo[i] >= t) as u8;
+            } else if g.n - g.exit_hi[i] >= t {
+                open[s] = g.children_of(i).len() as u8;
+            } else {
+                open[s] = BLOCKED;
+            }
+        }
+        Game { player, t, win, open, good }
+    }
+}
 
 /// Searches one position's gaps; `path` holds the game states of the
 /// current line (bits `2i + parity`, parity from the root's mover).
 pub(crate) struct CutSearch<'g> {
     graph: &'g CutGraph,
     path: Vec<u64>,
-    scratch: Scratch,
+    /// The same states in order.
+    line: Vec<u32>,
+    /// Working copies of a `Game`'s arrays, and the safety game's: 0
+    /// outside; for the player's states 1 + children inside.
+    win: Vec<u8>,
+    open: Vec<u8>,
+    safe: Vec<u8>,
+    queue: Vec<u32>,
+    removed: Vec<u32>,
     nodes: u64,
     budget: u64,
     pub solves: u64,
@@ -169,11 +190,15 @@ enum Answer {
 impl<'g> CutSearch<'g> {
     pub(crate) fn new(graph: &'g CutGraph) -> CutSearch<'g> {
         let states = 2 * graph.len();
-        let scratch = Scratch { slot: vec![0; states], stamp: vec![0; states], ..Scratch::default() };
         CutSearch {
             graph,
             path: vec![0; states.div_ceil(64)],
-            scratch,
+            line: Vec::new(),
+            win: vec![0; states],
+            open: vec![0; states],
+            safe: vec![0; states],
+            queue: Vec::new(),
+            removed: Vec::new(),
             nodes: 0,
             budget: 0,
             solves: 0,
@@ -192,18 +217,14 @@ impl<'g> CutSearch<'g> {
         self.mark(state, true);
         // Raise the lower bound while the answers are yes; a no settles it.
         while lower < upper {
-            self.budget = self.nodes + budget;
-            self.questions += 1;
-            match self.ask(state, 0, lower + 1) {
+            match self.question(state, lower + 1, budget) {
                 Answer::Yes => lower += 1,
                 Answer::No => upper = lower,
                 Answer::Unknown => break,
             }
         }
         while lower < upper {
-            self.budget = self.nodes + budget;
-            self.questions += 1;
-            match self.ask(state, 0, upper) {
+            match self.question(state, upper, budget) {
                 Answer::Yes => lower = upper,
                 Answer::No => upper -= 1,
                 Answer::Unknown => break,
@@ -211,6 +232,14 @@ impl<'g> CutSearch<'g> {
         }
         self.mark(state, false);
         (lower, upper)
+    }
+
+    /// Does the root's mover get at least `t`?
+    fn question(&mut self, root: usize, t: u8, budget: u64) -> Answer {
+        self.budget = self.nodes + budget;
+        self.questions += 1;
+        let games = [Game::new(self.graph, 0, t), Game::new(self.graph, 1, self.graph.n + 1 - t)];
+        self.ask(root, &games)
     }
 
     #[inline]
@@ -222,32 +251,33 @@ impl<'g> CutSearch<'g> {
     fn mark(&mut self, s: usize, on: bool) {
         if on {
             self.path[s / 64] |= 1 << (s % 64);
+            self.line.push(s as u32);
         } else {
             self.path[s / 64] &= !(1 << (s % 64));
+            self.line.pop();
         }
     }
 
-    /// Does `player` (the parity of its states) get at least `t` from state
-    /// `s`, reached along the current path (which includes `s`)?
-    fn ask(&mut self, s: usize, player: usize, t: u8) -> Answer {
+    /// Does the root player (`games[0]`) get at least its threshold from
+    /// state `s`, reached along the current path (which includes `s`)?
+    fn ask(&mut self, s: usize, games: &[Game; 2]) -> Answer {
         self.nodes += 1;
         if self.nodes > self.budget {
             return Answer::Unknown;
         }
         let g = self.graph;
-        let n = g.n;
-        self.build_region(s);
-        if self.solve(player, t) {
+        let (player, t) = (games[0].player, games[0].t);
+        if self.solve(s, &games[0]) {
             return Answer::Yes;
         }
-        if self.solve(1 - player, n + 1 - t) {
+        if self.solve(s, &games[1]) {
             return Answer::No;
         }
         // (A sure exit would have won a solve above.) The player's best
         // exit may still reach t; the opponent's may still keep it below.
         let players_move = s % 2 == player;
         let hi = g.exit_hi[s / 2];
-        let mut open = if players_move { hi >= t } else { n - hi < t };
+        let mut open = if players_move { hi >= t } else { g.n - hi < t };
         for &c in g.children_of(s / 2) {
             let child = 2 * c as usize + (1 - s % 2);
             let answer = if self.on_path(child) {
@@ -258,7 +288,7 @@ impl<'g> CutSearch<'g> {
                 }
             } else {
                 self.mark(child, true);
-                let answer = self.ask(child, player, t);
+                let answer = self.ask(child, games);
                 self.mark(child, false);
                 answer
             };
@@ -278,195 +308,141 @@ impl<'g> CutSearch<'g> {
         }
     }
 
-    /// Collects the game states reachable from `start` in the graph cut at
-    /// the path (path states other than `start` are terminals), breadth
-    /// first.
-    fn build_region(&mut self, start: usize) {
-        let g = self.graph;
-        let sc = &mut self.scratch;
-        sc.current = sc.current.wrapping_add(1);
-        if sc.current == 0 {
-            sc.stamp.fill(0);
-            sc.current = 1;
-        }
-        sc.region.clear();
-        sc.region.push(start as u32);
-        sc.stamp[start] = sc.current;
-        sc.slot[start] = 0;
-        let mut next = 0;
-        while next < sc.region.len() {
-            let s = sc.region[next] as usize;
-            next += 1;
-            if s != start && self.path[s / 64] & (1 << (s % 64)) != 0 {
-                continue;
-            }
-            for &c in g.children_of(s / 2) {
-                let child = 2 * c as usize + (1 - s % 2);
-                if sc.stamp[child] != sc.current {
-                    sc.stamp[child] = sc.current;
-                    sc.slot[child] = sc.region.len() as u32;
-                    sc.region.push(child as u32);
-                }
-            }
-        }
-        let len = sc.region.len();
-        sc.win.resize(len, 0);
-        sc.open.resize(len, 0);
-        sc.safe.resize(len, 0);
-    }
-
-    /// The region slot of game state `s`, if it is in the region.
-    #[inline]
-    fn slot(&self, s: usize) -> Option<usize> {
-        (self.scratch.stamp[s] == self.scratch.current).then(|| self.scratch.slot[s] as usize)
-    }
-
-    /// A path state other than the region's start: the game ends there.
-    #[inline]
-    fn is_terminal(&self, slot: usize) -> bool {
-        slot != 0 && self.on_path(self.scratch.region[slot] as usize)
-    }
-
-    /// Solves Γ_t for `player` on the region (cut at the path); true if
-    /// `player` wins from the region's start.
-    fn solve(&mut self, player: usize, t: u8) -> bool {
+    /// Solves `game` on the graph cut at the path (path states other than
+    /// `start` are terminals); true if its player wins from `start`.
+    fn solve(&mut self, start: usize, game: &Game) -> bool {
         self.solves += 1;
-        let g = self.graph;
-        let n = g.n;
-        self.scratch.queue.clear();
-        for l in 0..self.scratch.region.len() {
-            let s = self.scratch.region[l] as usize;
-            let i = s / 2;
-            let (win, open) = if self.is_terminal(l) {
+        self.win.copy_from_slice(&game.win);
+        self.open.copy_from_slice(&game.open);
+        self.queue.clear();
+        for &s in &self.line {
+            let s = s as usize;
+            if s != start {
                 // The repetition's shares.
-                (g.share(s, player) >= t, 0)
-            } else if s % 2 == player {
-                (g.exit_lo[i] >= t, 0)
-            } else if n - g.exit_hi[i] >= t {
-                // Joins once every quiet move is won.
-                (false, g.children_of(i).len() as u8)
-            } else {
-                (false, BLOCKED)
-            };
-            self.scratch.win[l] = win as u8;
-            self.scratch.open[l] = open;
-            if win {
-                self.scratch.queue.push(l as u32);
+                self.win[s] = game.good[s] as u8;
+                self.open[s] = TERMINAL;
+            }
+        }
+        // States won at once (unreachable ones included: they cannot
+        // change the start's fate).
+        for (s, &won) in self.win.iter().enumerate() {
+            if won != 0 {
+                self.queue.push(s as u32);
             }
         }
         loop {
-            if self.attract(player) {
+            if self.attract(start, game.player) {
                 return true;
             }
-            if !self.safe_states(player, t) {
+            if !self.safe_states(game) {
                 return false;
             }
         }
     }
 
-    /// Attracts to the won states queued; true once the start is won.
-    fn attract(&mut self, player: usize) -> bool {
+    /// Attracts to the won states queued; true once `start` is won.
+    fn attract(&mut self, start: usize, player: usize) -> bool {
         let g = self.graph;
-        if self.scratch.win[0] != 0 {
+        if self.win[start] != 0 {
             return true;
         }
         let mut next = 0;
-        while next < self.scratch.queue.len() {
-            let s = self.scratch.region[self.scratch.queue[next] as usize] as usize;
+        while next < self.queue.len() {
+            let s = self.queue[next] as usize;
             next += 1;
             let parity = 1 - s % 2;
             for &p in g.parents_of(s / 2) {
-                let Some(l) = self.slot(2 * p as usize + parity) else { continue };
-                if self.scratch.win[l] != 0 || self.is_terminal(l) {
+                let parent = 2 * p as usize + parity;
+                if self.win[parent] != 0 {
                     continue;
                 }
-                let joins = parity == player || {
-                    let open = &mut self.scratch.open[l];
-                    *open != BLOCKED && {
+                let open = &mut self.open[parent];
+                let joins = match *open {
+                    TERMINAL | BLOCKED => false,
+                    _ if parity == player => true,
+                    _ => {
                         *open -= 1;
                         *open == 0
                     }
                 };
                 if joins {
-                    if l == 0 {
+                    if parent == start {
                         return true;
                     }
-                    self.scratch.win[l] = 1;
-                    self.scratch.queue.push(l as u32);
+                    self.win[parent] = 1;
+                    self.queue.push(parent as u32);
                 }
             }
         }
-        self.scratch.queue.clear();
+        self.queue.clear();
         false
     }
 
     /// Adds to the won region (and queues) the greatest set of states from
-    /// which `player` can stay forever in states worth at least `t` to it,
-    /// or move into the won region; false if that set is empty.
-    fn safe_states(&mut self, player: usize, t: u8) -> bool {
+    /// which the player can stay forever in states worth at least the
+    /// threshold to it, or move into the won region; false if that set is
+    /// empty.
+    fn safe_states(&mut self, game: &Game) -> bool {
         let g = self.graph;
-        let len = self.scratch.region.len();
-        for l in 0..len {
-            let s = self.scratch.region[l] as usize;
-            let candidate = self.scratch.win[l] == 0
-                && !self.is_terminal(l)
-                && g.share(s, player) >= t
-                && (s % 2 == player || self.scratch.open[l] != BLOCKED);
-            self.scratch.safe[l] = candidate as u8;
+        let states = self.win.len();
+        let player = game.player;
+        for s in 0..states {
+            // (Player states are never BLOCKED; terminals never count.)
+            self.safe[s] = (self.win[s] == 0 && game.good[s] && self.open[s] < TERMINAL) as u8;
         }
-        let mut removed = std::mem::take(&mut self.scratch.removed);
+        let mut removed = std::mem::take(&mut self.removed);
         removed.clear();
-        for l in 0..len {
-            if self.scratch.safe[l] == 0 {
+        for s in 0..states {
+            if self.safe[s] == 0 {
                 continue;
             }
-            let s = self.scratch.region[l] as usize;
+            let child_parity = 1 - s % 2;
             let (mut inside, mut escapes) = (0u8, false);
             for &c in g.children_of(s / 2) {
-                match self.slot(2 * c as usize + 1 - s % 2) {
-                    Some(child) if self.scratch.safe[child] != 0 => inside += 1,
-                    Some(child) if self.scratch.win[child] != 0 => {}
-                    _ => escapes = true,
+                let child = 2 * c as usize + child_parity;
+                if self.safe[child] != 0 {
+                    inside += 1;
+                } else if self.win[child] == 0 {
+                    escapes = true;
                 }
             }
             if s % 2 == player {
-                self.scratch.safe[l] = 1 + inside;
+                self.safe[s] = 1 + inside;
                 if inside == 0 {
-                    removed.push(l as u32);
+                    removed.push(s as u32);
                 }
             } else if escapes {
-                removed.push(l as u32);
+                removed.push(s as u32);
             }
         }
-        for &l in &removed {
-            self.scratch.safe[l as usize] = 0;
+        for &s in &removed {
+            self.safe[s as usize] = 0;
         }
-        while let Some(l) = removed.pop() {
-            let s = self.scratch.region[l as usize] as usize;
-            let parity = 1 - s % 2;
-            for &p in g.parents_of(s / 2) {
-                let Some(parent) = self.slot(2 * p as usize + parity) else { continue };
-                let inside = self.scratch.safe[parent];
+        while let Some(s) = removed.pop() {
+            let parity = 1 - s as usize % 2;
+            for &p in g.parents_of(s as usize / 2) {
+                let parent = 2 * p as usize + parity;
+                let inside = self.safe[parent];
                 if inside == 0 {
                     continue;
                 }
                 if parity != player || inside == 2 {
-                    self.scratch.safe[parent] = 0;
+                    self.safe[parent] = 0;
                     removed.push(parent as u32);
                 } else {
-                    self.scratch.safe[parent] = inside - 1;
+                    self.safe[parent] = inside - 1;
                 }
             }
         }
-        self.scratch.removed = removed;
-        self.scratch.queue.clear();
-        for l in 0..len {
-            if self.scratch.safe[l] != 0 {
-                self.scratch.safe[l] = 0;
-                self.scratch.win[l] = 1;
-                self.scratch.queue.push(l as u32);
+        self.removed = removed;
+        self.queue.clear();
+        for s in 0..states {
+            if self.safe[s] != 0 {
+                self.safe[s] = 0;
+                self.win[s] = 1;
+                self.queue.push(s as u32);
             }
         }
-        !self.scratch.queue.is_empty()
+        !self.queue.is_empty()
     }
 }
