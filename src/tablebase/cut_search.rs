@@ -132,7 +132,7 @@ const BLOCKED: u8 = 0xFF;
 /// question: per game state, won at once (1) or not (0), the opponent's
 /// count of moves to win (or `BLOCKED`), and whether the player's share
 /// there reaches the threshold.
-struct Game {
+struct ThresholdGame {
     player: usize,
     t: u8,
     win: Vec<u8>,
@@ -140,8 +140,8 @@ struct Game {
     good: Vec<bool>,
 }
 
-impl Game {
-    fn new(g: &CutGraph, player: usize, t: u8) -> Game {
+impl ThresholdGame {
+    fn new(g: &CutGraph, player: usize, t: u8) -> ThresholdGame {
         let states = 2 * g.len();
         let (mut win, mut open, mut good) = (vec![0; states], vec![0; states], vec![false; states]);
         for s in 0..states {
@@ -155,7 +155,7 @@ impl Game {
                 open[s] = BLOCKED;
             }
         }
-        Game { player, t, win, open, good }
+        ThresholdGame { player, t, win, open, good }
     }
 }
 
@@ -166,7 +166,7 @@ pub(crate) struct CutSearch<'g> {
     path: Vec<u64>,
     /// The same states in order.
     line: Vec<u32>,
-    /// Working copies of a `Game`'s arrays, and the safety game's: 0
+    /// Working copies of a `ThresholdGame`'s arrays, and the safety game's: 0
     /// outside; for the player's states 1 + children inside.
     win: Vec<u8>,
     open: Vec<u8>,
@@ -175,7 +175,6 @@ pub(crate) struct CutSearch<'g> {
     removed: Vec<u32>,
     nodes: u64,
     budget: u64,
-    pub solves: u64,
     pub questions: u64,
 }
 
@@ -201,7 +200,6 @@ impl<'g> CutSearch<'g> {
             removed: Vec::new(),
             nodes: 0,
             budget: 0,
-            solves: 0,
             questions: 0,
         }
     }
@@ -238,7 +236,8 @@ impl<'g> CutSearch<'g> {
     fn question(&mut self, root: usize, t: u8, budget: u64) -> Answer {
         self.budget = self.nodes + budget;
         self.questions += 1;
-        let games = [Game::new(self.graph, 0, t), Game::new(self.graph, 1, self.graph.n + 1 - t)];
+        let games =
+            [ThresholdGame::new(self.graph, 0, t), ThresholdGame::new(self.graph, 1, self.graph.n + 1 - t)];
         self.ask(root, &games)
     }
 
@@ -260,7 +259,7 @@ impl<'g> CutSearch<'g> {
 
     /// Does the root player (`games[0]`) get at least its threshold from
     /// state `s`, reached along the current path (which includes `s`)?
-    fn ask(&mut self, s: usize, games: &[Game; 2]) -> Answer {
+    fn ask(&mut self, s: usize, games: &[ThresholdGame; 2]) -> Answer {
         self.nodes += 1;
         if self.nodes > self.budget {
             return Answer::Unknown;
@@ -310,8 +309,7 @@ impl<'g> CutSearch<'g> {
 
     /// Solves `game` on the graph cut at the path (path states other than
     /// `start` are terminals); true if its player wins from `start`.
-    fn solve(&mut self, start: usize, game: &Game) -> bool {
-        self.solves += 1;
+    fn solve(&mut self, start: usize, game: &ThresholdGame) -> bool {
         self.win.copy_from_slice(&game.win);
         self.open.copy_from_slice(&game.open);
         self.queue.clear();
@@ -382,7 +380,7 @@ impl<'g> CutSearch<'g> {
     /// which the player can stay forever in states worth at least the
     /// threshold to it, or move into the won region; false if that set is
     /// empty.
-    fn safe_states(&mut self, game: &Game) -> bool {
+    fn safe_states(&mut self, game: &ThresholdGame) -> bool {
         let g = self.graph;
         let states = self.win.len();
         let player = game.player;
