@@ -17,16 +17,18 @@ bench:
 perft-check: build
 	$(RELEASE) perft -- --check tests/reference/perft.txt
 
-# The shipped endgame tablebase: built (or resumed) in target/, verified,
-# then copied to data/. ENDGAMES_SEEDS=15 builds a bigger one (not shipped).
-# The path-cut search runs up to layer 6 (about 4 minutes on 2 cores; the
-# library's default stops at layer 4); ENDGAMES_CUT=7 goes further, slowly.
+# The shipped endgame tablebase: built (or resumed) in target/, verified
+# (with a second opinion on a sample of search proofs), then copied to
+# data/. ENDGAMES_SEEDS=15 builds a bigger one (not shipped). The threshold
+# search runs up to layer ENDGAMES_SEARCH with up to ENDGAMES_NODES nodes
+# per question (layers up to 7 close completely in seconds).
 ENDGAMES_SEEDS ?= 12
-ENDGAMES_CUT ?= 6
-ENDGAMES_DIR := target/endgames-$(ENDGAMES_SEEDS)-cut$(ENDGAMES_CUT)
+ENDGAMES_SEARCH ?= 7
+ENDGAMES_NODES ?= 3000000
+ENDGAMES_DIR := target/endgames-$(ENDGAMES_SEEDS)-search$(ENDGAMES_SEARCH)-$(ENDGAMES_NODES)
 endgames: build
-	$(RELEASE) endgames -- build --dir $(ENDGAMES_DIR) --max-seeds $(ENDGAMES_SEEDS) --cut-max-seeds $(ENDGAMES_CUT)
-	$(RELEASE) endgames -- verify --tablebase $(ENDGAMES_DIR)
+	$(RELEASE) endgames -- build --dir $(ENDGAMES_DIR) --max-seeds $(ENDGAMES_SEEDS) --search-max-seeds $(ENDGAMES_SEARCH) --search-nodes $(ENDGAMES_NODES)
+	$(RELEASE) endgames -- verify --tablebase $(ENDGAMES_DIR) --deep --sample 100
 	cp $(ENDGAMES_DIR)/tablebase.owtb.zst data/endgames-$(ENDGAMES_SEEDS).owtb.zst
 	cp $(ENDGAMES_DIR)/endgames-2.0.bin data/endgames-$(ENDGAMES_SEEDS)-2.0.bin
 	cp $(ENDGAMES_DIR)/stats.json data/endgames-$(ENDGAMES_SEEDS)-stats.json

@@ -11,7 +11,7 @@ use oware::cli::{parse_game, run, thousands};
 use oware::formats::endgames::EndgamesVersion;
 use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
-use oware::tablebase::verify::verify;
+use oware::tablebase::verify::{verify, verify_deep};
 use oware::tablebase::{build, LayerStats, Proof, SearchBudget, Tablebase};
 use oware::GameState;
 
@@ -42,6 +42,19 @@ enum Command {
     Verify {
         #[arg(long, short = 'b')]
         tablebase: PathBuf,
+        /// Also re-prove a random sample of search-proven entries with a
+        /// second algorithm (the path-cut search).
+        #[arg(long)]
+        deep: bool,
+        /// Search-proven entries re-proven per layer with --deep.
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        sample: u64,
+        /// Nodes per path-cut question with --deep.
+        #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+        deep_nodes: u64,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Write the tablebase in the engine's "Oware Endgames" layout.
     Export {
@@ -67,10 +80,11 @@ struct BuildArgs {
     /// Largest number of seeds on the board.
     #[arg(long, short = 'n', default_value_t = 12)]
     max_seeds: u32,
-    /// Nodes per exact search inside cycle components (0: no search).
+    /// Most nodes per threshold question inside cycle components (0: no
+    /// threshold search).
     #[arg(long, default_value_t = SearchBudget::default().nodes_per_search)]
     search_nodes: u64,
-    /// Layers above this many seeds are not searched.
+    /// Layers above this many seeds get no threshold search.
     #[arg(long, default_value_t = SearchBudget::default().max_seeds)]
     search_max_seeds: u32,
     /// Longest path a search explores.
@@ -102,7 +116,9 @@ fn main() {
         match cli.command {
             Command::Build(args) => build_command(args),
             Command::Probe { tablebase, game } => probe(&tablebase, &game),
-            Command::Verify { tablebase } => verify_command(&tablebase),
+            Command::Verify { tablebase, deep, sample, deep_nodes, seed } => {
+                verify_command(&tablebase, deep.then_some((sample as usize, deep_nodes, seed)))
+            }
             Command::Export { tablebase, out, layout, date } => {
                 let version = EndgamesVersion::parse(&layout)
                     .with_context(|| format!("--layout {layout}: the engine's layouts are 1.0 and 2.0"))?;
@@ -246,7 +262,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn verify_command(path: &Path) -> anyhow::Result<()> {
+fn verify_command(path: &Path, deep: Option<(usize, u64, u64)>) -> anyhow::Result<()> {
     let table = open(path)?;
     table.verify_checksums()?;
     println!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
@@ -265,5 +281,23 @@ fn verify_command(path: &Path) -> anyhow::Result<()> {
         bail!("{} entries fail the one-ply check", report.failures);
     }
     println!("verify: all entries consistent");
+    if let Some((sample, nodes, seed)) = deep {
+        let deep = verify_deep(&table, sample, nodes, seed);
+        println!(
+            "deep: {} search-proven entries re-proven by the path-cut search ({} nodes per question): \
+             {} confirmed, {} consistent but not closed, {} disagreements",
+            thousands(deep.sampled),
+            thousands(nodes),
+            thousands(deep.confirmed),
+            thousands(deep.undecided),
+            deep.disagreements
+        );
+        for example in &deep.examples {
+            println!("  disagreement: {example}");
+        }
+        if deep.disagreements > 0 {
+            bail!("{} entries disagree with the second opinion", deep.disagreements);
+        }
+    }
     Ok(())
 }

@@ -10,7 +10,7 @@ fn main() {
     let max = arg(1, 8) as u32;
     let budget = SearchBudget {
         nodes_per_search: arg(2, defaults.nodes_per_search),
-        max_path: defaults.max_path,
+        max_path: std::env::var("MAX_PATH").map(|s| s.parse().unwrap()).unwrap_or(defaults.max_path),
         max_seeds: arg(3, defaults.max_seeds as u64) as u32,
         cut_nodes: arg(4, defaults.cut_nodes),
         cut_max_seeds: arg(5, defaults.cut_max_seeds as u64) as u32,
@@ -22,7 +22,19 @@ fn main() {
         let started = std::time::Instant::now();
         let (bytes, mut stats) = LayerSolver::new(n, &solved, budget).solve();
         stats.seconds.total = started.elapsed().as_secs_f64();
-        println!("{}  exact={}", stats.table_row(), stats.exact);
+        println!(
+            "{}  exact={} open_before={} answered={} med={} p90={} max={} left={} cut_closed={} cpu={:.2}",
+            stats.table_row(),
+            stats.exact,
+            stats.open_before_search,
+            stats.question_nodes.count,
+            stats.question_nodes.quantile(0.5),
+            stats.question_nodes.quantile(0.9),
+            stats.question_nodes.max,
+            stats.left_open_by_threshold,
+            stats.closed_by_cut,
+            stats.seconds.search_cpu
+        );
         solved.push(LayerBytes::Owned(bytes));
     }
     println!("total {:.2}s", clock.elapsed().as_secs_f64());

@@ -15,6 +15,7 @@ pub mod atomic;
 pub mod book;
 pub mod checksum;
 pub mod cli;
+pub mod cpu;
 pub mod error;
 pub mod formats;
 pub mod game;

@@ -23,8 +23,7 @@ fn solve_layers(max: u32, budget: SearchBudget) -> (SolvedLayers, Vec<LayerStats
     (solved, stats)
 }
 
-const NO_SEARCH: SearchBudget =
-    SearchBudget { nodes_per_search: 0, max_path: 1000, max_seeds: 0, cut_nodes: 0, cut_max_seeds: 0 };
+const NO_SEARCH: SearchBudget = SearchBudget::NONE;
 
 #[test]
 fn cycle_bounds_reproduce_the_reference_figures() {
@@ -122,16 +121,26 @@ fn exact_values_up_to_three_seeds_match_a_brute_force_and_the_engine() {
     }
 }
 
+/// Searches up to layer 6: the threshold search, then the path-cut search
+/// for what it leaves.
+const TO_SIX: SearchBudget =
+    SearchBudget { nodes_per_search: 1_000_000, max_seeds: 6, cut_nodes: 600, cut_max_seeds: 6, ..NO_SEARCH };
+
 #[test]
-fn search_proves_layers_two_to_five_and_verify_agrees() {
-    let (solved, stats) = solve_layers(8, SearchBudget::default());
-    // The searches close every gap of layers 2 to 5 (the bounds alone
-    // leave 13, 64, 371 and 278 open), and the better lower layers tighten
-    // everything above.
-    for (n, layer) in stats.iter().enumerate().take(6) {
+fn search_proves_layers_two_to_six_and_verify_agrees() {
+    let (solved, stats) = solve_layers(8, TO_SIX);
+    // The searches close every gap of layers 2 to 6 (the bounds alone
+    // leave 13, 64, 371, 278 and 2,182 open), and the exact lower layers
+    // tighten everything above.
+    for (n, layer) in stats.iter().enumerate().take(7) {
         assert_eq!(layer.unresolved, 0, "layer {n}");
     }
     assert_eq!(stats[4].exact_by_search, 219);
+    assert_eq!(stats[6].open_before_search, 1_262);
+    // The threshold search answers every question by itself (the path-cut
+    // search, which runs on what it leaves, has nothing to do).
+    assert_eq!(stats[6].left_open_by_threshold, 0);
+    assert_eq!(stats[6].closed_by_cut, 0);
     assert!(stats[8].exact > 47_027, "{}", stats[8].exact);
     let report = verify(&solved);
     assert_eq!(report.failures, 0, "{:?}", report.examples);
@@ -148,17 +157,17 @@ fn search_proves_layers_two_to_five_and_verify_agrees() {
     }
 }
 
-/// Two independent proofs of the gaps of layers 2 to 4: the plain search
-/// over simple paths with a large budget, and the path-cut search alone.
+/// Two independent proofs of the gaps of layers 2 to 4: the threshold
+/// search with history-proof leaves alone, and the path-cut search alone.
 /// Every entry must come out the same, byte for byte.
 #[test]
-fn the_path_cut_search_agrees_with_the_simple_path_search() {
-    let simple = SearchBudget { nodes_per_search: 3_000_000, max_seeds: 4, ..NO_SEARCH };
+fn the_path_cut_search_agrees_with_the_threshold_search() {
+    let threshold = SearchBudget { nodes_per_search: 3_000_000, max_seeds: 4, ..NO_SEARCH };
     let cut = SearchBudget { cut_nodes: 600, cut_max_seeds: 4, ..NO_SEARCH };
-    let (a, a_stats) = solve_layers(4, simple);
+    let (a, a_stats) = solve_layers(4, threshold);
     let (b, b_stats) = solve_layers(4, cut);
     for n in 0..=4 {
-        assert_eq!(a_stats[n as usize].unresolved, 0, "layer {n}, simple paths");
+        assert_eq!(a_stats[n as usize].unresolved, 0, "layer {n}, threshold search");
         assert_eq!(b_stats[n as usize].unresolved, 0, "layer {n}, path cuts");
         assert!(a.layer_bytes(n) == b.layer_bytes(n), "layer {n}");
     }
@@ -167,10 +176,14 @@ fn the_path_cut_search_agrees_with_the_simple_path_search() {
 
 #[test]
 fn layers_do_not_depend_on_the_thread_count() {
+    // Small budgets on layer 7, so that some questions run out: what is
+    // left open must not depend on threads either.
+    let budget = SearchBudget { nodes_per_search: 1_000, max_seeds: 7, ..NO_SEARCH };
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let (a, _) = one.install(|| solve_layers(7, SearchBudget::default()));
+    let (a, _) = one.install(|| solve_layers(7, budget));
     let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-    let (b, _) = three.install(|| solve_layers(7, SearchBudget::default()));
+    let (b, b_stats) = three.install(|| solve_layers(7, budget));
+    assert!(b_stats[7].unresolved > 0 && b_stats[7].exact_by_search > 0, "{:?}", b_stats[7]);
     for n in 0..=7 {
         assert!(a.layer_bytes(n) == b.layer_bytes(n), "layer {n}");
         assert_eq!(a.layer_bytes(n).len() as u64, 3 * layer_size(n));
@@ -207,7 +220,7 @@ fn the_search_agrees_with_exact_tablebase_entries() {
     use oware::{GameState, Side};
     use std::sync::Arc;
 
-    let (solved, _) = solve_layers(8, SearchBudget::default());
+    let (solved, _) = solve_layers(8, TO_SIX);
     let table: Arc<dyn EndgameTable> = Arc::new(solved);
     let mut with_table =
         Searcher::new(Options { tablebase: Some(table.clone()), ..Options::default() }).unwrap();
@@ -254,13 +267,13 @@ fn the_search_agrees_with_exact_tablebase_entries() {
     assert!(proven_alone >= 30, "the search alone proved only {proven_alone} outcomes");
 }
 
-/// The shipped table's layer 6 was proven by the path-cut search, which no
-/// test can afford to rerun. Check it two other ways: every entry is
-/// consistent with its moves (`verify`), and the game-playing search, which
-/// knows nothing of cut graphs, proves the same outcome wherever it proves
-/// one, probing only layers up to 5 (cross-checked above) after captures.
+/// The shipped table's layer 6 was proven by the threshold search. Check
+/// it two more ways: every entry is consistent with its moves (`verify`),
+/// and the game-playing search, which knows nothing of threshold games,
+/// proves the same outcome wherever it proves one, probing only layers up
+/// to 5 (cross-checked above) after captures.
 #[test]
-fn the_shipped_path_cut_proofs_agree_with_the_game_search() {
+fn the_shipped_search_proofs_agree_with_the_game_search() {
     use oware::search::{Limits, Options, Outcome, Searcher};
     use oware::tablebase::Tablebase;
     use oware::{GameState, Side};
@@ -302,8 +315,49 @@ fn the_shipped_path_cut_proofs_agree_with_the_game_search() {
         }
     }
     eprintln!("{proven} proven by search, {compared} outcomes compared");
-    assert_eq!(proven, 908);
+    assert_eq!(proven, 1_262);
     // Few: these are the positions a plain search cannot settle (15 of the
     // 339 tried at the time of writing).
     assert!(compared >= 10, "only {compared} outcomes compared");
+}
+
+/// `verify --deep`: the path-cut search, a second algorithm, re-proves
+/// entries the threshold search proved, and notices a wrong one.
+#[test]
+fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
+    use oware::tablebase::verify::verify_deep;
+    let (solved, stats) = solve_layers(6, TO_SIX);
+    let report = verify_deep(&solved, 40, 2_000, 7);
+    let proven: u64 = stats.iter().map(|s| s.exact_by_search.min(40)).sum();
+    assert_eq!(report.sampled, proven);
+    assert_eq!(report.disagreements, 0, "{:?}", report.examples);
+    assert!(report.confirmed * 10 >= report.sampled * 9, "{report:?}");
+
+    // Raise one search-proven entry of layer 4 by a seed: the second
+    // opinion, which re-proves every such entry of layer 4, must object.
+    let mut layers = SolvedLayers::new();
+    let mut wrong = None;
+    for n in 0..=4u32 {
+        let mut bytes = solved.layer_bytes(n).to_vec();
+        if n == 4 {
+            let i = (0..layer_size(4) as usize)
+                .find(|&i| {
+                    let e =
+                        oware::tablebase::Entry::unpack([bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]]);
+                    e.proof == Proof::Search && e.value < 4
+                })
+                .unwrap();
+            let mut e = oware::tablebase::Entry::unpack([bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]]);
+            e.value += 1;
+            e.lower = e.value;
+            e.upper = e.value;
+            bytes[3 * i..3 * i + 3].copy_from_slice(&e.pack());
+            wrong = Some(i);
+        }
+        layers.push(LayerBytes::Owned(bytes));
+    }
+    assert!(wrong.is_some());
+    let report = verify_deep(&layers, 1_000, 2_000, 7);
+    assert!(report.disagreements >= 1, "{report:?}");
+    assert!(report.examples.iter().any(|e| e.contains("(4 seeds)")), "{:?}", report.examples);
 }

@@ -20,6 +20,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 
+use super::games::{peel, StateGraph};
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
 use super::scc::{Components, MemberPositions};
 use crate::rank::layer_index;
@@ -30,9 +31,10 @@ use crate::rules::Position;
 pub(crate) struct BoundWork {
     /// Threshold at which a state entered `W` (0: not yet).
     win: Vec<u8>,
-    /// Children not in `W` yet.
+    /// Opponent states: children not in `W` yet (counted once the state
+    /// may join, see [`LayerSolver::cycle_bounds`]).
     open: Vec<u8>,
-    /// Safety-game membership: 0 outside; for X-states 1 + children inside.
+    /// The safety game's scratch.
     safe: Vec<u8>,
 }
 
@@ -44,16 +46,67 @@ impl BoundWork {
 
 /// A game state: position, its layer index, parity.
 #[derive(Clone, Copy)]
-struct State {
+pub(crate) struct State {
     position: Position,
     index: usize,
     parity: usize,
 }
 
-impl State {
+/// A component as a graph of game states, walked through moves and
+/// un-moves: no edge lists, so a giant component of a big layer costs only
+/// the layer-wide work arrays.
+struct ImplicitComponent<'s> {
+    ids: &'s [u32],
+    component: u32,
+    members: &'s [u32],
+    positions: &'s MemberPositions<'s>,
+}
+
+impl StateGraph for ImplicitComponent<'_> {
+    type State = State;
+
     #[inline]
-    fn node(&self) -> usize {
-        2 * self.index + self.parity
+    fn node(&self, s: &State) -> usize {
+        2 * s.index + s.parity
+    }
+
+    #[inline]
+    fn parity(&self, s: &State) -> usize {
+        s.parity
+    }
+
+    fn for_each_state(&self, mut visit: impl FnMut(State)) {
+        // (Members are walked again each time rather than listed: in a
+        // giant component the list would not fit.)
+        self.positions.for_each(|i, position| {
+            let index = self.members[i] as usize;
+            visit(State { position, index, parity: 0 });
+            visit(State { position, index, parity: 1 });
+        });
+    }
+
+    #[inline]
+    fn for_each_child(&self, s: &State, mut visit: impl FnMut(State)) {
+        for pit in s.position.legal_moves() {
+            let played = s.position.play(pit);
+            if played.captured > 0 {
+                continue;
+            }
+            let index = layer_index(&played.child) as usize;
+            if self.ids[index] == self.component {
+                visit(State { position: played.child, index, parity: 1 - s.parity });
+            }
+        }
+    }
+
+    #[inline]
+    fn for_each_parent(&self, s: &State, mut visit: impl FnMut(State)) {
+        s.position.quiet_parents(|parent, _| {
+            let index = layer_index(&parent) as usize;
+            if self.ids[index] == self.component {
+                visit(State { position: parent, index, parity: 1 - s.parity });
+            }
+        });
     }
 }
 
@@ -63,15 +116,6 @@ pub(crate) struct ComponentBounds {
     pub upper: Vec<u8>,
     /// Co-Büchi rounds that added states beyond the attractor.
     pub safety_rounds: u32,
-}
-
-struct Game<'s, 'w> {
-    solver: &'s LayerSolver<'s>,
-    work: &'w mut BoundWork,
-    component: u32,
-    ids: &'s [u32],
-    n: u8,
-    queue: VecDeque<State>,
 }
 
 impl LayerSolver<'_> {
@@ -88,20 +132,22 @@ impl LayerSolver<'_> {
     ) -> std::io::Result<ComponentBounds> {
         let members = components.of(k);
         let n = self.n as u8;
-        let mut game =
-            Game { solver: self, work, component: k as u32, ids: &components.id, n, queue: VecDeque::new() };
-        // Exits: the best option leaving the component, pessimistic and
-        // optimistic for its mover (0 when there is none: harmless, since
-        // thresholds start at 1 and an upper bound of 0 never beats n − t).
+        let graph = ImplicitComponent { ids: &components.id, component: k as u32, members, positions };
+        let BoundWork { win, open, safe } = work;
+        // X = the player at parity 0. X-states enter `W` at the threshold
+        // of their best exit read pessimistically; Y-states may join from
+        // the threshold at which their best exit (read for X: n − its
+        // upper end) no longer keeps X below, and only then count their
+        // children not won. (No exit: 0, harmless, since thresholds start
+        // at 1.)
         let mut x_entry: Vec<Vec<usize>> = vec![Vec::new(); n as usize + 1];
         let mut y_eligible: Vec<Vec<usize>> = vec![Vec::new(); n as usize + 1];
         for (i, &m) in members.iter().enumerate() {
             let m = m as usize;
-            let degree = self.pending[m].load(Relaxed);
-            game.work.win[2 * m] = 0;
-            game.work.win[2 * m + 1] = 0;
-            game.work.open[2 * m] = degree;
-            game.work.open[2 * m + 1] = degree;
+            win[2 * m] = 0;
+            win[2 * m + 1] = 0;
+            open[2 * m] = 0;
+            open[2 * m + 1] = 0;
             x_entry[self.lo[m].load(Relaxed) as usize].push(i);
             y_eligible[(n - self.hi[m].load(Relaxed)) as usize].push(i);
         }
@@ -110,13 +156,14 @@ impl LayerSolver<'_> {
             Some((t, rounds, state)) => {
                 for (i, &m) in members.iter().enumerate() {
                     let m = m as usize;
-                    game.work.win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
-                    game.work.open[2 * m..2 * m + 2].copy_from_slice(&state[4 * i + 2..4 * i + 4]);
+                    win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
+                    open[2 * m..2 * m + 2].copy_from_slice(&state[4 * i + 2..4 * i + 4]);
                 }
                 (rounds, t)
             }
         };
         let big = members.len() > 1 << 16;
+        let mut queue = VecDeque::new();
         for t in (1..=first).rev() {
             if big {
                 self.progress
@@ -126,191 +173,57 @@ impl LayerSolver<'_> {
                 let mut state = Vec::with_capacity(4 * members.len());
                 for &m in members {
                     let m = m as usize;
-                    state.extend_from_slice(&game.work.win[2 * m..2 * m + 2]);
-                    state.extend_from_slice(&game.work.open[2 * m..2 * m + 2]);
+                    state.extend_from_slice(&win[2 * m..2 * m + 2]);
+                    state.extend_from_slice(&open[2 * m..2 * m + 2]);
                 }
                 let step = Step::Bounds { t, safety_rounds, state };
                 self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
             }
-            for &i in &x_entry[t as usize] {
-                let m = members[i] as usize;
-                if game.work.win[2 * m] == 0 {
-                    game.enter(State { position: positions.get(i), index: m, parity: 0 }, t);
-                }
-            }
+            // Opponent states that may join from now on count their
+            // children not won, before anything new is queued (attract
+            // counts down only for what it dequeues).
             for &i in &y_eligible[t as usize] {
                 let m = members[i] as usize;
-                if game.work.open[2 * m + 1] == 0 && game.work.win[2 * m + 1] == 0 {
-                    game.enter(State { position: positions.get(i), index: m, parity: 1 }, t);
+                if win[2 * m + 1] != 0 {
+                    continue;
+                }
+                let state = State { position: positions.get(i), index: m, parity: 1 };
+                let mut not_won = 0;
+                graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)] == 0) as u8);
+                open[2 * m + 1] = not_won;
+                if not_won == 0 {
+                    win[2 * m + 1] = t;
+                    queue.push_back(state);
                 }
             }
-            game.attract(t);
-            loop {
-                let safe = game.safe_states(members, positions, t);
-                if safe.is_empty() {
-                    break;
+            for &i in &x_entry[t as usize] {
+                let m = members[i] as usize;
+                if win[2 * m] == 0 {
+                    win[2 * m] = t;
+                    queue.push_back(State { position: positions.get(i), index: m, parity: 0 });
                 }
-                safety_rounds += 1;
-                for state in safe {
-                    game.enter(state, t);
-                }
-                game.attract(t);
             }
+            let hi = &self.hi;
+            let (_, rounds) = peel(
+                &graph,
+                0,
+                win,
+                open,
+                safe,
+                &mut queue,
+                t,
+                |s| s.parity == 0 || hi[s.index].load(Relaxed) <= n - t,
+                |s| {
+                    let own = s.position.own_seeds() as u8;
+                    (if s.parity == 0 { own } else { n - own }) >= t
+                },
+                None,
+                &mut |_, _| {},
+            );
+            safety_rounds += rounds;
         }
-        let lower = members.iter().map(|&m| game.work.win[2 * m as usize]).collect();
-        let upper = members.iter().map(|&m| n - game.work.win[2 * m as usize + 1]).collect();
+        let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
+        let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
         Ok(ComponentBounds { lower, upper, safety_rounds })
-    }
-}
-
-impl Game<'_, '_> {
-    #[inline]
-    fn in_component(&self, index: usize) -> bool {
-        self.ids[index] == self.component
-    }
-
-    /// Y at `index` has no exit that X loses at threshold `t`.
-    #[inline]
-    fn y_may_join(&self, index: usize, t: u8) -> bool {
-        self.solver.hi[index].load(Relaxed) <= self.n - t
-    }
-
-    /// X's own row holds at least `t` seeds in this state.
-    #[inline]
-    fn good(&self, state: &State, t: u8) -> bool {
-        let own = state.position.own_seeds() as u8;
-        let x_share = if state.parity == 0 { own } else { self.n - own };
-        x_share >= t
-    }
-
-    #[inline]
-    fn enter(&mut self, state: State, t: u8) {
-        self.work.win[state.node()] = t;
-        self.queue.push_back(state);
-    }
-
-    /// Grows `W` to its X-attractor at threshold `t`.
-    fn attract(&mut self, t: u8) {
-        while let Some(state) = self.queue.pop_front() {
-            let parity = 1 - state.parity;
-            let mut joined = Vec::new();
-            state.position.quiet_parents(|parent, _| {
-                let index = layer_index(&parent) as usize;
-                if !self.in_component(index) {
-                    return;
-                }
-                let node = 2 * index + parity;
-                if self.work.win[node] != 0 {
-                    return;
-                }
-                self.work.open[node] -= 1;
-                if parity == 0 || (self.work.open[node] == 0 && self.y_may_join(index, t)) {
-                    self.work.win[node] = t;
-                    joined.push(State { position: parent, index, parity });
-                }
-            });
-            self.queue.extend(joined);
-        }
-    }
-
-    /// Counts a candidate's children inside the candidates (X-states) or
-    /// checks that none escapes to a losing state (Y-states); true if the
-    /// candidate must go at once.
-    fn first_removal(&mut self, state: &State) -> bool {
-        let child_parity = 1 - state.parity;
-        let mut inside = 0u8;
-        let mut escapes = false;
-        for pit in state.position.legal_moves() {
-            let played = state.position.play(pit);
-            if played.captured > 0 {
-                continue;
-            }
-            let index = layer_index(&played.child) as usize;
-            if !self.in_component(index) {
-                continue;
-            }
-            let node = 2 * index + child_parity;
-            if self.work.safe[node] != 0 {
-                inside += 1;
-            } else if self.work.win[node] == 0 {
-                escapes = true;
-            }
-        }
-        if state.parity == 0 {
-            self.work.safe[state.node()] = 1 + inside;
-            inside == 0
-        } else {
-            escapes
-        }
-    }
-
-    /// The states outside `W` from which X can stay forever in good states
-    /// outside `W` or move into `W`: the greatest set Z of good states,
-    /// without exits losing at `t` for Y-states, where every X-state has a
-    /// child in Z and every Y-state has all its children in Z or `W`.
-    fn safe_states(&mut self, members: &[u32], positions: &MemberPositions, t: u8) -> Vec<State> {
-        // Pass 1: mark the candidates. (Passes walk the members again rather
-        // than keep a list: in a giant component the list would not fit.)
-        positions.for_each(|i, position| {
-            let index = members[i] as usize;
-            for parity in 0..2 {
-                let state = State { position, index, parity };
-                if self.work.win[state.node()] == 0
-                    && self.good(&state, t)
-                    && (parity == 0 || self.y_may_join(index, t))
-                {
-                    self.work.safe[state.node()] = 1;
-                }
-            }
-        });
-        // Pass 2: count children inside; find the first removals.
-        let mut removed = Vec::new();
-        positions.for_each(|i, position| {
-            let index = members[i] as usize;
-            for parity in 0..2 {
-                let state = State { position, index, parity };
-                if self.work.safe[state.node()] != 0 && self.first_removal(&state) {
-                    removed.push(state);
-                }
-            }
-        });
-        // Counts were taken against the initial candidates; removals now
-        // propagate to parents still inside.
-        for state in &removed {
-            self.work.safe[state.node()] = 0;
-        }
-        while let Some(state) = removed.pop() {
-            let parity = 1 - state.parity;
-            state.position.quiet_parents(|parent, _| {
-                let index = layer_index(&parent) as usize;
-                if !self.in_component(index) {
-                    return;
-                }
-                let node = 2 * index + parity;
-                let inside = self.work.safe[node];
-                if inside == 0 {
-                    return;
-                }
-                if parity == 1 || inside == 2 {
-                    self.work.safe[node] = 0;
-                    removed.push(State { position: parent, index, parity });
-                } else {
-                    self.work.safe[node] = inside - 1;
-                }
-            });
-        }
-        let mut safe = Vec::new();
-        positions.for_each(|i, position| {
-            for parity in 0..2 {
-                let state = State { position, index: members[i] as usize, parity };
-                if self.work.safe[state.node()] != 0 {
-                    safe.push(state);
-                }
-            }
-        });
-        for state in &safe {
-            self.work.safe[state.node()] = 0;
-        }
-        safe
     }
 }

@@ -32,9 +32,10 @@ use crate::formats::endgames::EndgamesVersion;
 use crate::rank::layer_size;
 use crate::tablebase::entry::ENTRY_BYTES;
 
-const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 2";
-/// Manifests of builds made before the path-cut search existed.
-const OLD_SIGNATURE: &str = "oware-tablebase-build 1";
+const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 3";
+/// Manifests of builds made by older builders: before the path-cut search
+/// (1), before the threshold search with history-proof leaves (2).
+const OLD_SIGNATURES: [&str; 2] = ["oware-tablebase-build 1", "oware-tablebase-build 2"];
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
 pub const STATS_FILE: &str = "stats.json";
@@ -149,10 +150,10 @@ impl Manifest {
         };
         let mut lines = text.lines().enumerate();
         let signature = lines.next().map(|(_, l)| l);
-        if signature == Some(OLD_SIGNATURE) {
+        if signature.is_some_and(|s| OLD_SIGNATURES.contains(&s)) {
             return Err(corrupt(
                 1,
-                "made by an older builder (no path-cut search); build into a new directory",
+                "made by an older builder (other searches, other statistics); build into a new directory",
             ));
         }
         if signature != Some(MANIFEST_SIGNATURE) {

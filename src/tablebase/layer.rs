@@ -35,31 +35,42 @@ pub(crate) const DECIDED: u8 = 0x80;
 pub(crate) const ON_CYCLE: u8 = 0x40;
 pub(crate) const PROOF_MASK: u8 = 0x03;
 
-/// Budget of the exact search inside cycle components.
+/// Budget of the searches inside cycle components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchBudget {
-    /// Nodes per search (one search per threshold question of a position);
-    /// 0 turns the search off.
+    /// Most nodes a threshold question may use (questions start at
+    /// 4,096 nodes and get eight times more each round until they are
+    /// answered or reach this); 0 turns the threshold search off.
     pub nodes_per_search: u64,
-    /// Deepest path explored before a search gives up.
+    /// Longest line (plies from the root) a threshold search explores.
     pub max_path: usize,
-    /// Layers above this many seeds are not searched over simple paths.
+    /// Layers above this many seeds get no threshold search.
     pub max_seeds: u32,
     /// Nodes per question of the path-cut search (each node solves two
-    /// threshold games on its component); 0 turns it off.
+    /// threshold games on its component), for what the threshold search
+    /// leaves open; 0 turns it off.
     pub cut_nodes: u64,
     /// Layers above this many seeds get no path-cut search.
     pub cut_max_seeds: u32,
 }
 
+impl SearchBudget {
+    /// No search at all: the history-free bounds only.
+    pub const NONE: SearchBudget =
+        SearchBudget { nodes_per_search: 0, max_path: 1_000, max_seeds: 0, cut_nodes: 0, cut_max_seeds: 0 };
+}
+
 impl Default for SearchBudget {
+    /// What a default build affords (≤ 12 seeds in well under a minute on
+    /// two cores): the threshold search to layer 7, which closes every gap
+    /// there; the path-cut search off (it has nothing left to close).
     fn default() -> SearchBudget {
         SearchBudget {
-            nodes_per_search: 100_000,
+            nodes_per_search: 1_000_000,
             max_path: 1_000,
-            max_seeds: 5,
-            cut_nodes: 600,
-            cut_max_seeds: 4,
+            max_seeds: 7,
+            cut_nodes: 0,
+            cut_max_seeds: 0,
         }
     }
 }
@@ -146,6 +157,19 @@ pub struct LayerSolver<'a> {
     pub(crate) budget: SearchBudget,
     pub(crate) progress: ProgressBar,
     pub stats: LayerStats,
+    /// A second opinion asked of some cycle positions (`verify --deep`).
+    pub(crate) audit: Option<Audit>,
+}
+
+/// Cycle positions to re-prove with the path-cut search from their
+/// history-free bounds, leaving the layer's own results untouched.
+pub(crate) struct Audit {
+    /// Layer indexes, sorted.
+    pub wanted: Vec<u32>,
+    pub cut_nodes: u64,
+    /// Per audited position: its layer index and the bounds the path-cut
+    /// search proved.
+    pub found: Vec<(u32, u8, u8)>,
 }
 
 fn atomic_bytes(len: usize) -> Vec<AtomicU8> {
@@ -169,6 +193,7 @@ impl<'a> LayerSolver<'a> {
             budget,
             progress: ProgressBar::hidden(),
             stats: LayerStats::new(n, size as u64),
+            audit: None,
         }
     }
 
@@ -183,14 +208,30 @@ impl<'a> LayerSolver<'a> {
         self.run(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoint can fail")
     }
 
+    /// Solves the layer for its audit (see [`Audit`]) and returns what the
+    /// audit found.
+    pub(crate) fn solve_audit(self) -> Vec<(u32, u8, u8)> {
+        let (_, _, audit) = self.run_to_end(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoints");
+        audit.map(|a| a.found).unwrap_or_default()
+    }
+
     /// Runs the build from `cursor` (with the components, once known),
     /// offering snapshots to `checkpoints` at safe points.
     pub fn run(
+        self,
+        cursor: Cursor,
+        components: Option<Components>,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<(Vec<u8>, LayerStats)> {
+        self.run_to_end(cursor, components, checkpoints).map(|(bytes, stats, _)| (bytes, stats))
+    }
+
+    fn run_to_end(
         mut self,
         mut cursor: Cursor,
         mut components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
-    ) -> std::io::Result<(Vec<u8>, LayerStats)> {
+    ) -> std::io::Result<(Vec<u8>, LayerStats, Option<Audit>)> {
         let started = Instant::now();
         let seconds_before = self.stats.seconds.total;
         loop {
@@ -240,7 +281,7 @@ impl<'a> LayerSolver<'a> {
         let bytes = self.packed();
         self.stats.finish(&bytes);
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
-        Ok((bytes, self.stats))
+        Ok((bytes, self.stats, self.audit))
     }
 
     /// Runs the retrograde phase alone and returns how many positions it

@@ -9,16 +9,17 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::bounds::BoundWork;
-use super::cut_search::CutGraph;
-use super::cycle_search::MemberView;
+use super::component::ComponentGraph;
+use super::cycle_search::SearchView;
 use super::entry::Proof;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
 use super::scc::{Components, MemberPositions};
+use super::threshold_search::ProofLeaves;
 use crate::rank::{layer_index, position_in_layer};
 use crate::rules::Position;
 
-/// Members searched between two checkpoint opportunities.
-const SEARCH_BATCH: usize = 64;
+/// Open members searched between two checkpoint opportunities.
+const SEARCH_BATCH: usize = 256;
 
 impl LayerSolver<'_> {
     pub(crate) fn resolve_components(
@@ -92,47 +93,67 @@ impl LayerSolver<'_> {
             }
         };
         let b = &self.budget;
-        let cutting = self.n <= b.cut_max_seeds && b.cut_nodes > 0;
-        let searching = (self.n <= b.max_seeds && b.nodes_per_search > 0) || cutting;
-        let mut local = Vec::new();
-        let mut cut = None;
-        if searching && done.len() < members.len() {
-            local = vec![0u32; self.size];
+        let searching = (self.n <= b.max_seeds && b.nodes_per_search > 0)
+            || (self.n <= b.cut_max_seeds && b.cut_nodes > 0);
+        if done.is_empty() {
+            self.stats.open_before_search += lower.iter().zip(&upper).filter(|(l, u)| l < u).count() as u64;
+        }
+        let open_left =
+            done.len() < members.len() && (done.len()..members.len()).any(|i| lower[i] < upper[i]);
+        if searching && open_left {
+            let clock = Instant::now();
+            let cpu = crate::cpu::process_seconds();
+            let mut local = vec![0u32; self.size];
             for (i, &m) in members.iter().enumerate() {
                 local[m as usize] = i as u32;
             }
-            if cutting {
-                cut = Some(CutGraph::new(self, components, k, &positions, &local));
-            }
-        }
-        while searching && done.len() < members.len() {
-            if checkpoints.due() {
-                let step = Step::Search { lower: lower.clone(), upper: upper.clone(), done: done.clone() };
-                self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
-            }
-            let clock = Instant::now();
-            let batch = done.len()..(done.len() + SEARCH_BATCH).min(members.len());
-            self.progress.set_message(format!(
-                "{} seeds: searching cycle positions, {} of {}",
-                self.n,
-                done.len(),
-                members.len()
-            ));
-            let view = MemberView {
-                positions: &positions,
-                lower: &lower,
-                upper: &upper,
-                local: &local,
-                cut: cut.as_ref(),
-            };
-            let outcome = self.search_component(components, k, &view, batch);
+            let graph = ComponentGraph::new(self, components, k, &positions, &local);
+            drop(local);
+            let leaves = ProofLeaves::new(&graph);
+            let view = SearchView { graph: &graph, leaves: &leaves, lower: &lower, upper: &upper };
             self.stats.seconds.search += clock.elapsed().as_secs_f64();
-            self.stats.searches += outcome.searches;
-            self.stats.search_nodes += outcome.nodes;
-            done.extend(outcome.bounds);
+            self.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
+            while done.len() < members.len() {
+                if checkpoints.due() {
+                    let step =
+                        Step::Search { lower: lower.clone(), upper: upper.clone(), done: done.clone() };
+                    self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
+                }
+                let clock = Instant::now();
+                let cpu = crate::cpu::process_seconds();
+                // The next members up to SEARCH_BATCH open ones.
+                let start = done.len();
+                let mut end = start;
+                let mut open = 0;
+                while end < members.len() && open < SEARCH_BATCH {
+                    open += (lower[end] < upper[end]) as usize;
+                    end += 1;
+                }
+                self.progress.set_message(format!(
+                    "{} seeds: searching cycle positions, {} of {}",
+                    self.n,
+                    start,
+                    members.len()
+                ));
+                let outcome = self.search_members(&view, start..end);
+                self.stats.seconds.search += clock.elapsed().as_secs_f64();
+                self.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
+                self.stats.searches += outcome.answered.count;
+                self.stats.search_nodes += outcome.nodes + outcome.cut_nodes;
+                self.stats.question_nodes.merge(&outcome.answered);
+                self.stats.left_open_by_threshold += outcome.left_open;
+                self.stats.closed_by_cut += outcome.closed_by_cut;
+                self.stats.cut_nodes += outcome.cut_nodes;
+                done.extend(outcome.bounds);
+            }
         }
-        if !searching {
-            done = lower.iter().copied().zip(upper.iter().copied()).collect();
+        if let Some(audit) = self.audit.as_ref() {
+            let found = self.audit_component(audit, components, k, &positions, &lower, &upper);
+            self.audit.as_mut().expect("audit").found.extend(found);
+        }
+        // Members no search reached keep their history-free bounds.
+        for i in done.len()..members.len() {
+            done.push((lower[i], upper[i]));
         }
         for (i, &m) in members.iter().enumerate() {
             let (low, high) = done[i];
@@ -149,6 +170,38 @@ impl LayerSolver<'_> {
             .into_par_iter()
             .for_each(|i| self.tell_parents_outside(&positions.get(i), components, k));
         Ok(())
+    }
+
+    /// The path-cut search's bounds for the audited members of component
+    /// `k`, from their history-free bounds.
+    fn audit_component(
+        &self,
+        audit: &super::layer::Audit,
+        components: &Components,
+        k: usize,
+        positions: &MemberPositions,
+        lower: &[u8],
+        upper: &[u8],
+    ) -> Vec<(u32, u8, u8)> {
+        let members = components.of(k);
+        let audited: Vec<usize> =
+            (0..members.len()).filter(|&i| audit.wanted.binary_search(&members[i]).is_ok()).collect();
+        if audited.is_empty() {
+            return Vec::new();
+        }
+        let mut local = vec![0u32; self.size];
+        for (i, &m) in members.iter().enumerate() {
+            local[m as usize] = i as u32;
+        }
+        let graph = ComponentGraph::new(self, components, k, positions, &local);
+        audited
+            .par_iter()
+            .map(|&i| {
+                let mut search = super::cut_search::CutSearch::new(&graph);
+                let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
+                (members[i], low, high)
+            })
+            .collect()
     }
 
     /// Passes a decided position's option to its parents in later

@@ -13,8 +13,101 @@ pub struct PhaseSeconds {
     pub retrograde: f64,
     pub scc: f64,
     pub bounds: f64,
+    /// Wall time of the searches (history-proof sets included), and the
+    /// CPU time of the process meanwhile (all threads).
     pub search: f64,
+    pub search_cpu: f64,
     pub total: f64,
+}
+
+/// Counts of values (search nodes per question) in buckets a quarter of a
+/// power of two wide, with the exact maximum: percentiles are known to
+/// within 19%, whatever the number of questions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeHistogram {
+    /// `buckets[k]` counts the values `v ≥ 1` with `floor(4 log2 v) = k`.
+    pub buckets: BTreeMap<u16, u64>,
+    pub count: u64,
+    pub max: u64,
+}
+
+impl NodeHistogram {
+    fn bucket(value: u64) -> u16 {
+        let value = value.max(1);
+        let log = 63 - value.leading_zeros() as u16; // floor(log2)
+                                                     // The two bits below the leading one pick the quarter, compared
+                                                     // against 2^(k/4) for k = 1, 2, 3 (1.19, 1.41, 1.68).
+        let fraction = value as f64 / (1u64 << log) as f64;
+        let quarter =
+            [1.189_207_115, 1.414_213_562, 1.681_792_831].iter().filter(|&&q| fraction >= q).count();
+        4 * log + quarter as u16
+    }
+
+    /// The largest value a bucket holds (its upper edge, rounded down).
+    fn upper_edge(bucket: u16) -> u64 {
+        (2f64.powf((bucket + 1) as f64 / 4.0)).ceil() as u64 - 1
+    }
+
+    pub fn add(&mut self, value: u64) {
+        *self.buckets.entry(Self::bucket(value)).or_insert(0) += 1;
+        self.count += 1;
+        self.max = self.max.max(value);
+    }
+
+    pub fn merge(&mut self, other: &NodeHistogram) {
+        for (&k, &c) in &other.buckets {
+            *self.buckets.entry(k).or_insert(0) += c;
+        }
+        self.count += other.count;
+        self.max = self.max.max(other.max);
+    }
+
+    /// A value at least the `p`-quantile (`0 < p ≤ 1`) and at most 19%
+    /// above it: the upper edge of its bucket (never above the maximum).
+    pub fn quantile(&self, p: f64) -> u64 {
+        let wanted = ((p * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (&k, &c) in &self.buckets {
+            seen += c;
+            if seen >= wanted {
+                return Self::upper_edge(k).min(self.max);
+            }
+        }
+        0
+    }
+
+    fn encode(&self, e: &mut Encoder) {
+        e.u64(self.count);
+        e.u64(self.max);
+        e.u64(self.buckets.len() as u64);
+        for (&k, &c) in &self.buckets {
+            e.u64(k as u64);
+            e.u64(c);
+        }
+    }
+
+    fn decode(d: &mut Decoder) -> Result<NodeHistogram, DecodeError> {
+        let (count, max) = (d.u64()?, d.u64()?);
+        let mut buckets = BTreeMap::new();
+        for _ in 0..d.u64()?.min(1 << 10) {
+            let k = d.u64()?;
+            if k >= 256 {
+                return Err(DecodeError(format!("node histogram bucket {k}")));
+            }
+            buckets.insert(k as u16, d.u64()?);
+        }
+        Ok(NodeHistogram { buckets, count, max })
+    }
+
+    fn to_json(&self) -> String {
+        format!(
+            "{{\"answered\": {}, \"median_at_most\": {}, \"p90_at_most\": {}, \"max\": {}}}",
+            self.count,
+            self.quantile(0.5),
+            self.quantile(0.9),
+            self.max
+        )
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -47,6 +140,16 @@ pub struct LayerStats {
     pub searches: u64,
     pub search_nodes: u64,
     pub safety_rounds: u64,
+    /// Cycle positions whose history-free bounds differ: what the searches
+    /// start from.
+    pub open_before_search: u64,
+    /// Questions the threshold search answered, by nodes.
+    pub question_nodes: NodeHistogram,
+    /// Positions the threshold search left open, and how many of them the
+    /// path-cut search then closed (with its nodes).
+    pub left_open_by_threshold: u64,
+    pub closed_by_cut: u64,
+    pub cut_nodes: u64,
     /// Exact entries of every kind, and the rest.
     pub exact: u64,
     pub unresolved: u64,
@@ -81,7 +184,7 @@ impl LayerStats {
     }
 
     /// The counters, named as in the JSON file and in checkpoint order.
-    fn counts(&self) -> [(&'static str, u64); 15] {
+    fn counts(&self) -> [(&'static str, u64); 19] {
         let c = &self.components;
         [
             ("seeds", self.seeds as u64),
@@ -99,11 +202,15 @@ impl LayerStats {
             ("searches", self.searches),
             ("search_nodes", self.search_nodes),
             ("safety_rounds", self.safety_rounds),
+            ("open_before_search", self.open_before_search),
+            ("left_open_by_threshold_search", self.left_open_by_threshold),
+            ("closed_by_cut_search", self.closed_by_cut),
+            ("cut_search_nodes", self.cut_nodes),
         ]
     }
 
     /// The timings, named as in the JSON file and in checkpoint order.
-    fn timings(&self) -> [(&'static str, f64); 6] {
+    fn timings(&self) -> [(&'static str, f64); 7] {
         let s = &self.seconds;
         [
             ("scc_bytes_per_position", self.scc_memory_bytes_per_position),
@@ -111,6 +218,7 @@ impl LayerStats {
             ("scc", s.scc),
             ("bounds", s.bounds),
             ("search", s.search),
+            ("search_cpu", s.search_cpu),
             ("total", s.total),
         ]
     }
@@ -128,14 +236,15 @@ impl LayerStats {
             e.text(class);
             e.u64(*count);
         }
+        self.question_nodes.encode(e);
     }
 
     pub(crate) fn decode(d: &mut Decoder) -> Result<LayerStats, DecodeError> {
-        let mut v = [0u64; 15];
+        let mut v = [0u64; 19];
         for slot in v.iter_mut() {
             *slot = d.u64()?;
         }
-        let mut f = [0f64; 6];
+        let mut f = [0f64; 7];
         for slot in f.iter_mut() {
             *slot = d.f64()?;
         }
@@ -144,6 +253,7 @@ impl LayerStats {
             let class = d.text()?;
             size_histogram.insert(class, d.u64()?);
         }
+        let question_nodes = NodeHistogram::decode(d)?;
         Ok(LayerStats {
             seeds: v[0] as u32,
             positions: v[1],
@@ -163,12 +273,24 @@ impl LayerStats {
             searches: v[12],
             search_nodes: v[13],
             safety_rounds: v[14],
+            open_before_search: v[15],
+            left_open_by_threshold: v[16],
+            closed_by_cut: v[17],
+            cut_nodes: v[18],
+            question_nodes,
             exact: 0,
             unresolved: 0,
             mean_gap: 0.0,
             max_gap: 0,
             scc_memory_bytes_per_position: f[0],
-            seconds: PhaseSeconds { retrograde: f[1], scc: f[2], bounds: f[3], search: f[4], total: f[5] },
+            seconds: PhaseSeconds {
+                retrograde: f[1],
+                scc: f[2],
+                bounds: f[3],
+                search: f[4],
+                search_cpu: f[5],
+                total: f[6],
+            },
         })
     }
 
@@ -190,6 +312,7 @@ impl LayerStats {
             .map(|(class, count)| format!("\"{class}\": {count}"))
             .collect();
         let _ = write!(out, "\"component_sizes\": {{{}}}, ", sizes.join(", "));
+        let _ = write!(out, "\"question_nodes\": {}, ", self.question_nodes.to_json());
         let timings = self.timings();
         let _ = write!(out, "\"{}\": {:.2}, \"seconds\": {{", timings[0].0, timings[0].1);
         let seconds: Vec<String> =

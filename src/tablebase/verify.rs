@@ -167,3 +167,79 @@ fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report:
         }
     }
 }
+
+/// What the second opinion found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepReport {
+    /// Search-proven entries re-proven from scratch.
+    pub sampled: u64,
+    /// The path-cut search proved the same exact value.
+    pub confirmed: u64,
+    /// It proved bounds that contain the entry's value but do not meet.
+    pub undecided: u64,
+    /// It proved bounds that exclude the entry's value: one of the two
+    /// algorithms is wrong.
+    pub disagreements: u64,
+    pub examples: Vec<String>,
+}
+
+/// Re-proves up to `per_layer` randomly chosen search-proven entries of
+/// every layer with a second, independent algorithm: the layer is solved
+/// again from the table's lower layers with the history-free bounds only,
+/// and the path-cut search (`docs/cycle-bounds.md`, section 4b; not the
+/// threshold search that proved the entries) narrows each sampled entry's
+/// bounds with `cut_nodes` nodes per question. Its bounds must contain the
+/// entry's value. The sample depends only on `seed`.
+pub fn verify_deep(source: &dyn LayerSource, per_layer: usize, cut_nodes: u64, seed: u64) -> DeepReport {
+    use super::layer::{Audit, LayerSolver, SearchBudget};
+    use super::solved::LayerBytes;
+    let mut report = DeepReport::default();
+    let mut lower = SolvedLayers::new();
+    let mut random = seed | 1;
+    for n in 0..=source.max_seeds() {
+        let bytes = source.layer(n);
+        // Every search-proven entry, then a seeded partial shuffle.
+        let mut proven: Vec<u32> = (0..layer_size(n) as usize)
+            .filter(|&i| {
+                Entry::unpack([bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]]).proof == Proof::Search
+            })
+            .map(|i| i as u32)
+            .collect();
+        let take = per_layer.min(proven.len());
+        for k in 0..take {
+            random ^= random << 13;
+            random ^= random >> 7;
+            random ^= random << 17;
+            let pick = k + (random % (proven.len() - k) as u64) as usize;
+            proven.swap(k, pick);
+        }
+        proven.truncate(take);
+        proven.sort_unstable();
+        if !proven.is_empty() {
+            let mut solver = LayerSolver::new(n, &lower, SearchBudget::NONE);
+            solver.audit = Some(Audit { wanted: proven.clone(), cut_nodes, found: Vec::new() });
+            let found = solver.solve_audit();
+            report.sampled += proven.len() as u64;
+            for (index, low, high) in found {
+                let i = index as usize;
+                let entry = Entry::unpack([bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]]);
+                if entry.value < low || entry.value > high {
+                    report.disagreements += 1;
+                    if report.examples.len() < EXAMPLES {
+                        let position = crate::rank::position_in_layer(n, index as u64).expect("in layer");
+                        report.examples.push(format!(
+                            "{position:?} ({n} seeds): entry {}, the path-cut search proves {low}..{high}",
+                            entry.value
+                        ));
+                    }
+                } else if low == high {
+                    report.confirmed += 1;
+                } else {
+                    report.undecided += 1;
+                }
+            }
+        }
+        lower.push(LayerBytes::Owned(bytes.to_vec()));
+    }
+    report
+}

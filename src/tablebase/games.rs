@@ -1,0 +1,242 @@
+//! The threshold games of `docs/cycle-bounds.md`, written once: attractors,
+//! safety sets (greatest fixed points) and co-Büchi peeling, over any graph
+//! of game states.
+//!
+//! Three users share them: the history-free bounds of a whole component
+//! ([`bounds`](super::bounds), over the layer's implicit graph of moves and
+//! un-moves, which needs no edge lists even at 24 seeds), the path-cut
+//! re-solves ([`cut_search`](super::cut_search)) and the history-proof
+//! leaves of the threshold search ([`threshold_search`](super::threshold_search)),
+//! both over a component copied into edge lists
+//! ([`ComponentGraph`](super::component::ComponentGraph)).
+//!
+//! Vocabulary: the *player* wants at least the threshold; it moves at the
+//! states whose parity equals `player`, the opponent at the others. Work
+//! arrays are indexed by [`StateGraph::node`]: `win` holds a non-zero mark
+//! for states in the player's won region, `open` the opponent states'
+//! count of children not won yet, `safe` the safety game's scratch.
+
+use std::collections::VecDeque;
+
+/// A graph of game states: every move goes from a state of one parity to a
+/// state of the other.
+pub(crate) trait StateGraph {
+    type State: Copy;
+    /// Dense number of a state: the index into the work arrays.
+    fn node(&self, s: &Self::State) -> usize;
+    /// Who moves: 0 or 1.
+    fn parity(&self, s: &Self::State) -> usize;
+    /// Every state of the graph, once each.
+    fn for_each_state(&self, visit: impl FnMut(Self::State));
+    /// The successors of a state inside the graph.
+    fn for_each_child(&self, s: &Self::State, visit: impl FnMut(Self::State));
+    /// The predecessors of a state inside the graph.
+    fn for_each_parent(&self, s: &Self::State, visit: impl FnMut(Self::State));
+}
+
+/// How a state enters the safety game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Candidate {
+    /// Not in the safe set.
+    No,
+    /// In it while the closure conditions hold.
+    Yes,
+    /// A player state that stays whatever its children do (it has an exit
+    /// worth the threshold).
+    Anchored,
+}
+
+/// Grows the player's won region from the states queued (already marked
+/// in `win`): a player state joins when a child is won, an opponent state
+/// when its `open` count of children not won reaches zero. Only states for
+/// which `may_join` holds join (opponent states that may not join are not
+/// counted down either). Joined states get `mark`, and `joined(state,
+/// via)` hears of each with the dequeued state that let it join. Returns
+/// true, and stops at once, when the state numbered `stop` joins.
+pub(crate) fn attract<G: StateGraph>(
+    g: &G,
+    player: usize,
+    win: &mut [u8],
+    open: &mut [u8],
+    queue: &mut VecDeque<G::State>,
+    mark: u8,
+    may_join: impl Fn(&G::State) -> bool,
+    stop: Option<usize>,
+    joined: &mut impl FnMut(usize, usize),
+) -> bool {
+    while let Some(s) = queue.pop_front() {
+        let via = g.node(&s);
+        let mut stopped = false;
+        g.for_each_parent(&s, |p| {
+            if stopped {
+                return;
+            }
+            let node = g.node(&p);
+            if win[node] != 0 || !may_join(&p) {
+                return;
+            }
+            let joins = if g.parity(&p) == player {
+                true
+            } else {
+                open[node] -= 1;
+                open[node] == 0
+            };
+            if joins {
+                win[node] = mark;
+                joined(node, via);
+                if stop == Some(node) {
+                    stopped = true;
+                }
+                queue.push_back(p);
+            }
+        });
+        if stopped {
+            queue.clear();
+            return true;
+        }
+    }
+    false
+}
+
+/// The greatest set `Z` of candidate states outside the won region such
+/// that every player state of `Z` has a child in `Z` (or is anchored) and
+/// every opponent state of `Z` has all its children in `Z` or won. From
+/// `Z` the player can stay in `Z` forever or move into the won region.
+/// `safe` must be all zero; it is left so.
+pub(crate) fn safety_set<G: StateGraph>(
+    g: &G,
+    player: usize,
+    win: &[u8],
+    safe: &mut [u8],
+    candidate: impl Fn(&G::State) -> Candidate,
+) -> Vec<G::State> {
+    // Pass 1: candidates get 1 (anchored player states 2: one child that
+    // never leaves).
+    g.for_each_state(|s| {
+        let node = g.node(&s);
+        if win[node] == 0 {
+            match candidate(&s) {
+                Candidate::No => {}
+                Candidate::Yes => safe[node] = 1,
+                Candidate::Anchored => safe[node] = 2,
+            }
+        }
+    });
+    // Pass 2: player states count their children inside (on top of the
+    // anchor); opponent states check that no child escapes. Counts are
+    // taken against the first candidates; removals then propagate (a
+    // player state goes when its count would fall to 1: no child left and
+    // no anchor; an anchored one never falls that low, since each removal
+    // takes back one child it counted).
+    let mut removed = Vec::new();
+    g.for_each_state(|s| {
+        let node = g.node(&s);
+        if safe[node] == 0 {
+            return;
+        }
+        let (mut inside, mut escapes) = (0u8, false);
+        g.for_each_child(&s, |c| {
+            let child = g.node(&c);
+            if safe[child] != 0 {
+                inside += 1;
+            } else if win[child] == 0 {
+                escapes = true;
+            }
+        });
+        if g.parity(&s) == player {
+            let base = safe[node]; // 1, or 2 when anchored
+            safe[node] = base + inside;
+            if base + inside == 1 {
+                removed.push(s);
+            }
+        } else if escapes {
+            removed.push(s);
+        }
+    });
+    for s in &removed {
+        safe[g.node(s)] = 0;
+    }
+    while let Some(s) = removed.pop() {
+        g.for_each_parent(&s, |p| {
+            let node = g.node(&p);
+            let count = safe[node];
+            if count == 0 {
+                return;
+            }
+            if g.parity(&p) != player || count == 2 {
+                safe[node] = 0;
+                removed.push(p);
+            } else {
+                safe[node] = count - 1;
+            }
+        });
+    }
+    let mut found = Vec::new();
+    g.for_each_state(|s| {
+        let node = g.node(&s);
+        if safe[node] != 0 {
+            safe[node] = 0;
+            found.push(s);
+        }
+    });
+    found
+}
+
+/// Co-Büchi peeling from the won region as it stands (the states queued
+/// not yet attracted): attract, then add the states from which the player
+/// can stay forever among `good` states or move into the won region, and
+/// attract again, until no such state is left. The won region is then the
+/// player's winning region of the game in which it wins a play that
+/// reaches a won state, or that stays among good states from some point
+/// on. Returns whether the state numbered `stop` was won (stopping as soon
+/// as it is) and the number of safety rounds that added states. `joined`
+/// hears of every state that joins: `(state, via)` for the attractor,
+/// `(state, usize::MAX)` for a safety set (one call per set ends with
+/// `(usize::MAX, usize::MAX)`).
+pub(crate) fn peel<G: StateGraph>(
+    g: &G,
+    player: usize,
+    win: &mut [u8],
+    open: &mut [u8],
+    safe: &mut [u8],
+    queue: &mut VecDeque<G::State>,
+    mark: u8,
+    may_join: impl Fn(&G::State) -> bool,
+    good: impl Fn(&G::State) -> bool,
+    stop: Option<usize>,
+    joined: &mut impl FnMut(usize, usize),
+) -> (bool, u32) {
+    if let Some(node) = stop.filter(|&node| win[node] != 0) {
+        let _ = node;
+        queue.clear();
+        return (true, 0);
+    }
+    let mut rounds = 0;
+    loop {
+        if attract(g, player, win, open, queue, mark, &may_join, stop, joined) {
+            return (true, rounds);
+        }
+        let found = safety_set(g, player, win, safe, |s| {
+            if may_join(s) && good(s) {
+                Candidate::Yes
+            } else {
+                Candidate::No
+            }
+        });
+        if found.is_empty() {
+            return (false, rounds);
+        }
+        rounds += 1;
+        for s in found {
+            let node = g.node(&s);
+            win[node] = mark;
+            joined(node, usize::MAX);
+            if stop == Some(node) {
+                queue.clear();
+                return (true, rounds);
+            }
+            queue.push_back(s);
+        }
+        joined(usize::MAX, usize::MAX);
+    }
+}
