@@ -120,18 +120,18 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     assert!(error.to_string().contains("layer-03.bin"), "{error}");
     assert_eq!(fs::read(&layer).unwrap().len(), bytes.len() - 1);
     fs::write(&layer, &bytes).unwrap();
-    // A corrupt checkpoint: kill a build once it has one inside layer 4,
-    // then flip a byte of it.
+    // A corrupt checkpoint: kill a build once it has one inside layer 7
+    // (the layer that takes seconds), then flip a byte of it.
     fs::remove_dir_all(&dir).unwrap();
-    let mut child = endgames(&dir, 6).spawn().unwrap();
+    let mut child = endgames(&dir, 7).spawn().unwrap();
     loop {
         sleep(Duration::from_millis(2));
-        if fs::read_to_string(dir.join("manifest")).unwrap_or_default().contains("checkpoint 4 ") {
+        if fs::read_to_string(dir.join("manifest")).unwrap_or_default().contains("checkpoint 7 ") {
             child.kill().unwrap();
             child.wait().unwrap();
             break;
         }
-        assert!(child.try_wait().unwrap().is_none(), "the build ended before a layer-4 checkpoint");
+        assert!(child.try_wait().unwrap().is_none(), "the build ended before a layer-7 checkpoint");
     }
     let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
     // (The build may have moved on between the look and the kill.)
@@ -144,7 +144,7 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     let middle = damaged.len() / 2;
     damaged[middle] ^= 0x40;
     fs::write(&path, &damaged).unwrap();
-    let output = endgames(&dir, 6).output().unwrap();
+    let output = endgames(&dir, 7).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("endgames: error:")).count(), 1, "{stderr}");
