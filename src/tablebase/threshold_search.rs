@@ -168,13 +168,6 @@ impl ProofLeaves {
     pub(crate) fn secures(&self, t: u8, i: usize, role: usize) -> bool {
         self.bits[t as usize][i] >> role & 1 != 0
     }
-
-    /// Members whose mover secures at least `t` (the search's own lower
-    /// bound, for statistics).
-    #[cfg(test)]
-    pub(crate) fn bits(&self, t: u8) -> &[u8] {
-        &self.bits[t as usize]
-    }
 }
 
 /// What a question came to.
@@ -418,9 +411,8 @@ pub(crate) struct Tightened {
     pub lower: u8,
     pub upper: u8,
     /// Questions answered, with the nodes of the attempt that answered
-    /// each; questions left open.
+    /// each.
     pub answered: Vec<u64>,
-    pub unanswered: u64,
     /// Nodes of every attempt, answered or not.
     pub nodes: u64,
 }
@@ -464,9 +456,6 @@ impl ThresholdSearch<'_> {
                 break;
             }
             budget = budget.saturating_mul(8).min(most);
-        }
-        if result.lower < result.upper {
-            result.unanswered += 1;
         }
         result
     }
