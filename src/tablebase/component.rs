@@ -31,17 +31,21 @@ pub(crate) struct ComponentGraph {
 
 impl ComponentGraph {
     /// Copies component `k`; must run before its members are decided (the
-    /// exit bounds live in the solver's arrays until then). `local` gives
-    /// the member number of every member's layer index.
+    /// exit bounds live in the solver's arrays until then).
     pub(crate) fn new(
         solver: &LayerSolver,
         components: &Components,
         k: usize,
         positions: &MemberPositions,
-        local: &[u32],
     ) -> ComponentGraph {
         let members = components.of(k);
         let m = members.len();
+        // Member number of every member's layer index (a layer-wide array
+        // for the duration of the copy).
+        let mut local = vec![0u32; solver.size];
+        for (i, &x) in members.iter().enumerate() {
+            local[x as usize] = i as u32;
+        }
         let mut first = Vec::with_capacity(m + 1);
         let mut children = Vec::new();
         let mut own = Vec::with_capacity(m);

@@ -24,7 +24,7 @@
 use std::collections::VecDeque;
 
 use super::component::ComponentGraph;
-use super::games::peel;
+use super::games::{narrow, peel, Answer};
 
 /// A threshold game's starting point, the same at every node of a
 /// question: per game state, won at once (1) or not (0), the opponent's
@@ -83,14 +83,6 @@ pub(crate) struct CutSearch<'g> {
     pub questions: u64,
 }
 
-/// What a question came to.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Answer {
-    Yes,
-    No,
-    Unknown,
-}
-
 impl<'g> CutSearch<'g> {
     pub(crate) fn new(graph: &'g ComponentGraph) -> CutSearch<'g> {
         let states = graph.states();
@@ -117,21 +109,7 @@ impl<'g> CutSearch<'g> {
     pub(crate) fn tighten(&mut self, root: usize, mut lower: u8, mut upper: u8, budget: u64) -> (u8, u8) {
         let state = 2 * root;
         self.mark(state, true);
-        // Raise the lower bound while the answers are yes; a no settles it.
-        while lower < upper {
-            match self.question(state, lower + 1, budget) {
-                Answer::Yes => lower += 1,
-                Answer::No => upper = lower,
-                Answer::Unknown => break,
-            }
-        }
-        while lower < upper {
-            match self.question(state, upper, budget) {
-                Answer::Yes => lower = upper,
-                Answer::No => upper -= 1,
-                Answer::Unknown => break,
-            }
-        }
+        narrow(&mut lower, &mut upper, |t| self.question(state, t, budget));
         self.mark(state, false);
         (lower, upper)
     }

@@ -240,3 +240,34 @@ pub(crate) fn peel<G: StateGraph>(
         joined(usize::MAX, usize::MAX);
     }
 }
+
+/// What a threshold question ("does the player get at least `t`?") came to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Answer {
+    Yes,
+    No,
+    Unknown,
+}
+
+/// Narrows a proven interval `[lower, upper]` with threshold questions:
+/// ask `t = lower + 1` while the answers are yes (a no settles the value),
+/// then `t = upper` while they are no (a yes settles it). Stops at the
+/// first Unknown of each direction. Both searches of a component use it.
+pub(crate) fn narrow(lower: &mut u8, upper: &mut u8, mut ask: impl FnMut(u8) -> Answer) {
+    while *lower < *upper {
+        let t = *lower + 1;
+        match ask(t) {
+            Answer::Yes => *lower = t,
+            Answer::No => *upper = t - 1,
+            Answer::Unknown => break,
+        }
+    }
+    while *lower < *upper {
+        let t = *upper;
+        match ask(t) {
+            Answer::Yes => *lower = t,
+            Answer::No => *upper = t - 1,
+            Answer::Unknown => break,
+        }
+    }
+}

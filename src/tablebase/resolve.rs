@@ -103,12 +103,7 @@ impl LayerSolver<'_> {
         if searching && open_left {
             let clock = Instant::now();
             let cpu = crate::cpu::process_seconds();
-            let mut local = vec![0u32; self.size];
-            for (i, &m) in members.iter().enumerate() {
-                local[m as usize] = i as u32;
-            }
-            let graph = ComponentGraph::new(self, components, k, &positions, &local);
-            drop(local);
+            let graph = ComponentGraph::new(self, components, k, &positions);
             let leaves = ProofLeaves::new(&graph);
             let view = SearchView { graph: &graph, leaves: &leaves, lower: &lower, upper: &upper };
             self.stats.seconds.search += clock.elapsed().as_secs_f64();
@@ -189,11 +184,7 @@ impl LayerSolver<'_> {
         if audited.is_empty() {
             return Vec::new();
         }
-        let mut local = vec![0u32; self.size];
-        for (i, &m) in members.iter().enumerate() {
-            local[m as usize] = i as u32;
-        }
-        let graph = ComponentGraph::new(self, components, k, positions, &local);
+        let graph = ComponentGraph::new(self, components, k, positions);
         audited
             .par_iter()
             .map(|&i| {

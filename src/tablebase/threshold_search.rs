@@ -26,7 +26,7 @@
 use std::collections::VecDeque;
 
 use super::component::ComponentGraph;
-use super::games::{peel, safety_set, Candidate};
+use super::games::{narrow, peel, safety_set, Answer, Candidate};
 
 /// The history-proof leaves of one component: `bits[t][i]` has bit 0 set
 /// when the mover at member `i` can secure at least `t` whatever the
@@ -168,14 +168,6 @@ impl ProofLeaves {
     pub(crate) fn secures(&self, t: u8, i: usize, role: usize) -> bool {
         self.bits[t as usize][i] >> role & 1 != 0
     }
-}
-
-/// What a question came to.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Answer {
-    Yes,
-    No,
-    Unknown,
 }
 
 /// Searches the questions of one member at a time; reusable.
@@ -425,33 +417,16 @@ impl ThresholdSearch<'_> {
         let mut result = Tightened { lower, upper, ..Tightened::default() };
         let mut budget = first.min(most);
         while result.lower < result.upper {
-            let mut stuck = false;
-            // Raise the lower bound while the answers are yes; a no settles
-            // the value. Then lower the upper bound the same way.
-            while result.lower < result.upper && !stuck {
-                let t = result.lower + 1;
+            let (mut lower, mut upper) = (result.lower, result.upper);
+            narrow(&mut lower, &mut upper, |t| {
                 let (answer, nodes) = self.question(root, t, budget);
                 result.nodes += nodes;
-                match answer {
-                    Answer::Yes => result.lower = t,
-                    Answer::No => result.upper = t - 1,
-                    Answer::Unknown => stuck = true,
-                }
                 if answer != Answer::Unknown {
                     result.answered.push(nodes);
                 }
-            }
-            while result.lower < result.upper {
-                let t = result.upper;
-                let (answer, nodes) = self.question(root, t, budget);
-                result.nodes += nodes;
-                match answer {
-                    Answer::Yes => result.lower = t,
-                    Answer::No => result.upper = t - 1,
-                    Answer::Unknown => break,
-                }
-                result.answered.push(nodes);
-            }
+                answer
+            });
+            (result.lower, result.upper) = (lower, upper);
             if result.lower == result.upper || budget >= most {
                 break;
             }
