@@ -11,6 +11,7 @@ use oware::cli::{parse_game, run, thousands};
 use oware::formats::endgames::EndgamesVersion;
 use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
+use oware::tablebase::improve::{improve, ImproveOptions, Improvement};
 use oware::tablebase::verify::{verify, verify_deep};
 use oware::tablebase::{build, LayerStats, Proof, SearchBudget, Tablebase};
 use oware::GameState;
@@ -30,6 +31,11 @@ struct Cli {
 enum Command {
     /// Build (or resume building) a tablebase in a directory.
     Build(BuildArgs),
+    /// Search chosen layers of a finished build again with a larger budget,
+    /// keep every proven interval, carry the gains to the layers above and
+    /// replace the outputs (resumable; rerun the same command after an
+    /// interruption).
+    Improve(ImproveArgs),
     /// Show the value of a state or game, and of each move.
     Probe {
         /// A tablebase file (.owtb, .owtb.zst) or a build directory.
@@ -87,6 +93,14 @@ struct BuildArgs {
     /// Layers above this many seeds get no threshold search.
     #[arg(long, default_value_t = SearchBudget::default().max_seeds)]
     search_max_seeds: u32,
+    /// Layers below this many seeds get no search of either kind.
+    #[arg(long, default_value_t = SearchBudget::default().min_seeds)]
+    search_min_seeds: u32,
+    /// Start from a proven table (.owtb or .owtb.zst): every layer it covers
+    /// is intersected with its intervals (a disagreement stops the build),
+    /// so its exact entries need no search.
+    #[arg(long, value_name = "TABLE")]
+    from: Option<PathBuf>,
     /// Longest path a search explores.
     #[arg(long, default_value_t = SearchBudget::default().max_path)]
     search_max_path: usize,
@@ -107,6 +121,48 @@ struct BuildArgs {
     quiet: bool,
 }
 
+#[derive(Args)]
+struct ImproveArgs {
+    /// A directory holding a finished build.
+    #[arg(long, short = 'd')]
+    dir: PathBuf,
+    /// The layers to search again: one (`8`) or a range (`8-10`).
+    #[arg(long, value_parser = parse_layers)]
+    layers: (u32, u32),
+    /// Most nodes per threshold question.
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    search_nodes: u64,
+    /// Longest path a search explores.
+    #[arg(long, default_value_t = SearchBudget::default().max_path)]
+    search_max_path: usize,
+    /// Nodes per question of the path-cut search on what the threshold
+    /// search leaves open (0: none).
+    #[arg(long, default_value_t = 0)]
+    cut_nodes: u64,
+    /// Seconds between checkpoints inside a layer.
+    #[arg(long, default_value_t = 120.0)]
+    checkpoint_seconds: f64,
+    /// Do not rewrite the zstd-compressed copy (unless the directory has one).
+    #[arg(long)]
+    no_compress: bool,
+    /// No progress bars or per-layer lines.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `8` or `8-10`.
+fn parse_layers(text: &str) -> Result<(u32, u32), String> {
+    let number = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("'{t}' is not a seed count"));
+    let (first, last) = match text.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => (number(text)?, number(text)?),
+    };
+    if first > last || last > 24 {
+        return Err(format!("'{text}': expected a layer or an increasing range of layers up to 24"));
+    }
+    Ok((first, last))
+}
+
 fn main() {
     run("endgames", || {
         let cli = Cli::parse();
@@ -115,6 +171,7 @@ fn main() {
         }
         match cli.command {
             Command::Build(args) => build_command(args),
+            Command::Improve(args) => improve_command(args),
             Command::Probe { tablebase, game } => probe(&tablebase, &game),
             Command::Verify { tablebase, deep, sample, deep_nodes, seed } => {
                 verify_command(&tablebase, deep.then_some((sample as usize, deep_nodes, seed)))
@@ -147,10 +204,12 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
             max_seeds: args.search_max_seeds,
             cut_nodes: args.cut_nodes,
             cut_max_seeds: args.cut_max_seeds,
+            min_seeds: args.search_min_seeds,
         },
         checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
         progress: !args.quiet,
         compress: !args.no_compress,
+        start_from: args.from,
     };
     let quiet = args.quiet;
     if !quiet {
@@ -176,6 +235,57 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         seconds,
         options.dir.join(TABLEBASE_FILE).display()
     );
+    Ok(())
+}
+
+fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
+    if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds.is_finite()) {
+        bail!("--checkpoint-seconds must be a non-negative number");
+    }
+    let (first, last) = args.layers;
+    let options = ImproveOptions {
+        dir: args.dir,
+        budget: SearchBudget {
+            nodes_per_search: args.search_nodes,
+            max_path: args.search_max_path,
+            min_seeds: first,
+            max_seeds: last,
+            cut_nodes: args.cut_nodes,
+            cut_max_seeds: if args.cut_nodes > 0 { last } else { 0 },
+        },
+        checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
+        progress: !args.quiet,
+        compress: !args.no_compress,
+    };
+    let quiet = args.quiet;
+    if !quiet {
+        eprintln!("{}", LayerStats::table_header());
+    }
+    let outcome = improve(&options, &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })?;
+    match outcome {
+        Improvement::FinishedEarlierCommit { generation } => println!(
+            "finished committing an interrupted pass (generation {generation}); run again for a new pass"
+        ),
+        Improvement::Committed { generation, pass } => {
+            println!("{}", LayerStats::table_header());
+            for layer in &pass.layers {
+                println!("{}", layer.table_row());
+            }
+            let positions: u64 = pass.layers.iter().map(|l| l.positions).sum();
+            let exact: u64 = pass.layers.iter().map(|l| l.exact).sum();
+            println!(
+                "generation {generation}: {} positions, {} exact ({:.1}%); tablebase in {}",
+                thousands(positions),
+                thousands(exact),
+                100.0 * exact as f64 / positions.max(1) as f64,
+                options.dir.join(TABLEBASE_FILE).display()
+            );
+        }
+    }
     Ok(())
 }
 

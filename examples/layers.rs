@@ -14,6 +14,7 @@ fn main() {
         max_seeds: arg(3, defaults.max_seeds as u64) as u32,
         cut_nodes: arg(4, defaults.cut_nodes),
         cut_max_seeds: arg(5, defaults.cut_max_seeds as u64) as u32,
+        min_seeds: 0,
     };
     let mut solved = SolvedLayers::new();
     println!("{}", LayerStats::table_header());

@@ -49,7 +49,7 @@ pub fn lock_file(dir: &Path, name: &str) -> io::Result<Option<File>> {
 }
 
 /// Makes a rename in `path`'s directory durable.
-fn sync_directory(path: &Path) -> io::Result<()> {
+pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
     let directory = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

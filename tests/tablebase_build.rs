@@ -83,6 +83,7 @@ fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
         checkpoint_every: Duration::from_secs(3600),
         progress: false,
         compress: false,
+        start_from: None,
     }
 }
 

@@ -218,6 +218,7 @@ impl LayerSolver<'_> {
                     (if s.parity == 0 { own } else { n - own }) >= t
                 },
                 None,
+                None,
                 &mut |_, _| {},
             );
             safety_rounds += rounds;

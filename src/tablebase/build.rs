@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use memmap2::Mmap;
 
 use super::codec::{Decoder, Encoder};
-use super::file::{write_compressed, write_tablebase};
-use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget};
+use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
+use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget};
 use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
 use crate::atomic::{lock_file, write_atomically, write_bytes_atomically};
@@ -32,10 +32,12 @@ use crate::formats::endgames::EndgamesVersion;
 use crate::rank::layer_size;
 use crate::tablebase::entry::ENTRY_BYTES;
 
-const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 3";
+const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
 /// Manifests of builds made by older builders: before the path-cut search
-/// (1), before the threshold search with history-proof leaves (2).
-const OLD_SIGNATURES: [&str; 2] = ["oware-tablebase-build 1", "oware-tablebase-build 2"];
+/// (1), before the threshold search with history-proof leaves (2), before
+/// builds could start from a proven table (3).
+const OLD_SIGNATURES: [&str; 3] =
+    ["oware-tablebase-build 1", "oware-tablebase-build 2", "oware-tablebase-build 3"];
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
 pub const STATS_FILE: &str = "stats.json";
@@ -55,6 +57,10 @@ pub struct BuildOptions {
     pub progress: bool,
     /// Also write the zstd-compressed copy of the tablebase.
     pub compress: bool,
+    /// A proven table (`.owtb` or `.owtb.zst`) whose intervals every layer
+    /// it covers is intersected with (`docs/cycle-bounds.md` §6): its exact
+    /// entries need no search, and a disagreement stops the build.
+    pub start_from: Option<PathBuf>,
 }
 
 /// Why a build stopped.
@@ -79,6 +85,13 @@ pub enum BuildError {
     Busy {
         dir: PathBuf,
     },
+    /// The table to start from could not be used.
+    StartFrom(FileError),
+    /// This build and the table it starts from disagree about a position.
+    Contradiction {
+        source: PathBuf,
+        contradiction: Contradiction,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -96,44 +109,75 @@ impl fmt::Display for BuildError {
             BuildError::Busy { dir } => {
                 write!(f, "{}: another build is running in this directory", dir.display())
             }
+            BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
+            BuildError::Contradiction { source, contradiction } => write!(
+                f,
+                "{contradiction} ({}): one of the two tables is wrong; the layer is not written",
+                source.display()
+            ),
         }
     }
 }
 
 impl std::error::Error for BuildError {}
 
-fn io_at(path: &Path) -> impl Fn(io::Error) -> BuildError + '_ {
+pub(super) fn io_at(path: &Path) -> impl Fn(io::Error) -> BuildError + '_ {
     move |error| BuildError::Io { path: path.to_path_buf(), error }
 }
 
 /// The manifest's content.
 #[derive(Clone, Debug, PartialEq)]
-struct Manifest {
-    max_seeds: u32,
+pub(super) struct Manifest {
+    pub max_seeds: u32,
     budget: SearchBudget,
+    /// The proven table the layers it covers were intersected with.
+    pub seed: Option<Provenance>,
+    /// How many improvement passes replaced the layers (it names the layer
+    /// files: `layer-NN.bin` in generation 0, `layer-NN-gG.bin` after).
+    pub generation: u32,
     /// Finished layers: (entries bytes, checksum, stats bytes, stats checksum).
-    layers: Vec<(u64, u64, u64, u64)>,
+    pub layers: Vec<(u64, u64, u64, u64)>,
     /// Latest snapshot of the next layer: (sequence, bytes, checksum).
-    checkpoint: Option<(u64, u64, u64)>,
+    pub checkpoint: Option<(u64, u64, u64)>,
 }
 
 impl Manifest {
-    fn parameters(&self) -> String {
+    /// Whether every layer is finished.
+    pub fn complete(&self) -> bool {
+        self.layers.len() == self.max_seeds as usize + 1
+    }
+
+    pub fn parameters(&self) -> String {
         let b = &self.budget;
+        let seed = match self.seed {
+            Some(p) => format!(", starting from table {:016x} (layers 0..{})", p.body_checksum, p.layers),
+            None => String::new(),
+        };
         format!(
-            "max-seeds {}, search-nodes {}, search-max-path {}, search-max-seeds {}, cut-nodes {}, \
-             cut-max-seeds {}",
-            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds, b.cut_nodes, b.cut_max_seeds
+            "max-seeds {}, search-nodes {}, search-max-path {}, search-min-seeds {}, search-max-seeds {}, \
+             cut-nodes {}, cut-max-seeds {}{seed}",
+            self.max_seeds, b.nodes_per_search, b.max_path, b.min_seeds, b.max_seeds, b.cut_nodes, b.cut_max_seeds
         )
     }
 
-    fn render(&self) -> String {
+    /// Same parameters (what the build computes), whatever its progress.
+    fn same_build(&self, other: &Manifest) -> bool {
+        (self.max_seeds, self.budget, self.seed) == (other.max_seeds, other.budget, other.seed)
+    }
+
+    pub fn render(&self) -> String {
         let b = &self.budget;
         let mut text = format!(
-            "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-max-seeds {}\n\
-             cut-nodes {}\ncut-max-seeds {}\n",
-            self.max_seeds, b.nodes_per_search, b.max_path, b.max_seeds, b.cut_nodes, b.cut_max_seeds
+            "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-min-seeds {}\n\
+             search-max-seeds {}\ncut-nodes {}\ncut-max-seeds {}\n",
+            self.max_seeds, b.nodes_per_search, b.max_path, b.min_seeds, b.max_seeds, b.cut_nodes, b.cut_max_seeds
         );
+        if let Some(p) = self.seed {
+            text += &format!("start-from {:016x} {}\n", p.body_checksum, p.layers);
+        }
+        if self.generation > 0 {
+            text += &format!("generation {}\n", self.generation);
+        }
         for (n, (bytes, sum, stats_bytes, stats_sum)) in self.layers.iter().enumerate() {
             text += &format!("layer {n} {bytes} {sum:016x} {stats_bytes} {stats_sum:016x}\n");
         }
@@ -143,7 +187,7 @@ impl Manifest {
         text
     }
 
-    fn parse(text: &str, path: &Path) -> Result<Manifest, BuildError> {
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, BuildError> {
         let corrupt = |line: usize, what: &str| BuildError::Corrupt {
             path: path.to_path_buf(),
             problem: format!("manifest line {line}: {what}"),
@@ -169,16 +213,32 @@ impl Manifest {
         let budget = SearchBudget {
             nodes_per_search: value("search-nodes")?,
             max_path: value("search-max-path")? as usize,
+            min_seeds: value("search-min-seeds")? as u32,
             max_seeds: value("search-max-seeds")? as u32,
             cut_nodes: value("cut-nodes")?,
             cut_max_seeds: value("cut-max-seeds")? as u32,
         };
-        let mut manifest = Manifest { max_seeds, budget, layers: Vec::new(), checkpoint: None };
+        let mut manifest =
+            Manifest { max_seeds, budget, seed: None, generation: 0, layers: Vec::new(), checkpoint: None };
         for (i, line) in lines {
             let fields: Vec<&str> = line.split(' ').collect();
             let number = |k: usize| fields.get(k).and_then(|f| f.parse::<u64>().ok());
             let hex = |k: usize| fields.get(k).and_then(|f| u64::from_str_radix(f, 16).ok());
             match fields.first() {
+                Some(&"start-from") if fields.len() == 3 && manifest.layers.is_empty() => {
+                    match (hex(1), number(2)) {
+                        (Some(sum), Some(layers)) if layers > 0 && layers <= u32::MAX as u64 => {
+                            manifest.seed = Some(Provenance { body_checksum: sum, layers: layers as u32 })
+                        }
+                        _ => return Err(corrupt(i + 1, "bad start-from record")),
+                    }
+                }
+                Some(&"generation") if fields.len() == 2 && manifest.layers.is_empty() => {
+                    match number(1) {
+                        Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
+                        _ => return Err(corrupt(i + 1, "bad generation record")),
+                    }
+                }
                 Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
                     let record = (number(2), hex(3), number(4), hex(5));
                     match record {
@@ -204,12 +264,19 @@ impl Manifest {
     }
 }
 
-fn layer_path(dir: &Path, n: usize) -> PathBuf {
-    dir.join(format!("layer-{n:02}.bin"))
+/// The file of finished layer `n` in a generation (`Manifest::generation`).
+pub(super) fn layer_path(dir: &Path, generation: u32, n: usize) -> PathBuf {
+    match generation {
+        0 => dir.join(format!("layer-{n:02}.bin")),
+        g => dir.join(format!("layer-{n:02}-g{g}.bin")),
+    }
 }
 
-fn stats_path(dir: &Path, n: usize) -> PathBuf {
-    dir.join(format!("layer-{n:02}.stats"))
+pub(super) fn stats_path(dir: &Path, generation: u32, n: usize) -> PathBuf {
+    match generation {
+        0 => dir.join(format!("layer-{n:02}.stats")),
+        g => dir.join(format!("layer-{n:02}-g{g}.stats")),
+    }
 }
 
 fn checkpoint_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
@@ -217,7 +284,7 @@ fn checkpoint_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
 }
 
 /// Reads a file the manifest names and checks its size and checksum.
-fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
+pub(super) fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
     let data = fs::read(path).map_err(io_at(path))?;
     if data.len() as u64 != bytes {
         let problem = format!("{} bytes, the manifest records {bytes} (truncated?)", data.len());
@@ -318,9 +385,15 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
     let _lock = lock_file(dir, "build.lock")
         .map_err(io_at(&lock_path))?
         .ok_or(BuildError::Busy { dir: dir.clone() })?;
+    let start_from = match &options.start_from {
+        Some(path) => Some(StartFrom::open(path, options.max_seeds)?),
+        None => None,
+    };
     let wanted = Manifest {
         max_seeds: options.max_seeds,
         budget: options.budget,
+        seed: start_from.as_ref().map(|s| s.provenance),
+        generation: 0,
         layers: Vec::new(),
         checkpoint: None,
     };
@@ -328,7 +401,7 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
     let mut manifest = match fs::read_to_string(&manifest_path) {
         Ok(text) => {
             let found = Manifest::parse(&text, &manifest_path)?;
-            if found.max_seeds != wanted.max_seeds || found.budget != wanted.budget {
+            if !found.same_build(&wanted) {
                 return Err(BuildError::Parameters {
                     dir: dir.clone(),
                     found: found.parameters(),
@@ -347,18 +420,8 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
     remove_strays(dir, &manifest);
 
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
-    let mut solved = SolvedLayers::new();
-    for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
-        let map = map_checked(&layer_path(dir, n), bytes, sum)?;
-        let len = map.len();
-        solved.push(LayerBytes::Mapped { map, offset: 0, len });
-        let stats_file = stats_path(dir, n);
-        let data = read_checked(&stats_file, stats_bytes, stats_sum)?;
-        let mut stats = LayerStats::decode(&mut Decoder::new(&data))
-            .map_err(|e| BuildError::Corrupt { path: stats_file.clone(), problem: e.to_string() })?;
-        stats.finish(solved.layer_bytes(n as u32));
-        report.layers.push(stats);
-    }
+    let (mut solved, stats) = open_layers(dir, &manifest)?;
+    report.layers = stats;
     if report.reused_layers > 0 {
         log(format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
     }
@@ -368,6 +431,10 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
             crate::cli::progress_bar(0, "", "positions")
         } else {
             indicatif::ProgressBar::hidden()
+        };
+        let seed = match &start_from {
+            Some(source) if n < source.provenance.layers => Some(source.layer(n)?),
+            _ => None,
         };
         let (solver, cursor, components) = match manifest.checkpoint {
             Some((sequence, bytes, sum)) => {
@@ -391,21 +458,78 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
             last: Instant::now(),
             saved: 0,
         };
+        let solver = match seed {
+            Some(entries) => solver.with_seed(entries),
+            None => solver,
+        };
         let result = solver.with_progress(bar).run(cursor, components, &mut checkpoints);
         report.checkpoints_written += checkpoints.saved;
-        let (bytes, stats) = result.map_err(io_at(dir))?;
+        let (bytes, stats) = result.map_err(|error| match error {
+            LayerError::Io(error) => BuildError::Io { path: dir.clone(), error },
+            LayerError::Contradiction(contradiction) => BuildError::Contradiction {
+                source: options.start_from.clone().unwrap_or_default(),
+                contradiction,
+            },
+        })?;
         finish_layer(dir, &mut manifest, n, &bytes, &stats)?;
         log(stats.table_row());
         drop(bytes);
-        let path = layer_path(dir, n as usize);
+        let path = layer_path(dir, manifest.generation, n as usize);
         let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
         let map = map_checked(&path, layer_bytes, layer_sum)?;
         let len = map.len();
         solved.push(LayerBytes::Mapped { map, offset: 0, len });
         report.layers.push(stats);
     }
-    write_outputs(options, &solved, &report, log)?;
+    write_outputs(options, manifest.seed, &solved, &report, log)?;
     Ok(report)
+}
+
+/// The proven table a build starts from.
+struct StartFrom {
+    path: PathBuf,
+    table: Tablebase,
+    provenance: Provenance,
+}
+
+impl StartFrom {
+    /// Opens the table (header checked: format, rules, header checksum).
+    fn open(path: &Path, max_seeds: u32) -> Result<StartFrom, BuildError> {
+        let table = Tablebase::open(path).map_err(BuildError::StartFrom)?;
+        let header = table.header();
+        let provenance =
+            Provenance { body_checksum: header.body_checksum, layers: header.max_seeds.min(max_seeds) + 1 };
+        Ok(StartFrom { path: path.to_path_buf(), table, provenance })
+    }
+
+    /// Layer `n`'s entries, after checking its checksum.
+    fn layer(&self, n: u32) -> Result<&[u8], BuildError> {
+        let entries = self.table.layer(n);
+        if checksum(entries) != self.table.header().layers[n as usize].2 {
+            let problem = format!("layer {n} does not match its checksum");
+            return Err(BuildError::Corrupt { path: self.path.clone(), problem });
+        }
+        Ok(entries)
+    }
+}
+
+/// Maps and checks every finished layer the manifest names, with its
+/// statistics.
+pub(super) fn open_layers(dir: &Path, manifest: &Manifest) -> Result<(SolvedLayers, Vec<LayerStats>), BuildError> {
+    let mut solved = SolvedLayers::new();
+    let mut all_stats = Vec::new();
+    for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
+        let map = map_checked(&layer_path(dir, manifest.generation, n), bytes, sum)?;
+        let len = map.len();
+        solved.push(LayerBytes::Mapped { map, offset: 0, len });
+        let stats_file = stats_path(dir, manifest.generation, n);
+        let data = read_checked(&stats_file, stats_bytes, stats_sum)?;
+        let mut stats = LayerStats::decode(&mut Decoder::new(&data))
+            .map_err(|e| BuildError::Corrupt { path: stats_file.clone(), problem: e.to_string() })?;
+        stats.finish(solved.layer_bytes(n as u32));
+        all_stats.push(stats);
+    }
+    Ok((solved, all_stats))
 }
 
 /// Makes layer `n` durable, then records it in the manifest.
@@ -417,11 +541,11 @@ fn finish_layer(
     stats: &LayerStats,
 ) -> Result<(), BuildError> {
     debug_assert_eq!(bytes.len() as u64, layer_size(n) * ENTRY_BYTES as u64);
-    let path = layer_path(dir, n as usize);
+    let path = layer_path(dir, manifest.generation, n as usize);
     write_bytes_atomically(&path, bytes).map_err(io_at(&path))?;
     let mut encoded = Encoder::default();
     stats.encode(&mut encoded);
-    let stats_file = stats_path(dir, n as usize);
+    let stats_file = stats_path(dir, manifest.generation, n as usize);
     write_bytes_atomically(&stats_file, &encoded.bytes).map_err(io_at(&stats_file))?;
     let old_checkpoint = manifest.checkpoint.take();
     manifest.layers.push((
@@ -458,13 +582,14 @@ fn remove_strays(dir: &Path, manifest: &Manifest) {
 /// The finished products: our file, its compressed copy, the statistics.
 fn write_outputs(
     options: &BuildOptions,
+    provenance: Option<Provenance>,
     solved: &SolvedLayers,
     report: &BuildReport,
     log: &mut dyn FnMut(String),
 ) -> Result<(), BuildError> {
     let dir = &options.dir;
     let table = dir.join(TABLEBASE_FILE);
-    write_tablebase(&table, options.budget, |n| solved.layer_bytes(n), options.max_seeds)
+    write_tablebase(&table, options.budget, provenance, |n| solved.layer_bytes(n), options.max_seeds)
         .map_err(io_at(&table))?;
     if options.compress {
         let compressed = dir.join(COMPRESSED_FILE);

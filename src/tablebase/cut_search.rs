@@ -222,7 +222,8 @@ impl<'g> CutSearch<'g> {
             |&s| !game.blocked[s as usize] && !terminal(s as usize),
             |&s| game.good[s as usize],
             Some(start),
-            &mut |_, _| {},
+            None,
+                &mut |_, _| {},
         );
         won
     }

@@ -41,11 +41,18 @@ pub(crate) struct SearchOutcome {
 }
 
 impl LayerSolver<'_> {
-    /// Searches members `batch` of a component.
-    pub(crate) fn search_members(&self, view: &SearchView, batch: std::ops::Range<usize>) -> SearchOutcome {
+    /// Searches members `batch` of a component, each from its proven
+    /// as-root interval `[root_lower, root_upper]`.
+    pub(crate) fn search_members(
+        &self,
+        view: &SearchView,
+        root_lower: &[u8],
+        root_upper: &[u8],
+        batch: std::ops::Range<usize>,
+    ) -> SearchOutcome {
         let b = self.budget;
-        let threshold = self.n <= b.max_seeds && b.nodes_per_search > 0;
-        let cut = self.n <= b.cut_max_seeds && b.cut_nodes > 0;
+        let threshold = b.threshold_search_at(self.n);
+        let cut = b.cut_search_at(self.n);
         let (lower, upper) = (view.lower, view.upper);
         let results: Vec<_> = batch
             .into_par_iter()
@@ -53,7 +60,7 @@ impl LayerSolver<'_> {
                 || ThresholdSearch::new(view.graph, view.leaves, lower, upper, b.max_path),
                 |search, i| {
                     let mut outcome = SearchOutcome::default();
-                    let (mut low, mut high) = (lower[i], upper[i]);
+                    let (mut low, mut high) = (root_lower[i], root_upper[i]);
                     if low < high && threshold {
                         let result = search.tighten(i, low, high, FIRST_BUDGET, b.nodes_per_search);
                         (low, high) = (result.lower, result.upper);

@@ -6,10 +6,10 @@
 //! ```text
 //! offset  size  field (all integers little-endian)
 //!      0     8  magic "OWARETB\0"
-//!      8     4  format version (2)
+//!      8     4  format version (3; version 2 files are still read)
 //!     12     4  N, the largest seed count
 //!     16     4  bytes per entry (3)
-//!     20     4  header length H = 80 + 24 (N + 1)
+//!     20     4  header length H = F + 24 (N + 1), F = 96 (80 in version 2)
 //!     24     8  entries = C(N + 12, 12)
 //!     32     8  search budget: nodes per search
 //!     40     4  search budget: longest path
@@ -18,8 +18,13 @@
 //!     56     8  checksum of bytes 0..H with these 8 bytes zero
 //!     64     8  search budget: nodes per path-cut question
 //!     72     4  search budget: largest layer given the path-cut search
-//!     76     4  zero
-//!     80  24(N+1)  per layer n: file offset (u64), entries (u64), checksum (u64)
+//!     76     4  rules: 1 (Abapa as the engine plays it); zero in version 2
+//!     -- version 3 only --
+//!     80     8  provenance: entries checksum (offset 48) of the table whose
+//!               proven intervals this one intersected, 0 if none
+//!     88     4  provenance: how many layers (0..k) were intersected
+//!     92     4  search budget: smallest layer searched
+//!      F  24(N+1)  per layer n: file offset (u64), entries (u64), checksum (u64)
 //!      H  3 × entries: entry of global index i at H + 3 i (tablebase::entry)
 //! ```
 //!
@@ -43,8 +48,12 @@ use crate::rank::{index, layer_offset, layer_size};
 use crate::rules::Position;
 
 pub const MAGIC: &[u8; 8] = b"OWARETB\0";
-pub const VERSION: u32 = 2;
-const FIXED_HEADER: usize = 80;
+pub const VERSION: u32 = 3;
+/// The oldest version this reader accepts.
+const OLDEST_VERSION: u32 = 2;
+/// The rule set, as recorded at offset 76: the rules of
+/// `docs/rules-and-values.md` (the only ones this crate plays).
+pub const RULES_ABAPA: u32 = 1;
 const LAYER_RECORD: usize = 24;
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
@@ -70,7 +79,7 @@ impl fmt::Display for FileError {
                 write!(f, "{}: not an Oware tablebase (.owtb) file", path.display())
             }
             FileError::Version { path, found } => {
-                write!(f, "{}: format version {found}, this reader knows {VERSION}", path.display())
+                write!(f, "{}: format version {found}, this reader knows {OLDEST_VERSION} to {VERSION}", path.display())
             }
             FileError::Header { path, problem } => {
                 write!(f, "{}: bad header: {problem}", path.display())
@@ -84,22 +93,55 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
+/// Where a table's proven intervals came from, besides its own proofs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// The entries checksum of the table whose intervals were intersected.
+    pub body_checksum: u64,
+    /// Layers `0..layers` were intersected.
+    pub layers: u32,
+}
+
 /// The header fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Header {
+    /// The format version the file was written in.
+    pub version: u32,
     pub max_seeds: u32,
     pub budget: SearchBudget,
     pub body_checksum: u64,
+    /// `None` for a table proven from scratch (and in version 2 files).
+    pub provenance: Option<Provenance>,
     /// Per layer: (file offset, entries, checksum).
     pub layers: Vec<(u64, u64, u64)>,
 }
 
+/// The fixed part of the header in each version.
+fn fixed_header(version: u32) -> usize {
+    if version == 2 {
+        80
+    } else {
+        96
+    }
+}
+
 impl Header {
+    /// The header length of a file written now.
     pub fn length(max_seeds: u32) -> usize {
-        FIXED_HEADER + LAYER_RECORD * (max_seeds as usize + 1)
+        Header::length_in(VERSION, max_seeds)
+    }
+
+    fn length_in(version: u32, max_seeds: u32) -> usize {
+        fixed_header(version) + LAYER_RECORD * (max_seeds as usize + 1)
+    }
+
+    /// This header's length.
+    pub fn own_length(&self) -> usize {
+        Header::length_in(self.version, self.max_seeds)
     }
 
     fn encode(&self) -> Vec<u8> {
+        debug_assert_eq!(self.version, VERSION, "only the current version is written");
         let length = Header::length(self.max_seeds);
         let mut h = Vec::with_capacity(length);
         h.extend_from_slice(MAGIC);
@@ -115,7 +157,11 @@ impl Header {
         h.extend_from_slice(&[0; 8]);
         h.extend_from_slice(&self.budget.cut_nodes.to_le_bytes());
         h.extend_from_slice(&self.budget.cut_max_seeds.to_le_bytes());
-        h.extend_from_slice(&[0; 4]);
+        h.extend_from_slice(&RULES_ABAPA.to_le_bytes());
+        let provenance = self.provenance.unwrap_or(Provenance { body_checksum: 0, layers: 0 });
+        h.extend_from_slice(&provenance.body_checksum.to_le_bytes());
+        h.extend_from_slice(&provenance.layers.to_le_bytes());
+        h.extend_from_slice(&self.budget.min_seeds.to_le_bytes());
         for &(offset, entries, sum) in &self.layers {
             h.extend_from_slice(&offset.to_le_bytes());
             h.extend_from_slice(&entries.to_le_bytes());
@@ -128,13 +174,17 @@ impl Header {
 
     fn decode(bytes: &[u8], path: &Path) -> Result<Header, FileError> {
         let bad = |problem: String| FileError::Header { path: path.to_path_buf(), problem };
-        if bytes.len() < FIXED_HEADER || &bytes[..8] != MAGIC {
+        if bytes.len() < fixed_header(OLDEST_VERSION) || &bytes[..8] != MAGIC {
             return Err(FileError::NotATablebase { path: path.to_path_buf() });
         }
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        if u32_at(8) != VERSION {
-            return Err(FileError::Version { path: path.to_path_buf(), found: u32_at(8) });
+        let version = u32_at(8);
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
+            return Err(FileError::Version { path: path.to_path_buf(), found: version });
+        }
+        if bytes.len() < fixed_header(version) {
+            return Err(bad(format!("{} bytes, shorter than a header", bytes.len())));
         }
         let max_seeds = u32_at(12);
         if max_seeds > MAX_FILE_SEEDS {
@@ -143,7 +193,7 @@ impl Header {
         if u32_at(16) as usize != ENTRY_BYTES {
             return Err(bad(format!("{} bytes per entry", u32_at(16))));
         }
-        let length = Header::length(max_seeds);
+        let length = Header::length_in(version, max_seeds);
         if u32_at(20) as usize != length || bytes.len() < length {
             return Err(bad(format!("header length {} for {max_seeds} seeds", u32_at(20))));
         }
@@ -155,16 +205,26 @@ impl Header {
         if checksum(&zeroed) != u64_at(56) {
             return Err(FileError::Checksum { path: path.to_path_buf(), what: "the header".into() });
         }
+        let v3 = version >= 3;
+        let rules = u32_at(76);
+        if (v3 && rules != RULES_ABAPA) || (!v3 && rules != 0) {
+            return Err(bad(format!("rule set {rules}, this crate plays {RULES_ABAPA} (Abapa)")));
+        }
         let budget = SearchBudget {
             nodes_per_search: u64_at(32),
             max_path: u32_at(40) as usize,
             max_seeds: u32_at(44),
             cut_nodes: u64_at(64),
             cut_max_seeds: u32_at(72),
+            min_seeds: if v3 { u32_at(92) } else { 0 },
+        };
+        let provenance = match v3 {
+            true if u32_at(88) > 0 => Some(Provenance { body_checksum: u64_at(80), layers: u32_at(88) }),
+            _ => None,
         };
         let mut layers = Vec::new();
         for n in 0..=max_seeds {
-            let at = FIXED_HEADER + LAYER_RECORD * n as usize;
+            let at = fixed_header(version) + LAYER_RECORD * n as usize;
             let record = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
             let expected = (length as u64 + ENTRY_BYTES as u64 * layer_offset(n), layer_size(n));
             if (record.0, record.1) != expected {
@@ -172,7 +232,7 @@ impl Header {
             }
             layers.push(record);
         }
-        Ok(Header { max_seeds, budget, body_checksum: u64_at(48), layers })
+        Ok(Header { version, max_seeds, budget, body_checksum: u64_at(48), provenance, layers })
     }
 }
 
@@ -181,6 +241,7 @@ impl Header {
 pub fn write_tablebase<'a>(
     path: &Path,
     budget: SearchBudget,
+    provenance: Option<Provenance>,
     layers: impl Fn(u32) -> &'a [u8],
     max_seeds: u32,
 ) -> io::Result<()> {
@@ -193,7 +254,8 @@ pub fn write_tablebase<'a>(
         let offset = header_length + ENTRY_BYTES as u64 * layer_offset(n);
         records.push((offset, layer_size(n), checksum(bytes)));
     }
-    let header = Header { max_seeds, budget, body_checksum: body.finish(), layers: records };
+    let header =
+        Header { version: VERSION, max_seeds, budget, body_checksum: body.finish(), provenance, layers: records };
     write_atomically(path, |w| {
         w.write_all(&header.encode())?;
         for n in 0..=max_seeds {
@@ -209,6 +271,9 @@ pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
     write_atomically(target, |w| {
         let mut encoder = zstd::stream::Encoder::new(w, 19)?;
         encoder.long_distance_matching(true)?;
+        // A damaged copy then fails to decompress instead of decoding to
+        // other entries.
+        encoder.include_checksum(true)?;
         io::copy(&mut input, &mut encoder)?;
         encoder.finish()?;
         Ok(())
@@ -256,8 +321,7 @@ impl Tablebase {
             Storage::Owned(v) => &v[..],
         };
         let header = Header::decode(bytes, path)?;
-        let expected =
-            Header::length(header.max_seeds) as u64 + ENTRY_BYTES as u64 * layer_offset(header.max_seeds + 1);
+        let expected = header.own_length() as u64 + ENTRY_BYTES as u64 * layer_offset(header.max_seeds + 1);
         if bytes.len() as u64 != expected {
             return Err(FileError::Header {
                 path: path.to_path_buf(),
@@ -306,7 +370,7 @@ impl Tablebase {
         if position.seeds() > self.header.max_seeds {
             return None;
         }
-        let at = Header::length(self.header.max_seeds) + ENTRY_BYTES * index(position) as usize;
+        let at = self.header.own_length() + ENTRY_BYTES * index(position) as usize;
         let b = self.bytes();
         Some(Entry::unpack([b[at], b[at + 1], b[at + 2]]))
     }

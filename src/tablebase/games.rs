@@ -192,7 +192,9 @@ pub(crate) fn safety_set<G: StateGraph>(
 /// as it is) and the number of safety rounds that added states. `joined`
 /// hears of every state that joins: `(state, via)` for the attractor,
 /// `(state, usize::MAX)` for a safety set (one call per set ends with
-/// `(usize::MAX, usize::MAX)`).
+/// `(usize::MAX, usize::MAX)`). `most_sets` cuts the peeling short after
+/// that many safety sets (each costs a pass over the graph): the states
+/// that joined by then joined in the same order as without the cut.
 pub(crate) fn peel<G: StateGraph>(
     g: &G,
     player: usize,
@@ -204,6 +206,7 @@ pub(crate) fn peel<G: StateGraph>(
     may_join: impl Fn(&G::State) -> bool,
     good: impl Fn(&G::State) -> bool,
     stop: Option<usize>,
+    most_sets: Option<u32>,
     joined: &mut impl FnMut(usize, usize),
 ) -> (bool, u32) {
     if let Some(node) = stop.filter(|&node| win[node] != 0) {
@@ -215,6 +218,11 @@ pub(crate) fn peel<G: StateGraph>(
     loop {
         if attract(g, player, win, open, queue, mark, &may_join, stop, joined) {
             return (true, rounds);
+        }
+        // A cut-short peeling: every state that joined has the round it
+        // has in the whole peeling; the rest is left out.
+        if most_sets.is_some_and(|most| rounds >= most) {
+            return (false, rounds);
         }
         let found = safety_set(g, player, win, safe, |s| {
             if may_join(s) && good(s) {

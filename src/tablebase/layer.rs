@@ -18,6 +18,7 @@
 //! seeds plus what the opponent leaves of the rest).
 
 use std::sync::atomic::AtomicU8;
+use std::sync::Mutex;
 
 use indicatif::ProgressBar;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
@@ -52,12 +53,32 @@ pub struct SearchBudget {
     pub cut_nodes: u64,
     /// Layers above this many seeds get no path-cut search.
     pub cut_max_seeds: u32,
+    /// Layers below this many seeds get no search of either kind (an
+    /// improvement pass that re-proves chosen layers only).
+    pub min_seeds: u32,
 }
 
 impl SearchBudget {
     /// No search at all: the history-free bounds only.
     pub const NONE: SearchBudget =
-        SearchBudget { nodes_per_search: 0, max_path: 1_000, max_seeds: 0, cut_nodes: 0, cut_max_seeds: 0 };
+        SearchBudget {
+        nodes_per_search: 0,
+        max_path: 1_000,
+        max_seeds: 0,
+        cut_nodes: 0,
+        cut_max_seeds: 0,
+        min_seeds: 0,
+    };
+
+    /// Whether layer `n` gets the threshold search.
+    pub fn threshold_search_at(&self, n: u32) -> bool {
+        self.nodes_per_search > 0 && (self.min_seeds..=self.max_seeds).contains(&n)
+    }
+
+    /// Whether layer `n` gets the path-cut search.
+    pub fn cut_search_at(&self, n: u32) -> bool {
+        self.cut_nodes > 0 && (self.min_seeds..=self.cut_max_seeds).contains(&n)
+    }
 }
 
 impl Default for SearchBudget {
@@ -71,6 +92,7 @@ impl Default for SearchBudget {
             max_seeds: 7,
             cut_nodes: 0,
             cut_max_seeds: 0,
+            min_seeds: 0,
         }
     }
 }
@@ -159,6 +181,51 @@ pub struct LayerSolver<'a> {
     pub stats: LayerStats,
     /// A second opinion asked of some cycle positions (`verify --deep`).
     pub(crate) audit: Option<Audit>,
+    /// This layer's packed entries in the table the build starts from:
+    /// proven intervals, intersected with what this build proves
+    /// (`docs/cycle-bounds.md` §6).
+    pub(crate) seed: Option<&'a [u8]>,
+    /// The first position where this build and the seed disagree.
+    pub(crate) contradiction: Mutex<Option<Contradiction>>,
+}
+
+/// A position whose interval proven by this build and the interval of the
+/// table it started from do not meet: one of the two tables is wrong (or
+/// made for other rules), and nothing built on both may be trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contradiction {
+    pub seeds: u32,
+    pub index: u64,
+    /// The interval this build proves, and the seed's entry.
+    pub ours: (u8, u8),
+    pub theirs: (u8, u8),
+}
+
+impl std::fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let position = position_in_layer(self.seeds, self.index)
+            .map(|p| p.pits().iter().map(|s| s.to_string()).collect::<Vec<_>>().join("-"))
+            .unwrap_or_else(|| format!("index {}", self.index));
+        write!(
+            f,
+            "layer {} position {position}: this build proves {}..{}, the table it starts from says {}..{}",
+            self.seeds, self.ours.0, self.ours.1, self.theirs.0, self.theirs.1
+        )
+    }
+}
+
+/// Why a layer could not be finished.
+#[derive(Debug)]
+pub enum LayerError {
+    /// A checkpoint could not be written.
+    Io(std::io::Error),
+    Contradiction(Contradiction),
+}
+
+impl From<std::io::Error> for LayerError {
+    fn from(error: std::io::Error) -> LayerError {
+        LayerError::Io(error)
+    }
 }
 
 /// Cycle positions to re-prove with the path-cut search from their
@@ -194,7 +261,52 @@ impl<'a> LayerSolver<'a> {
             progress: ProgressBar::hidden(),
             stats: LayerStats::new(n, size as u64),
             audit: None,
+            seed: None,
+            contradiction: Mutex::new(None),
         }
+    }
+
+    /// Intersects every interval this layer proves with `entries`, the
+    /// packed entries of the same layer in a table proven before (an
+    /// interval that does not meet is a [`Contradiction`]).
+    pub fn with_seed(mut self, entries: &'a [u8]) -> Self {
+        assert_eq!(entries.len(), self.size * ENTRY_BYTES, "the seed holds layer {}", self.n);
+        self.seed = Some(entries);
+        self
+    }
+
+    /// The seed's proven interval of a position, if there is a seed.
+    #[inline]
+    pub(crate) fn seed_entry(&self, index: usize) -> Option<Entry> {
+        let bytes = self.seed?;
+        let at = index * ENTRY_BYTES;
+        Some(Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]]))
+    }
+
+    /// `[lower, upper]` intersected with the seed's interval; a seed entry
+    /// that does not meet it (or is no interval of this layer) is recorded
+    /// as the layer's contradiction and leaves `[lower, upper]` as it is.
+    pub(crate) fn meet_seed(&self, index: usize, lower: u8, upper: u8) -> (u8, u8) {
+        let Some(seed) = self.seed_entry(index) else {
+            return (lower, upper);
+        };
+        let (low, high) = (lower.max(seed.lower), upper.min(seed.upper));
+        if low > high || seed.upper > self.n as u8 {
+            let mut first = self.contradiction.lock().unwrap_or_else(|e| e.into_inner());
+            let found = Contradiction {
+                seeds: self.n,
+                index: index as u64,
+                ours: (lower, upper),
+                theirs: (seed.lower, seed.upper),
+            };
+            // The least index, so that the report does not depend on
+            // thread timing.
+            if first.is_none_or(|c| c.index > found.index) {
+                *first = Some(found);
+            }
+            return (lower, upper);
+        }
+        (low, high)
     }
 
     /// Shows progress on this bar (one phase after the other).
@@ -205,7 +317,7 @@ impl<'a> LayerSolver<'a> {
 
     /// Runs every phase and returns the packed entries of the layer.
     pub fn solve(self) -> (Vec<u8>, LayerStats) {
-        self.run(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoint can fail")
+        self.run(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoints and no seed")
     }
 
     /// Solves the layer for its audit (see [`Audit`]) and returns what the
@@ -217,12 +329,14 @@ impl<'a> LayerSolver<'a> {
 
     /// Runs the build from `cursor` (with the components, once known),
     /// offering snapshots to `checkpoints` at safe points.
+    /// A contradiction with the seed ([`LayerSolver::with_seed`]) is
+    /// reported once the layer is done, for the least index.
     pub fn run(
         self,
         cursor: Cursor,
         components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
-    ) -> std::io::Result<(Vec<u8>, LayerStats)> {
+    ) -> Result<(Vec<u8>, LayerStats), LayerError> {
         self.run_to_end(cursor, components, checkpoints).map(|(bytes, stats, _)| (bytes, stats))
     }
 
@@ -231,7 +345,7 @@ impl<'a> LayerSolver<'a> {
         mut cursor: Cursor,
         mut components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
-    ) -> std::io::Result<(Vec<u8>, LayerStats, Option<Audit>)> {
+    ) -> Result<(Vec<u8>, LayerStats, Option<Audit>), LayerError> {
         let started = Instant::now();
         let seconds_before = self.stats.seconds.total;
         loop {
@@ -278,6 +392,9 @@ impl<'a> LayerSolver<'a> {
             }
         }
         self.progress.finish_and_clear();
+        if let Some(found) = *self.contradiction.lock().unwrap_or_else(|e| e.into_inner()) {
+            return Err(LayerError::Contradiction(found));
+        }
         let bytes = self.packed();
         self.stats.finish(&bytes);
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
@@ -343,6 +460,23 @@ impl<'a> LayerSolver<'a> {
         proof: Proof,
         cycle: bool,
     ) -> bool {
+        let (lower, upper, value, proof) = match self.seed_entry(index) {
+            Some(seed) => {
+                let (low, high) = self.meet_seed(index, lower, upper);
+                // Exact by our own proof, else by the seed's; two open
+                // intervals that meet in one value count as searched (at
+                // least one of them narrowed by a search).
+                let proof = match (lower == upper, seed.is_exact()) {
+                    (true, _) => proof,
+                    (false, true) => seed.proof,
+                    (false, false) => Proof::Search,
+                };
+                // Our own estimate (clamped below): a seed that adds
+                // nothing leaves the bytes of a build from scratch.
+                (low, high, value, proof)
+            }
+            None => (lower, upper, value, proof),
+        };
         let proof = if lower == upper { proof } else { Proof::Open };
         let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
         if self.flags[index].compare_exchange(0, flags, Relaxed, Relaxed).is_err() {

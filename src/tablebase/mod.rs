@@ -21,6 +21,7 @@ mod cycle_search;
 pub mod entry;
 pub mod export;
 pub mod file;
+pub mod improve;
 mod games;
 pub mod layer;
 mod resolve;

@@ -79,6 +79,7 @@ impl LayerSolver<'_> {
         let members = components.of(k);
         let positions = MemberPositions::new(self.n, members);
         let (lower, upper, mut done) = match step {
+            // Saved after the seed was met.
             Step::Search { lower, upper, done } => (lower, upper, done),
             step => {
                 let clock = Instant::now();
@@ -92,14 +93,19 @@ impl LayerSolver<'_> {
                 (bounds.lower, bounds.upper, Vec::new())
             }
         };
+        // The searches start from the history-free bounds met with the
+        // seed's as-root intervals; inside a search only the history-free
+        // bounds may be used (for move ordering), never the seed's.
+        let (root_lower, root_upper): (Vec<u8>, Vec<u8>) =
+            members.iter().enumerate().map(|(i, &m)| self.meet_seed(m as usize, lower[i], upper[i])).unzip();
         let b = &self.budget;
-        let searching = (self.n <= b.max_seeds && b.nodes_per_search > 0)
-            || (self.n <= b.cut_max_seeds && b.cut_nodes > 0);
+        let searching = b.threshold_search_at(self.n) || b.cut_search_at(self.n);
         if done.is_empty() {
-            self.stats.open_before_search += lower.iter().zip(&upper).filter(|(l, u)| l < u).count() as u64;
+            self.stats.open_before_search +=
+                root_lower.iter().zip(&root_upper).filter(|(l, u)| l < u).count() as u64;
         }
         let open_left =
-            done.len() < members.len() && (done.len()..members.len()).any(|i| lower[i] < upper[i]);
+            done.len() < members.len() && (done.len()..members.len()).any(|i| root_lower[i] < root_upper[i]);
         if searching && open_left {
             let clock = Instant::now();
             let cpu = crate::cpu::process_seconds();
@@ -121,7 +127,7 @@ impl LayerSolver<'_> {
                 let mut end = start;
                 let mut open = 0;
                 while end < members.len() && open < SEARCH_BATCH {
-                    open += (lower[end] < upper[end]) as usize;
+                    open += (root_lower[end] < root_upper[end]) as usize;
                     end += 1;
                 }
                 self.progress.set_message(format!(
@@ -130,7 +136,7 @@ impl LayerSolver<'_> {
                     start,
                     members.len()
                 ));
-                let outcome = self.search_members(&view, start..end);
+                let outcome = self.search_members(&view, &root_lower, &root_upper, start..end);
                 self.stats.seconds.search += clock.elapsed().as_secs_f64();
                 self.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
                 self.stats.searches += outcome.answered.count;
@@ -146,19 +152,22 @@ impl LayerSolver<'_> {
             let found = self.audit_component(audit, components, k, &positions, &lower, &upper);
             self.audit.as_mut().expect("audit").found.extend(found);
         }
-        // Members no search reached keep their history-free bounds.
+        // Members no search reached keep their bounds (met with the seed).
         for i in done.len()..members.len() {
-            done.push((lower[i], upper[i]));
+            done.push((root_lower[i], root_upper[i]));
         }
         for (i, &m) in members.iter().enumerate() {
             let (low, high) = done[i];
-            let by_bounds = lower[i] == upper[i];
-            if by_bounds {
+            let proof = if lower[i] == upper[i] {
                 self.stats.exact_by_bounds += 1;
-            } else if low == high {
-                self.stats.exact_by_search += 1;
-            }
-            let proof = if by_bounds { Proof::Bounds } else { Proof::Search };
+                Proof::Bounds
+            } else if root_lower[i] == root_upper[i] {
+                self.stats.exact_from_seed += 1;
+                self.seed_entry(m as usize).map_or(Proof::Search, |seed| seed.proof)
+            } else {
+                self.stats.exact_by_search += (low == high) as u64;
+                Proof::Search
+            };
             self.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
         }
         (0..positions.len())

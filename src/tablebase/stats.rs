@@ -150,6 +150,10 @@ pub struct LayerStats {
     pub left_open_by_threshold: u64,
     pub closed_by_cut: u64,
     pub cut_nodes: u64,
+    /// Cycle positions whose interval was narrowed to one value by the
+    /// proven intervals of the table the build started from (before any
+    /// search; `docs/cycle-bounds.md` §6).
+    pub exact_from_seed: u64,
     /// Exact entries of every kind, and the rest.
     pub exact: u64,
     pub unresolved: u64,
@@ -184,7 +188,7 @@ impl LayerStats {
     }
 
     /// The counters, named as in the JSON file and in checkpoint order.
-    fn counts(&self) -> [(&'static str, u64); 19] {
+    fn counts(&self) -> [(&'static str, u64); 20] {
         let c = &self.components;
         [
             ("seeds", self.seeds as u64),
@@ -206,6 +210,7 @@ impl LayerStats {
             ("left_open_by_threshold_search", self.left_open_by_threshold),
             ("closed_by_cut_search", self.closed_by_cut),
             ("cut_search_nodes", self.cut_nodes),
+            ("exact_from_seed", self.exact_from_seed),
         ]
     }
 
@@ -240,7 +245,7 @@ impl LayerStats {
     }
 
     pub(crate) fn decode(d: &mut Decoder) -> Result<LayerStats, DecodeError> {
-        let mut v = [0u64; 19];
+        let mut v = [0u64; 20];
         for slot in v.iter_mut() {
             *slot = d.u64()?;
         }
@@ -277,6 +282,7 @@ impl LayerStats {
             left_open_by_threshold: v[16],
             closed_by_cut: v[17],
             cut_nodes: v[18],
+            exact_from_seed: v[19],
             question_nodes,
             exact: 0,
             unresolved: 0,

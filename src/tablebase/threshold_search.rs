@@ -90,6 +90,7 @@ impl ProofLeaves {
             |&s| s % 2 == 0 || g.exit_for(s as usize, 0).0 >= t,
             |&s| g.share(s as usize, 0) >= t,
             None,
+            Some(RANK_SETS),
             &mut |state, via| {
                 if state == usize::MAX {
                     set_rank = 0; // the set is complete
@@ -169,6 +170,13 @@ impl ProofLeaves {
         self.bits[t as usize][i] >> role & 1 != 0
     }
 }
+
+/// Safety sets the ranked leaf's peeling computes at most per threshold.
+/// Each costs a pass over the component, and a giant component can need
+/// thousands (layer 8: over half an hour uncut); the rounds cut away are
+/// simply not leaves (`docs/cycle-bounds.md` §4). Measured: layer 7 closes
+/// the same with 1, 4, 16 and 64 sets; layer 8's leaves take 2 s with 64.
+const RANK_SETS: u32 = 64;
 
 /// Searches the questions of one member at a time; reusable.
 pub(crate) struct ThresholdSearch<'g> {

@@ -1,0 +1,191 @@
+//! Improving a finished build in place: chosen layers are searched again
+//! with a larger budget, every layer is intersected with the proven
+//! intervals it had (`docs/cycle-bounds.md` §6), the tightened bounds
+//! reach every layer above, and all outputs are replaced together.
+//!
+//! A pass is an ordinary resumable build in the subdirectory `improve/`
+//! that starts from the directory's own `tablebase.owtb`, so it survives
+//! kill -9 like any build and a rerun with the same options resumes it.
+//! When it is done it is committed:
+//! 1. its layer files are linked (or copied) into the directory under the
+//!    next generation's names (`layer-NN-gG.bin`), which no manifest names;
+//! 2. the directory's manifest is replaced (atomically) by the pass's
+//!    manifest with the new generation: this is the commit point;
+//! 3. the pass's outputs replace the directory's, the compressed copy is
+//!    rewritten, the previous generation's files and `improve/` are removed.
+//!
+//! A crash before 2 leaves the directory as it was (and the pass resumable);
+//! a crash after 2 is finished by the next `improve`, before anything else.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::build::{
+    build, io_at, layer_path, stats_path, BuildError, BuildOptions, BuildReport, Manifest, COMPRESSED_FILE,
+    ENGINE_FILE, STATS_FILE, TABLEBASE_FILE,
+};
+use super::file::{write_compressed, Tablebase};
+use super::layer::SearchBudget;
+use crate::atomic::{lock_file, write_bytes_atomically};
+
+/// The subdirectory holding a pass in progress.
+pub const PASS_DIR: &str = "improve";
+
+/// What to improve and how.
+#[derive(Clone, Debug)]
+pub struct ImproveOptions {
+    /// A directory holding a finished build.
+    pub dir: PathBuf,
+    /// The pass's budget: `min_seeds..=max_seeds` are the layers searched
+    /// again (their open positions only).
+    pub budget: SearchBudget,
+    pub checkpoint_every: Duration,
+    pub progress: bool,
+    /// Rewrite the zstd-compressed copy.
+    pub compress: bool,
+}
+
+/// What an improvement did.
+#[derive(Debug)]
+pub enum Improvement {
+    /// A pass ran (or resumed) and was committed as this generation.
+    Committed { generation: u32, pass: BuildReport },
+    /// An interrupted commit was finished; no new pass ran.
+    FinishedEarlierCommit { generation: u32 },
+}
+
+/// Runs one improvement pass on `options.dir` (see the module comment).
+pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<Improvement, BuildError> {
+    let dir = &options.dir;
+    let lock_path = dir.join("build.lock");
+    if !dir.join("manifest").is_file() {
+        let problem = "no build here (no manifest): build one with `endgames build` first".to_string();
+        return Err(BuildError::Corrupt { path: dir.clone(), problem });
+    }
+    let _lock =
+        lock_file(dir, "build.lock").map_err(io_at(&lock_path))?.ok_or(BuildError::Busy { dir: dir.clone() })?;
+    let manifest = read_manifest(dir)?;
+    if !manifest.complete() {
+        let problem = format!(
+            "the build is not finished ({} of {} layers): finish it with `endgames build` first",
+            manifest.layers.len(),
+            manifest.max_seeds + 1
+        );
+        return Err(BuildError::Corrupt { path: dir.join("manifest"), problem });
+    }
+    let pass_dir = dir.join(PASS_DIR);
+    if pass_dir.join("manifest").is_file() {
+        let pass = read_manifest(&pass_dir)?;
+        if pass.complete() && pass.layers == manifest.layers && manifest.generation > 0 {
+            log(format!("finishing the commit of generation {}", manifest.generation));
+            finish_commit(options, &manifest, None)?;
+            return Ok(Improvement::FinishedEarlierCommit { generation: manifest.generation });
+        }
+    }
+    let table_path = dir.join(TABLEBASE_FILE);
+    check_outputs_current(&table_path, &manifest)?;
+
+    let pass_options = BuildOptions {
+        dir: pass_dir.clone(),
+        max_seeds: manifest.max_seeds,
+        budget: options.budget,
+        checkpoint_every: options.checkpoint_every,
+        progress: options.progress,
+        compress: false,
+        start_from: Some(table_path),
+    };
+    let report = build(&pass_options, log)?;
+
+    // 1. The new generation's files, under names no manifest uses yet.
+    let mut committed = read_manifest(&pass_dir)?;
+    committed.generation = manifest.generation + 1;
+    for n in 0..=manifest.max_seeds as usize {
+        for path_in in [layer_path, stats_path] {
+            let (from, to) = (path_in(&pass_dir, 0, n), path_in(dir, committed.generation, n));
+            link_or_copy(&from, &to)?;
+        }
+    }
+    crate::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
+    // 2. The commit point.
+    let manifest_path = dir.join("manifest");
+    write_bytes_atomically(&manifest_path, committed.render().as_bytes()).map_err(io_at(&manifest_path))?;
+    // 3. Outputs and cleaning up.
+    finish_commit(options, &committed, Some(&manifest))?;
+    log(format!("committed generation {}", committed.generation));
+    Ok(Improvement::Committed { generation: committed.generation, pass: report })
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
+    let path = dir.join("manifest");
+    let text = fs::read_to_string(&path).map_err(io_at(&path))?;
+    Manifest::parse(&text, &path)
+}
+
+/// Refuses to start from a `tablebase.owtb` that is not the build's
+/// layers (its per-layer checksums must be the manifest's).
+fn check_outputs_current(table_path: &Path, manifest: &Manifest) -> Result<(), BuildError> {
+    let table = Tablebase::open(table_path).map_err(BuildError::StartFrom)?;
+    let header = table.header();
+    let same = header.max_seeds == manifest.max_seeds
+        && header.layers.iter().zip(&manifest.layers).all(|(h, m)| h.2 == m.1);
+    if !same {
+        let problem = "does not hold the layers the manifest names: run `endgames build` on the directory \
+                       to rewrite it"
+            .to_string();
+        return Err(BuildError::Corrupt { path: table_path.to_path_buf(), problem });
+    }
+    Ok(())
+}
+
+/// A hard link where the file system allows one, else a durable copy.
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), BuildError> {
+    // Only a crashed commit can have left this name (no manifest names it).
+    match fs::remove_file(to) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_at(to)(e)),
+        _ => {}
+    }
+    if fs::hard_link(from, to).is_err() {
+        let bytes = fs::read(from).map_err(io_at(from))?;
+        write_bytes_atomically(to, &bytes).map_err(io_at(to))?;
+    }
+    Ok(())
+}
+
+/// After the commit point: the pass's outputs become the directory's, then
+/// the files of the replaced generation and the pass directory go.
+fn finish_commit(
+    options: &ImproveOptions,
+    committed: &Manifest,
+    replaced: Option<&Manifest>,
+) -> Result<(), BuildError> {
+    let dir = &options.dir;
+    let pass_dir = dir.join(PASS_DIR);
+    for name in [TABLEBASE_FILE, ENGINE_FILE, STATS_FILE] {
+        let from = pass_dir.join(name);
+        if from.is_file() {
+            fs::rename(&from, dir.join(name)).map_err(io_at(&from))?;
+        }
+    }
+    crate::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
+    let compressed = dir.join(COMPRESSED_FILE);
+    if options.compress || compressed.is_file() {
+        write_compressed(&dir.join(TABLEBASE_FILE), &compressed).map_err(io_at(&compressed))?;
+    }
+    // The previous generation (when this run made the commit; otherwise
+    // its number is all that is known, and its files are found by name).
+    let previous = replaced.map_or(committed.generation - 1, |m| m.generation);
+    for n in 0..=committed.max_seeds as usize {
+        let _ = fs::remove_file(layer_path(dir, previous, n));
+        let _ = fs::remove_file(stats_path(dir, previous, n));
+        let _ = fs::remove_file(layer_path(&pass_dir, 0, n));
+        let _ = fs::remove_file(stats_path(&pass_dir, 0, n));
+    }
+    for name in ["manifest", "build.lock", TABLEBASE_FILE, ENGINE_FILE, STATS_FILE] {
+        let _ = fs::remove_file(pass_dir.join(name));
+    }
+    // Only if nothing else is left in it: never someone else's files.
+    let _ = fs::remove_dir(&pass_dir);
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! Builds that start from a proven table, and improvement passes on a
+//! finished build: same bytes as a build from scratch where the earlier
+//! table adds nothing, no search where it settles a position, a
+//! contradiction stops the build, and a killed pass resumes to the same
+//! bytes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread::sleep;
+use std::time::Duration;
+
+use oware::checksum::checksum;
+use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
+use oware::tablebase::entry::{Entry, ENTRY_BYTES};
+use oware::tablebase::file::{write_tablebase, Provenance};
+use oware::tablebase::improve::{improve, ImproveOptions, Improvement, PASS_DIR};
+use oware::tablebase::{build, BuildError, Proof, SearchBudget, Tablebase};
+
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oware-improve-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(dir: &Path, max_seeds: u32, budget: SearchBudget) -> BuildOptions {
+    BuildOptions {
+        dir: dir.to_path_buf(),
+        max_seeds,
+        budget,
+        checkpoint_every: Duration::from_secs(3600),
+        progress: false,
+        compress: false,
+        start_from: None,
+    }
+}
+
+fn no_search() -> SearchBudget {
+    SearchBudget { nodes_per_search: 0, ..SearchBudget::default() }
+}
+
+#[test]
+fn a_build_from_the_shipped_table_needs_no_search_and_gives_its_bytes() {
+    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
+    let dir = scratch("from-shipped");
+    let from = BuildOptions { start_from: Some(SHIPPED.into()), ..options(&dir, 8, no_search()) };
+    let report = build(&from, &mut |_| {}).unwrap();
+    let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
+    for n in 0..=8 {
+        assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
+    }
+    // Layers 6 and 7 are exact only by the shipped searches.
+    assert_eq!(report.layers[6].exact_from_seed, 1_262);
+    assert_eq!(report.layers[7].exact_from_seed, 4_340);
+    assert_eq!(report.layers.iter().map(|l| l.search_nodes).sum::<u64>(), 0);
+    let provenance = rebuilt.header().provenance.expect("provenance recorded");
+    assert_eq!(provenance, Provenance { body_checksum: shipped.header().body_checksum, layers: 9 });
+    // Resuming the finished build needs the same table to start from.
+    let error = build(&options(&dir, 8, no_search()), &mut |_| {}).unwrap_err();
+    assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
+    assert!(error.to_string().contains("starting from table"), "{error}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_table_that_contradicts_the_build_stops_it() {
+    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
+    // A position of layer 5 exact by retrograde analysis, off by one seed,
+    // in a table whose checksums are all right.
+    let mut layers: Vec<Vec<u8>> = (0..=5).map(|n| shipped.layer(n).to_vec()).collect();
+    let at = layers[5]
+        .chunks_exact(ENTRY_BYTES)
+        .position(|c| {
+            let e = Entry::unpack([c[0], c[1], c[2]]);
+            e.proof == Proof::Retrograde && e.value < 5
+        })
+        .expect("a retrograde entry below 5");
+    let chunk = &mut layers[5][at * ENTRY_BYTES..(at + 1) * ENTRY_BYTES];
+    let mut wrong = Entry::unpack([chunk[0], chunk[1], chunk[2]]);
+    let truth = wrong.value;
+    (wrong.value, wrong.lower, wrong.upper) = (truth + 1, truth + 1, truth + 1);
+    chunk.copy_from_slice(&wrong.pack());
+    let dir = scratch("contradiction");
+    fs::create_dir_all(&dir).unwrap();
+    let bad_table = dir.join("wrong.owtb");
+    write_tablebase(&bad_table, SearchBudget::NONE, None, |n| &layers[n as usize], 5).unwrap();
+
+    let build_dir = dir.join("build");
+    let from = BuildOptions { start_from: Some(bad_table.clone()), ..options(&build_dir, 6, no_search()) };
+    let error = build(&from, &mut |_| {}).unwrap_err();
+    match &error {
+        BuildError::Contradiction { contradiction, .. } => {
+            assert_eq!((contradiction.seeds, contradiction.index), (5, at as u64));
+            assert_eq!(contradiction.ours, (truth, truth));
+            assert_eq!(contradiction.theirs, (truth + 1, truth + 1));
+        }
+        other => panic!("expected a contradiction, got {other}"),
+    }
+    assert!(error.to_string().contains("layer 5 position"), "{error}");
+    assert!(!build_dir.join("layer-05.bin").exists(), "the contradicted layer was written");
+    assert!(build_dir.join("layer-04.bin").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+fn improve_options(dir: &Path, first: u32, last: u32) -> ImproveOptions {
+    ImproveOptions {
+        dir: dir.to_path_buf(),
+        budget: SearchBudget { min_seeds: first, max_seeds: last, ..SearchBudget::default() },
+        checkpoint_every: Duration::from_secs(3600),
+        progress: false,
+        compress: true,
+    }
+}
+
+#[test]
+fn an_improvement_pass_equals_the_build_that_searched_from_the_start() {
+    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
+    let dir = scratch("pass");
+    build(&options(&dir, 7, no_search()), &mut |_| {}).unwrap();
+    let before = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
+    let before_exact = (0..=7).map(|n| exact_count(before.layer(n))).sum::<u64>();
+    // Layers 0..=5 first (they were left open without a search), then 6..=7.
+    for (first, last, generation) in [(0, 5, 1), (6, 7, 2)] {
+        match improve(&improve_options(&dir, first, last), &mut |_| {}).unwrap() {
+            Improvement::Committed { generation: g, .. } => assert_eq!(g, generation),
+            other => panic!("{other:?}"),
+        }
+    }
+    let after = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
+    after.verify_checksums().unwrap();
+    let after_exact = (0..=7).map(|n| exact_count(after.layer(n))).sum::<u64>();
+    assert!(after_exact > before_exact);
+    // Every position of 7 seeds or fewer is exact, as in the shipped table,
+    // so the entries are the shipped ones.
+    for n in 0..=7 {
+        assert_eq!(checksum(after.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
+    }
+    // Only the newest generation's files are left, and no pass directory.
+    let names: Vec<String> =
+        fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().any(|n| n == "layer-07-g2.bin"), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("-g1.bin") || n == "layer-07.bin" || n == PASS_DIR), "{names:?}");
+    assert!(names.iter().any(|n| n == COMPRESSED_FILE));
+    let compressed = Tablebase::open(&dir.join(COMPRESSED_FILE)).unwrap();
+    assert_eq!(compressed.header().body_checksum, after.header().body_checksum);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+fn exact_count(layer: &[u8]) -> u64 {
+    layer.chunks_exact(ENTRY_BYTES).filter(|c| Entry::unpack([c[0], c[1], c[2]]).is_exact()).count() as u64
+}
+
+fn endgames_improve(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_endgames"));
+    command
+        .args(["improve", "--dir"])
+        .arg(dir)
+        .args(["--layers", "2-7", "--search-nodes", "1000000", "--checkpoint-seconds", "0.05", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+#[test]
+fn a_killed_improvement_pass_resumes_to_the_same_bytes() {
+    let straight = scratch("straight");
+    let killed = scratch("killed");
+    for dir in [&straight, &killed] {
+        build(&options(dir, 7, no_search()), &mut |_| {}).unwrap();
+    }
+    assert!(endgames_improve(&straight).status().unwrap().success());
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut kills = 0;
+    for _attempt in 0..12 {
+        if kills >= 3 {
+            break;
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut child = endgames_improve(&killed).spawn().unwrap();
+        sleep(Duration::from_millis(100 + seed % 1500));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills += 1;
+    }
+    assert!(kills >= 1, "the pass finished before it could be killed");
+    // Finish whatever was interrupted: a pass, or the end of a commit.
+    for _ in 0..2 {
+        let committed = fs::read_to_string(killed.join("manifest")).unwrap().contains("generation 1\n");
+        if committed && !killed.join(PASS_DIR).exists() {
+            break;
+        }
+        let output = endgames_improve(&killed).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let read = |dir: &Path| fs::read(dir.join(TABLEBASE_FILE)).unwrap();
+    let manifest = fs::read_to_string(killed.join("manifest")).unwrap();
+    assert!(manifest.contains("generation 1\n"), "{manifest}");
+    assert_eq!(read(&straight), read(&killed), "interrupted pass differs");
+    assert!(!killed.join(PASS_DIR).exists());
+    fs::remove_dir_all(&straight).unwrap();
+    fs::remove_dir_all(&killed).unwrap();
+}
