@@ -141,7 +141,10 @@ fn an_improvement_pass_equals_the_build_that_searched_from_the_start() {
     let names: Vec<String> =
         fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(names.iter().any(|n| n == "layer-07-g2.bin"), "{names:?}");
-    assert!(!names.iter().any(|n| n.ends_with("-g1.bin") || n == "layer-07.bin" || n == PASS_DIR), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.ends_with("-g1.bin") || n == "layer-07.bin" || n == PASS_DIR),
+        "{names:?}"
+    );
     assert!(names.iter().any(|n| n == COMPRESSED_FILE));
     let compressed = Tablebase::open(&dir.join(COMPRESSED_FILE)).unwrap();
     assert_eq!(compressed.header().body_checksum, after.header().body_checksum);

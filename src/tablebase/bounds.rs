@@ -18,7 +18,6 @@
 //! `upper(q) = n − max{t : (q, 1) ∈ W_t}`.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering::Relaxed;
 
 use super::games::{peel, StateGraph};
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
@@ -148,8 +147,9 @@ impl LayerSolver<'_> {
             win[2 * m + 1] = 0;
             open[2 * m] = 0;
             open[2 * m + 1] = 0;
-            x_entry[self.lo[m].load(Relaxed) as usize].push(i);
-            y_eligible[(n - self.hi[m].load(Relaxed)) as usize].push(i);
+            let (exit_lower, exit_upper, _) = self.entries.interval(m);
+            x_entry[exit_lower as usize].push(i);
+            y_eligible[(n - exit_upper) as usize].push(i);
         }
         let (mut safety_rounds, first) = match resume {
             None => (0, n),
@@ -203,7 +203,7 @@ impl LayerSolver<'_> {
                     queue.push_back(State { position: positions.get(i), index: m, parity: 0 });
                 }
             }
-            let hi = &self.hi;
+            let entries = &self.entries;
             let (_, rounds) = peel(
                 &graph,
                 0,
@@ -212,7 +212,7 @@ impl LayerSolver<'_> {
                 safe,
                 &mut queue,
                 t,
-                |s| s.parity == 0 || hi[s.index].load(Relaxed) <= n - t,
+                |s| s.parity == 0 || entries.interval(s.index).1 <= n - t,
                 |s| {
                     let own = s.position.own_seeds() as u8;
                     (if s.parity == 0 { own } else { n - own }) >= t

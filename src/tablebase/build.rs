@@ -156,7 +156,13 @@ impl Manifest {
         format!(
             "max-seeds {}, search-nodes {}, search-max-path {}, search-min-seeds {}, search-max-seeds {}, \
              cut-nodes {}, cut-max-seeds {}{seed}",
-            self.max_seeds, b.nodes_per_search, b.max_path, b.min_seeds, b.max_seeds, b.cut_nodes, b.cut_max_seeds
+            self.max_seeds,
+            b.nodes_per_search,
+            b.max_path,
+            b.min_seeds,
+            b.max_seeds,
+            b.cut_nodes,
+            b.cut_max_seeds
         )
     }
 
@@ -170,7 +176,13 @@ impl Manifest {
         let mut text = format!(
             "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-min-seeds {}\n\
              search-max-seeds {}\ncut-nodes {}\ncut-max-seeds {}\n",
-            self.max_seeds, b.nodes_per_search, b.max_path, b.min_seeds, b.max_seeds, b.cut_nodes, b.cut_max_seeds
+            self.max_seeds,
+            b.nodes_per_search,
+            b.max_path,
+            b.min_seeds,
+            b.max_seeds,
+            b.cut_nodes,
+            b.cut_max_seeds
         );
         if let Some(p) = self.seed {
             text += &format!("start-from {:016x} {}\n", p.body_checksum, p.layers);
@@ -233,12 +245,10 @@ impl Manifest {
                         _ => return Err(corrupt(i + 1, "bad start-from record")),
                     }
                 }
-                Some(&"generation") if fields.len() == 2 && manifest.layers.is_empty() => {
-                    match number(1) {
-                        Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
-                        _ => return Err(corrupt(i + 1, "bad generation record")),
-                    }
-                }
+                Some(&"generation") if fields.len() == 2 && manifest.layers.is_empty() => match number(1) {
+                    Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
+                    _ => return Err(corrupt(i + 1, "bad generation record")),
+                },
                 Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
                     let record = (number(2), hex(3), number(4), hex(5));
                     match record {
@@ -515,7 +525,10 @@ impl StartFrom {
 
 /// Maps and checks every finished layer the manifest names, with its
 /// statistics.
-pub(super) fn open_layers(dir: &Path, manifest: &Manifest) -> Result<(SolvedLayers, Vec<LayerStats>), BuildError> {
+pub(super) fn open_layers(
+    dir: &Path,
+    manifest: &Manifest,
+) -> Result<(SolvedLayers, Vec<LayerStats>), BuildError> {
     let mut solved = SolvedLayers::new();
     let mut all_stats = Vec::new();
     for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {

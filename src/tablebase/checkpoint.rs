@@ -17,7 +17,6 @@
 //! ```
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget, Step};
@@ -26,26 +25,6 @@ use super::solved::SolvedLayers;
 use super::stats::LayerStats;
 
 const MAGIC: &[u8; 8] = b"OWCKPT01";
-
-fn atomics_from(bytes: &[u8], size: usize, what: &str) -> Result<Vec<AtomicU8>, DecodeError> {
-    if bytes.len() != size {
-        return Err(DecodeError(format!("{what}: {} bytes for {size} positions", bytes.len())));
-    }
-    Ok(bytes.iter().map(|&b| AtomicU8::new(b)).collect())
-}
-
-/// Writes a length-prefixed blob of atomic bytes in chunks, without a copy
-/// of the whole array (at 24 seeds a layer array is 400 MB).
-fn stream_blob(out: &mut dyn Write, array: &[AtomicU8]) -> io::Result<()> {
-    out.write_all(&(array.len() as u64).to_le_bytes())?;
-    let mut buffer = Vec::with_capacity(1 << 16);
-    for chunk in array.chunks(1 << 16) {
-        buffer.clear();
-        buffer.extend(chunk.iter().map(|a| a.load(Relaxed)));
-        out.write_all(&buffer)?;
-    }
-    Ok(())
-}
 
 /// Writes length-prefixed `u32` words in chunks.
 fn stream_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
@@ -82,9 +61,7 @@ impl LayerSolver<'_> {
         e.u32(self.n);
         e.u64(self.size as u64);
         out.write_all(&e.bytes)?;
-        for array in [&self.lo, &self.hi, &self.est, &self.pending, &self.flags] {
-            stream_blob(out, array)?;
-        }
+        self.entries.write_arrays(out)?;
         let mut e = Encoder::default();
         self.stats.encode(&mut e);
         match cursor {
@@ -142,11 +119,7 @@ impl LayerSolver<'_> {
             )));
         }
         let mut solver = LayerSolver::new(n, lower, budget);
-        solver.lo = atomics_from(d.blob()?, size, "lower bounds")?;
-        solver.hi = atomics_from(d.blob()?, size, "upper bounds")?;
-        solver.est = atomics_from(d.blob()?, size, "estimates")?;
-        solver.pending = atomics_from(d.blob()?, size, "counters")?;
-        solver.flags = atomics_from(d.blob()?, size, "flags")?;
+        solver.entries.read_arrays(&mut d)?;
         solver.stats = LayerStats::decode(&mut d)?;
         let cursor = match d.u8()? {
             0 => Cursor::Start,

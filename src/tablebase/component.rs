@@ -6,8 +6,6 @@
 //! `2i + 1` (the opponent to move). A quiet move from `i` to `j` links
 //! `2i → 2j + 1` and `2i + 1 → 2j`.
 
-use std::sync::atomic::Ordering::Relaxed;
-
 use super::games::StateGraph;
 use super::layer::LayerSolver;
 use super::scc::{Components, MemberPositions};
@@ -78,8 +76,8 @@ impl ComponentGraph {
                 fill[c as usize] += 1;
             }
         }
-        let exit_lo = members.iter().map(|&x| solver.lo[x as usize].load(Relaxed)).collect();
-        let exit_hi = members.iter().map(|&x| solver.hi[x as usize].load(Relaxed)).collect();
+        let exit_lo = members.iter().map(|&x| solver.entries.interval(x as usize).0).collect();
+        let exit_hi = members.iter().map(|&x| solver.entries.interval(x as usize).1).collect();
         ComponentGraph { n: solver.n as u8, first, children, parent_first, parents, own, exit_lo, exit_hi }
     }
 

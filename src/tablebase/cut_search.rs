@@ -223,7 +223,7 @@ impl<'g> CutSearch<'g> {
             |&s| game.good[s as usize],
             Some(start),
             None,
-                &mut |_, _| {},
+            &mut |_, _| {},
         );
         won
     }

@@ -79,7 +79,11 @@ impl fmt::Display for FileError {
                 write!(f, "{}: not an Oware tablebase (.owtb) file", path.display())
             }
             FileError::Version { path, found } => {
-                write!(f, "{}: format version {found}, this reader knows {OLDEST_VERSION} to {VERSION}", path.display())
+                write!(
+                    f,
+                    "{}: format version {found}, this reader knows {OLDEST_VERSION} to {VERSION}",
+                    path.display()
+                )
             }
             FileError::Header { path, problem } => {
                 write!(f, "{}: bad header: {problem}", path.display())
@@ -254,8 +258,14 @@ pub fn write_tablebase<'a>(
         let offset = header_length + ENTRY_BYTES as u64 * layer_offset(n);
         records.push((offset, layer_size(n), checksum(bytes)));
     }
-    let header =
-        Header { version: VERSION, max_seeds, budget, body_checksum: body.finish(), provenance, layers: records };
+    let header = Header {
+        version: VERSION,
+        max_seeds,
+        budget,
+        body_checksum: body.finish(),
+        provenance,
+        layers: records,
+    };
     write_atomically(path, |w| {
         w.write_all(&header.encode())?;
         for n in 0..=max_seeds {

@@ -64,8 +64,9 @@ pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<
         let problem = "no build here (no manifest): build one with `endgames build` first".to_string();
         return Err(BuildError::Corrupt { path: dir.clone(), problem });
     }
-    let _lock =
-        lock_file(dir, "build.lock").map_err(io_at(&lock_path))?.ok_or(BuildError::Busy { dir: dir.clone() })?;
+    let _lock = lock_file(dir, "build.lock")
+        .map_err(io_at(&lock_path))?
+        .ok_or(BuildError::Busy { dir: dir.clone() })?;
     let manifest = read_manifest(dir)?;
     if !manifest.complete() {
         let problem = format!(

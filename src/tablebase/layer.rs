@@ -17,24 +17,16 @@
 //! seeds is worth `n − V(child)` whether or not it captures (the captured
 //! seeds plus what the opponent leaves of the rest).
 
-use std::sync::atomic::AtomicU8;
-use std::sync::Mutex;
-
 use indicatif::ProgressBar;
-use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::time::Instant;
 
-use super::entry::{Entry, Proof, ENTRY_BYTES};
+pub use super::layer_entries::Contradiction;
+use super::layer_entries::LayerEntries;
 use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
-
-/// Flags byte of a position under construction.
-pub(crate) const DECIDED: u8 = 0x80;
-pub(crate) const ON_CYCLE: u8 = 0x40;
-pub(crate) const PROOF_MASK: u8 = 0x03;
 
 /// Budget of the searches inside cycle components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +52,7 @@ pub struct SearchBudget {
 
 impl SearchBudget {
     /// No search at all: the history-free bounds only.
-    pub const NONE: SearchBudget =
-        SearchBudget {
+    pub const NONE: SearchBudget = SearchBudget {
         nodes_per_search: 0,
         max_path: 1_000,
         max_seeds: 0,
@@ -166,52 +157,13 @@ impl Checkpointer for NoCheckpoints {
 pub struct LayerSolver<'a> {
     pub(crate) n: u32,
     pub(crate) size: usize,
-    pub(crate) lower: &'a SolvedLayers,
-    /// Best option bounds and estimate seen so far (mover-relative); once a
-    /// position is decided, its own lower bound, upper bound and value.
-    pub(crate) lo: Vec<AtomicU8>,
-    pub(crate) hi: Vec<AtomicU8>,
-    pub(crate) est: Vec<AtomicU8>,
-    /// Quiet moves whose child is not decided yet.
-    pub(crate) pending: Vec<AtomicU8>,
-    /// `DECIDED | ON_CYCLE | proof`.
-    pub(crate) flags: Vec<AtomicU8>,
+    /// The layer's entries under construction (their only owner).
+    pub(crate) entries: LayerEntries<'a>,
     pub(crate) budget: SearchBudget,
     pub(crate) progress: ProgressBar,
     pub stats: LayerStats,
     /// A second opinion asked of some cycle positions (`verify --deep`).
     pub(crate) audit: Option<Audit>,
-    /// This layer's packed entries in the table the build starts from:
-    /// proven intervals, intersected with what this build proves
-    /// (`docs/cycle-bounds.md` §6).
-    pub(crate) seed: Option<&'a [u8]>,
-    /// The first position where this build and the seed disagree.
-    pub(crate) contradiction: Mutex<Option<Contradiction>>,
-}
-
-/// A position whose interval proven by this build and the interval of the
-/// table it started from do not meet: one of the two tables is wrong (or
-/// made for other rules), and nothing built on both may be trusted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Contradiction {
-    pub seeds: u32,
-    pub index: u64,
-    /// The interval this build proves, and the seed's entry.
-    pub ours: (u8, u8),
-    pub theirs: (u8, u8),
-}
-
-impl std::fmt::Display for Contradiction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let position = position_in_layer(self.seeds, self.index)
-            .map(|p| p.pits().iter().map(|s| s.to_string()).collect::<Vec<_>>().join("-"))
-            .unwrap_or_else(|| format!("index {}", self.index));
-        write!(
-            f,
-            "layer {} position {position}: this build proves {}..{}, the table it starts from says {}..{}",
-            self.seeds, self.ours.0, self.ours.1, self.theirs.0, self.theirs.1
-        )
-    }
 }
 
 /// Why a layer could not be finished.
@@ -239,10 +191,6 @@ pub(crate) struct Audit {
     pub found: Vec<(u32, u8, u8)>,
 }
 
-fn atomic_bytes(len: usize) -> Vec<AtomicU8> {
-    (0..len).map(|_| AtomicU8::new(0)).collect()
-}
-
 impl<'a> LayerSolver<'a> {
     /// Prepares layer `n`; `lower` must hold layers `0..n`.
     pub fn new(n: u32, lower: &'a SolvedLayers, budget: SearchBudget) -> LayerSolver<'a> {
@@ -251,18 +199,11 @@ impl<'a> LayerSolver<'a> {
         LayerSolver {
             n,
             size,
-            lower,
-            lo: atomic_bytes(size),
-            hi: atomic_bytes(size),
-            est: atomic_bytes(size),
-            pending: atomic_bytes(size),
-            flags: atomic_bytes(size),
+            entries: LayerEntries::new(n, lower),
             budget,
             progress: ProgressBar::hidden(),
             stats: LayerStats::new(n, size as u64),
             audit: None,
-            seed: None,
-            contradiction: Mutex::new(None),
         }
     }
 
@@ -270,43 +211,8 @@ impl<'a> LayerSolver<'a> {
     /// packed entries of the same layer in a table proven before (an
     /// interval that does not meet is a [`Contradiction`]).
     pub fn with_seed(mut self, entries: &'a [u8]) -> Self {
-        assert_eq!(entries.len(), self.size * ENTRY_BYTES, "the seed holds layer {}", self.n);
-        self.seed = Some(entries);
+        self.entries.set_seed(entries);
         self
-    }
-
-    /// The seed's proven interval of a position, if there is a seed.
-    #[inline]
-    pub(crate) fn seed_entry(&self, index: usize) -> Option<Entry> {
-        let bytes = self.seed?;
-        let at = index * ENTRY_BYTES;
-        Some(Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]]))
-    }
-
-    /// `[lower, upper]` intersected with the seed's interval; a seed entry
-    /// that does not meet it (or is no interval of this layer) is recorded
-    /// as the layer's contradiction and leaves `[lower, upper]` as it is.
-    pub(crate) fn meet_seed(&self, index: usize, lower: u8, upper: u8) -> (u8, u8) {
-        let Some(seed) = self.seed_entry(index) else {
-            return (lower, upper);
-        };
-        let (low, high) = (lower.max(seed.lower), upper.min(seed.upper));
-        if low > high || seed.upper > self.n as u8 {
-            let mut first = self.contradiction.lock().unwrap_or_else(|e| e.into_inner());
-            let found = Contradiction {
-                seeds: self.n,
-                index: index as u64,
-                ours: (lower, upper),
-                theirs: (seed.lower, seed.upper),
-            };
-            // The least index, so that the report does not depend on
-            // thread timing.
-            if first.is_none_or(|c| c.index > found.index) {
-                *first = Some(found);
-            }
-            return (lower, upper);
-        }
-        (low, high)
     }
 
     /// Shows progress on this bar (one phase after the other).
@@ -392,10 +298,10 @@ impl<'a> LayerSolver<'a> {
             }
         }
         self.progress.finish_and_clear();
-        if let Some(found) = *self.contradiction.lock().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(found) = self.entries.contradiction() {
             return Err(LayerError::Contradiction(found));
         }
-        let bytes = self.packed();
+        let bytes = self.entries.packed();
         self.stats.finish(&bytes);
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
         Ok((bytes, self.stats, self.audit))
@@ -414,98 +320,7 @@ impl<'a> LayerSolver<'a> {
 
     /// The retrograde result of a position: `(decided, lower, upper)`.
     pub fn retrograde_entry(&self, index: usize) -> (bool, u8, u8) {
-        (self.is_decided(index), self.lo[index].load(Relaxed), self.hi[index].load(Relaxed))
-    }
-
-    #[inline]
-    pub(crate) fn is_decided(&self, index: usize) -> bool {
-        self.flags[index].load(Relaxed) & DECIDED != 0
-    }
-
-    /// The interval and estimate of the mover's option leading to `child`
-    /// (reached by a capture into a lower layer, or a decided position of
-    /// this layer): `n − V(child)`.
-    #[inline]
-    pub(crate) fn option_of(&self, child: &Position, captured: u8) -> (u8, u8, u8) {
-        let n = self.n as u8;
-        let (lower, upper, value) = if captured > 0 {
-            let e = self.lower.entry(child);
-            (e.lower, e.upper, e.value)
-        } else {
-            let i = layer_index(child) as usize;
-            (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed), self.est[i].load(Relaxed))
-        };
-        (n - upper, n - lower, n - value)
-    }
-
-    /// Records a decided child's option at an undecided parent; returns
-    /// the quiet moves of the parent still pending.
-    #[inline]
-    pub(crate) fn tell_parent(&self, parent: usize, option: (u8, u8, u8)) -> u8 {
-        self.lo[parent].fetch_max(option.0, Relaxed);
-        self.hi[parent].fetch_max(option.1, Relaxed);
-        self.est[parent].fetch_max(option.2, Relaxed);
-        // Release/acquire: whoever takes the count to zero sees every option.
-        self.pending[parent].fetch_sub(1, AcqRel) - 1
-    }
-
-    /// Marks a position decided with its final values; false if another
-    /// thread decided it first.
-    pub(crate) fn decide(
-        &self,
-        index: usize,
-        lower: u8,
-        upper: u8,
-        value: u8,
-        proof: Proof,
-        cycle: bool,
-    ) -> bool {
-        let (lower, upper, value, proof) = match self.seed_entry(index) {
-            Some(seed) => {
-                let (low, high) = self.meet_seed(index, lower, upper);
-                // Exact by our own proof, else by the seed's; two open
-                // intervals that meet in one value count as searched (at
-                // least one of them narrowed by a search).
-                let proof = match (lower == upper, seed.is_exact()) {
-                    (true, _) => proof,
-                    (false, true) => seed.proof,
-                    (false, false) => Proof::Search,
-                };
-                // Our own estimate (clamped below): a seed that adds
-                // nothing leaves the bytes of a build from scratch.
-                (low, high, value, proof)
-            }
-            None => (lower, upper, value, proof),
-        };
-        let proof = if lower == upper { proof } else { Proof::Open };
-        let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
-        if self.flags[index].compare_exchange(0, flags, Relaxed, Relaxed).is_err() {
-            return false;
-        }
-        self.lo[index].store(lower, Relaxed);
-        self.hi[index].store(upper, Relaxed);
-        self.est[index].store(value.clamp(lower, upper), Relaxed);
-        true
-    }
-
-    /// The final entry of a decided position.
-    pub(crate) fn entry(&self, index: usize) -> Entry {
-        let flags = self.flags[index].load(Relaxed);
-        Entry {
-            value: self.est[index].load(Relaxed),
-            lower: self.lo[index].load(Relaxed),
-            upper: self.hi[index].load(Relaxed),
-            on_cycle: flags & ON_CYCLE != 0,
-            proof: Proof::from_bits(flags & PROOF_MASK),
-        }
-    }
-
-    fn packed(&self) -> Vec<u8> {
-        let mut bytes = vec![0u8; self.size * ENTRY_BYTES];
-        for (index, chunk) in bytes.chunks_exact_mut(ENTRY_BYTES).enumerate() {
-            debug_assert!(self.is_decided(index));
-            chunk.copy_from_slice(&self.entry(index).pack());
-        }
-        bytes
+        let (lower, upper, _) = self.entries.interval(index);
+        (self.entries.is_decided(index), lower, upper)
     }
 }

@@ -3,7 +3,6 @@
 //! leaves a component never returns, so the history before entering it
 //! cannot repeat: the children's as-root values are the values that count.
 
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -58,10 +57,9 @@ impl LayerSolver<'_> {
 
     /// A position on no cycle: every child is decided by now.
     fn decide_acyclic(&mut self, index: usize, components: &Components, k: usize) {
-        debug_assert_eq!(self.pending[index].load(Relaxed), 0);
-        let (lo, hi, est) =
-            (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.est[index].load(Relaxed));
-        self.decide(index, lo, hi, est, Proof::Retrograde, false);
+        debug_assert_eq!(self.entries.pending(index), 0);
+        let (lo, hi, est) = self.entries.interval(index);
+        self.entries.decide(index, lo, hi, est, Proof::Retrograde, false);
         self.stats.decided_acyclic += 1;
         let position = position_in_layer(self.n, index as u64).expect("in layer");
         self.tell_parents_outside(&position, components, k);
@@ -96,8 +94,11 @@ impl LayerSolver<'_> {
         // The searches start from the history-free bounds met with the
         // seed's as-root intervals; inside a search only the history-free
         // bounds may be used (for move ordering), never the seed's.
-        let (root_lower, root_upper): (Vec<u8>, Vec<u8>) =
-            members.iter().enumerate().map(|(i, &m)| self.meet_seed(m as usize, lower[i], upper[i])).unzip();
+        let (root_lower, root_upper): (Vec<u8>, Vec<u8>) = members
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| self.entries.meet_seed(m as usize, lower[i], upper[i]))
+            .unzip();
         let b = &self.budget;
         let searching = b.threshold_search_at(self.n) || b.cut_search_at(self.n);
         if done.is_empty() {
@@ -163,12 +164,12 @@ impl LayerSolver<'_> {
                 Proof::Bounds
             } else if root_lower[i] == root_upper[i] {
                 self.stats.exact_from_seed += 1;
-                self.seed_entry(m as usize).map_or(Proof::Search, |seed| seed.proof)
+                self.entries.seed_entry(m as usize).map_or(Proof::Search, |seed| seed.proof)
             } else {
                 self.stats.exact_by_search += (low == high) as u64;
                 Proof::Search
             };
-            self.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
+            self.entries.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
         }
         (0..positions.len())
             .into_par_iter()
@@ -207,12 +208,12 @@ impl LayerSolver<'_> {
     /// Passes a decided position's option to its parents in later
     /// components.
     fn tell_parents_outside(&self, position: &Position, components: &Components, k: usize) {
-        let option = self.option_of(position, 0);
+        let option = self.entries.option_of(position, 0);
         position.quiet_parents(|parent, _| {
             let index = layer_index(&parent) as usize;
             let id = components.id[index];
-            if id != super::scc::NONE && id as usize != k && !self.is_decided(index) {
-                self.tell_parent(index, option);
+            if id != super::scc::NONE && id as usize != k && !self.entries.is_decided(index) {
+                self.entries.tell_parent(index, option);
             }
         });
     }

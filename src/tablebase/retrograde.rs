@@ -13,8 +13,6 @@
 //! history. Positions left over are exactly those on cycles and those that
 //! reach one; the cycle phases handle an all-`n` option just as well.
 
-use std::sync::atomic::Ordering::Relaxed;
-
 use rayon::prelude::*;
 
 use super::entry::Proof;
@@ -58,7 +56,7 @@ impl LayerSolver<'_> {
     }
 
     pub(crate) fn finish_retrograde(&mut self) {
-        let decided = (0..self.size).filter(|&i| self.is_decided(i)).count() as u64;
+        let decided = (0..self.size).filter(|&i| self.entries.is_decided(i)).count() as u64;
         self.stats.decided_by_retrograde = decided;
     }
 
@@ -68,13 +66,13 @@ impl LayerSolver<'_> {
         let moves = position.legal_moves();
         if moves.is_empty() {
             let own = position.own_seeds() as u8;
-            return self.decide(index, own, own, own, Proof::Retrograde, false);
+            return self.entries.decide(index, own, own, own, Proof::Retrograde, false);
         }
         let (mut lower, mut upper, mut value, mut quiet) = (0u8, 0u8, 0u8, 0u8);
         for pit in moves {
             let played = position.play(pit);
             if played.captured > 0 {
-                let option = self.option_of(&played.child, played.captured);
+                let option = self.entries.option_of(&played.child, played.captured);
                 lower = lower.max(option.0);
                 upper = upper.max(option.1);
                 value = value.max(option.2);
@@ -82,30 +80,23 @@ impl LayerSolver<'_> {
                 quiet += 1;
             }
         }
-        self.lo[index].store(lower, Relaxed);
-        self.hi[index].store(upper, Relaxed);
-        self.est[index].store(value, Relaxed);
-        self.pending[index].store(quiet, Relaxed);
-        quiet == 0 && self.decide(index, lower, upper, value, Proof::Retrograde, false)
+        self.entries.start(index, (lower, upper, value), quiet);
+        quiet == 0 && self.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
     }
 
     /// Tells the quiet parents of a just-decided position; returns those
     /// that become decided.
     fn propagate(&self, child: &Position) -> Vec<Position> {
-        let option = self.option_of(child, 0);
+        let option = self.entries.option_of(child, 0);
         let mut decided = Vec::new();
         child.quiet_parents(|parent, _pit| {
             let index = layer_index(&parent) as usize;
-            if self.is_decided(index) {
+            if self.entries.is_decided(index) {
                 return;
             }
-            if self.tell_parent(index, option) == 0 {
-                let (lower, upper, value) = (
-                    self.lo[index].load(Relaxed),
-                    self.hi[index].load(Relaxed),
-                    self.est[index].load(Relaxed),
-                );
-                if self.decide(index, lower, upper, value, Proof::Retrograde, false) {
+            if self.entries.tell_parent(index, option) == 0 {
+                let (lower, upper, value) = self.entries.interval(index);
+                if self.entries.decide(index, lower, upper, value, Proof::Retrograde, false) {
                     decided.push(parent);
                 }
             }

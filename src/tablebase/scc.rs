@@ -85,7 +85,7 @@ impl LayerSolver<'_> {
         let size = self.size;
         let mut rank = vec![0u32; size];
         for (i, r) in rank.iter_mut().enumerate() {
-            if self.is_decided(i) {
+            if self.entries.is_decided(i) {
                 *r = NONE;
             }
         }

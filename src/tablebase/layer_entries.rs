@@ -1,0 +1,294 @@
+//! The entries of the layer being solved: one owner for its per-position
+//! arrays. Every phase (retrograde analysis, components, bounds, searches,
+//! checkpoints) reads and changes them through these methods only, so the
+//! rules that keep them consistent live in one place: an undecided
+//! position's bytes hold the best options seen so far and the quiet moves
+//! still pending; `decide` fixes a position once (first writer wins, after
+//! meeting the seed); a decided position's bytes are its entry.
+
+use std::io::{self, Write};
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::{AcqRel, Relaxed};
+use std::sync::Mutex;
+
+use super::codec::{DecodeError, Decoder};
+use super::entry::{Entry, Proof, ENTRY_BYTES};
+use super::solved::SolvedLayers;
+use crate::rank::{layer_index, layer_size, position_in_layer};
+use crate::rules::Position;
+
+/// Flags byte of a position under construction.
+const DECIDED: u8 = 0x80;
+const ON_CYCLE: u8 = 0x40;
+const PROOF_MASK: u8 = 0x03;
+
+/// A position whose interval proven by this build and the interval of the
+/// table it started from do not meet: one of the two tables is wrong (or
+/// made for other rules), and nothing built on both may be trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contradiction {
+    pub seeds: u32,
+    pub index: u64,
+    /// The interval this build proves, and the seed's entry.
+    pub ours: (u8, u8),
+    pub theirs: (u8, u8),
+}
+
+impl std::fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let position = position_in_layer(self.seeds, self.index)
+            .map(|p| p.pits().iter().map(|s| s.to_string()).collect::<Vec<_>>().join("-"))
+            .unwrap_or_else(|| format!("index {}", self.index));
+        write!(
+            f,
+            "layer {} position {position}: this build proves {}..{}, the table it starts from says {}..{}",
+            self.seeds, self.ours.0, self.ours.1, self.theirs.0, self.theirs.1
+        )
+    }
+}
+
+/// The per-position state of a layer under construction.
+pub(crate) struct LayerEntries<'a> {
+    n: u32,
+    size: usize,
+    lower: &'a SolvedLayers,
+    /// Best option bounds and estimate seen so far (mover-relative); once a
+    /// position is decided, its own lower bound, upper bound and value.
+    lo: Vec<AtomicU8>,
+    hi: Vec<AtomicU8>,
+    est: Vec<AtomicU8>,
+    /// Quiet moves whose child is not decided yet.
+    pending: Vec<AtomicU8>,
+    /// `DECIDED | ON_CYCLE | proof`.
+    flags: Vec<AtomicU8>,
+    /// This layer's packed entries in the table the build starts from:
+    /// proven intervals, intersected with what this build proves
+    /// (`docs/cycle-bounds.md` §6).
+    seed: Option<&'a [u8]>,
+    /// The first position where this build and the seed disagree.
+    contradiction: Mutex<Option<Contradiction>>,
+}
+
+fn atomic_bytes(len: usize) -> Vec<AtomicU8> {
+    (0..len).map(|_| AtomicU8::new(0)).collect()
+}
+
+fn atomics_from(bytes: &[u8], size: usize, what: &str) -> Result<Vec<AtomicU8>, DecodeError> {
+    if bytes.len() != size {
+        return Err(DecodeError(format!("{what}: {} bytes for {size} positions", bytes.len())));
+    }
+    Ok(bytes.iter().map(|&b| AtomicU8::new(b)).collect())
+}
+
+/// Writes a length-prefixed blob of atomic bytes in chunks, without a copy
+/// of the whole array (at 24 seeds a layer array is 400 MB).
+fn stream_blob(out: &mut dyn Write, array: &[AtomicU8]) -> io::Result<()> {
+    out.write_all(&(array.len() as u64).to_le_bytes())?;
+    let mut buffer = Vec::with_capacity(1 << 16);
+    for chunk in array.chunks(1 << 16) {
+        buffer.clear();
+        buffer.extend(chunk.iter().map(|a| a.load(Relaxed)));
+        out.write_all(&buffer)?;
+    }
+    Ok(())
+}
+
+impl<'a> LayerEntries<'a> {
+    /// Layer `n`, nothing decided; `lower` holds layers `0..n`.
+    pub(crate) fn new(n: u32, lower: &'a SolvedLayers) -> LayerEntries<'a> {
+        let size = layer_size(n) as usize;
+        LayerEntries {
+            n,
+            size,
+            lower,
+            lo: atomic_bytes(size),
+            hi: atomic_bytes(size),
+            est: atomic_bytes(size),
+            pending: atomic_bytes(size),
+            flags: atomic_bytes(size),
+            seed: None,
+            contradiction: Mutex::new(None),
+        }
+    }
+
+    /// Streams the arrays (five blobs, in the checkpoint layout).
+    pub(crate) fn write_arrays(&self, out: &mut dyn Write) -> io::Result<()> {
+        for array in [&self.lo, &self.hi, &self.est, &self.pending, &self.flags] {
+            stream_blob(out, array)?;
+        }
+        Ok(())
+    }
+
+    /// Reads back what [`Self::write_arrays`] wrote.
+    pub(crate) fn read_arrays(&mut self, d: &mut Decoder) -> Result<(), DecodeError> {
+        let size = self.size;
+        self.lo = atomics_from(d.blob()?, size, "lower bounds")?;
+        self.hi = atomics_from(d.blob()?, size, "upper bounds")?;
+        self.est = atomics_from(d.blob()?, size, "estimates")?;
+        self.pending = atomics_from(d.blob()?, size, "counters")?;
+        self.flags = atomics_from(d.blob()?, size, "flags")?;
+        Ok(())
+    }
+
+    /// A position's first look: the best capture options and the quiet
+    /// moves to wait for.
+    #[inline]
+    pub(crate) fn start(&self, index: usize, options: (u8, u8, u8), quiet: u8) {
+        self.lo[index].store(options.0, Relaxed);
+        self.hi[index].store(options.1, Relaxed);
+        self.est[index].store(options.2, Relaxed);
+        self.pending[index].store(quiet, Relaxed);
+    }
+
+    /// `(lower, upper, estimate)`: the best options so far of an undecided
+    /// position, the entry of a decided one.
+    #[inline]
+    pub(crate) fn interval(&self, index: usize) -> (u8, u8, u8) {
+        (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.est[index].load(Relaxed))
+    }
+
+    /// Quiet moves of an undecided position whose child is not decided.
+    #[inline]
+    pub(crate) fn pending(&self, index: usize) -> u8 {
+        self.pending[index].load(Relaxed)
+    }
+
+    /// Intersects every interval this layer proves with `entries`, the
+    /// packed entries of the same layer in a table proven before (an
+    /// interval that does not meet is a [`Contradiction`]).
+    pub(crate) fn set_seed(&mut self, entries: &'a [u8]) {
+        assert_eq!(entries.len(), self.size * ENTRY_BYTES, "the seed holds layer {}", self.n);
+        self.seed = Some(entries);
+    }
+
+    /// The seed's proven interval of a position, if there is a seed.
+    #[inline]
+    pub(crate) fn seed_entry(&self, index: usize) -> Option<Entry> {
+        let bytes = self.seed?;
+        let at = index * ENTRY_BYTES;
+        Some(Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]]))
+    }
+
+    /// `[lower, upper]` intersected with the seed's interval; a seed entry
+    /// that does not meet it (or is no interval of this layer) is recorded
+    /// as the layer's contradiction and leaves `[lower, upper]` as it is.
+    pub(crate) fn meet_seed(&self, index: usize, lower: u8, upper: u8) -> (u8, u8) {
+        let Some(seed) = self.seed_entry(index) else {
+            return (lower, upper);
+        };
+        let (low, high) = (lower.max(seed.lower), upper.min(seed.upper));
+        if low > high || seed.upper > self.n as u8 {
+            let mut first = self.contradiction.lock().unwrap_or_else(|e| e.into_inner());
+            let found = Contradiction {
+                seeds: self.n,
+                index: index as u64,
+                ours: (lower, upper),
+                theirs: (seed.lower, seed.upper),
+            };
+            // The least index, so that the report does not depend on
+            // thread timing.
+            if first.is_none_or(|c| c.index > found.index) {
+                *first = Some(found);
+            }
+            return (lower, upper);
+        }
+        (low, high)
+    }
+
+    #[inline]
+    pub(crate) fn is_decided(&self, index: usize) -> bool {
+        self.flags[index].load(Relaxed) & DECIDED != 0
+    }
+
+    /// The interval and estimate of the mover's option leading to `child`
+    /// (reached by a capture into a lower layer, or a decided position of
+    /// this layer): `n − V(child)`.
+    #[inline]
+    pub(crate) fn option_of(&self, child: &Position, captured: u8) -> (u8, u8, u8) {
+        let n = self.n as u8;
+        let (lower, upper, value) = if captured > 0 {
+            let e = self.lower.entry(child);
+            (e.lower, e.upper, e.value)
+        } else {
+            let i = layer_index(child) as usize;
+            (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed), self.est[i].load(Relaxed))
+        };
+        (n - upper, n - lower, n - value)
+    }
+
+    /// Records a decided child's option at an undecided parent; returns
+    /// the quiet moves of the parent still pending.
+    #[inline]
+    pub(crate) fn tell_parent(&self, parent: usize, option: (u8, u8, u8)) -> u8 {
+        self.lo[parent].fetch_max(option.0, Relaxed);
+        self.hi[parent].fetch_max(option.1, Relaxed);
+        self.est[parent].fetch_max(option.2, Relaxed);
+        // Release/acquire: whoever takes the count to zero sees every option.
+        self.pending[parent].fetch_sub(1, AcqRel) - 1
+    }
+
+    /// Marks a position decided with its final values; false if another
+    /// thread decided it first.
+    pub(crate) fn decide(
+        &self,
+        index: usize,
+        lower: u8,
+        upper: u8,
+        value: u8,
+        proof: Proof,
+        cycle: bool,
+    ) -> bool {
+        let (lower, upper, value, proof) = match self.seed_entry(index) {
+            Some(seed) => {
+                let (low, high) = self.meet_seed(index, lower, upper);
+                // Exact by our own proof, else by the seed's; two open
+                // intervals that meet in one value count as searched (at
+                // least one of them narrowed by a search).
+                let proof = match (lower == upper, seed.is_exact()) {
+                    (true, _) => proof,
+                    (false, true) => seed.proof,
+                    (false, false) => Proof::Search,
+                };
+                // Our own estimate (clamped below): a seed that adds
+                // nothing leaves the bytes of a build from scratch.
+                (low, high, value, proof)
+            }
+            None => (lower, upper, value, proof),
+        };
+        let proof = if lower == upper { proof } else { Proof::Open };
+        let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
+        if self.flags[index].compare_exchange(0, flags, Relaxed, Relaxed).is_err() {
+            return false;
+        }
+        self.lo[index].store(lower, Relaxed);
+        self.hi[index].store(upper, Relaxed);
+        self.est[index].store(value.clamp(lower, upper), Relaxed);
+        true
+    }
+
+    /// The final entry of a decided position.
+    pub(crate) fn entry(&self, index: usize) -> Entry {
+        let flags = self.flags[index].load(Relaxed);
+        Entry {
+            value: self.est[index].load(Relaxed),
+            lower: self.lo[index].load(Relaxed),
+            upper: self.hi[index].load(Relaxed),
+            on_cycle: flags & ON_CYCLE != 0,
+            proof: Proof::from_bits(flags & PROOF_MASK),
+        }
+    }
+
+    pub(crate) fn packed(&self) -> Vec<u8> {
+        let mut bytes = vec![0u8; self.size * ENTRY_BYTES];
+        for (index, chunk) in bytes.chunks_exact_mut(ENTRY_BYTES).enumerate() {
+            debug_assert!(self.is_decided(index));
+            chunk.copy_from_slice(&self.entry(index).pack());
+        }
+        bytes
+    }
+
+    /// The first contradiction with the seed, if any.
+    pub(crate) fn contradiction(&self) -> Option<Contradiction> {
+        *self.contradiction.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
