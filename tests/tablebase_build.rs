@@ -93,7 +93,7 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
     build(&options(&dir, 4), &mut |_| {}).unwrap();
     let manifest = fs::read(dir.join("manifest")).unwrap();
     let table = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
-    let error = build(&options(&dir, 5), &mut |_| {}).unwrap_err();
+    let error = build(&options(&dir, 3), &mut |_| {}).unwrap_err();
     assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
     assert!(error.to_string().contains("max-seeds 4"), "{error}");
     let mut other_budget = options(&dir, 4);
@@ -105,7 +105,15 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
     let report = build(&options(&dir, 4), &mut |_| {}).unwrap();
     assert_eq!(report.reused_layers, 5);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
+    // More seeds with the same budget extend the build, to the bytes of a
+    // build made that size at once.
+    let report = build(&options(&dir, 6), &mut |_| {}).unwrap();
+    assert_eq!(report.reused_layers, 5);
+    let at_once = scratch("params-at-once");
+    build(&options(&at_once, 6), &mut |_| {}).unwrap();
+    assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), fs::read(at_once.join(TABLEBASE_FILE)).unwrap());
     fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&at_once).unwrap();
 }
 
 #[test]

@@ -9,9 +9,10 @@
 //! * `checkpoint-NN-SEQ.zst`: a snapshot of the layer in progress;
 //! * once complete: `tablebase.owtb`, `tablebase.owtb.zst` and `stats.json`.
 //!
-//! Running the build again resumes: the parameters must match, every file
-//! the manifest names must have its recorded size and checksum, or the build
-//! stops with an error and touches nothing.
+//! Running the build again resumes: the parameters must match (a larger
+//! `max_seeds` extends a build, since no layer depends on the layers above
+//! it), every file the manifest names must have its recorded size and
+//! checksum, or the build stops with an error and touches nothing.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -410,7 +411,18 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
     let manifest_path = dir.join("manifest");
     let mut manifest = match fs::read_to_string(&manifest_path) {
         Ok(text) => {
-            let found = Manifest::parse(&text, &manifest_path)?;
+            let mut found = Manifest::parse(&text, &manifest_path)?;
+            // A layer does not depend on how many layers follow it: a build
+            // may be extended to more seeds (or cut to fewer, down to its
+            // finished layers) with the same budget.
+            let extendable = (found.budget, found.seed) == (wanted.budget, wanted.seed)
+                && found.layers.len() <= wanted.max_seeds as usize + 1;
+            if found.max_seeds != wanted.max_seeds && extendable {
+                log(format!("now building up to {} seeds (was {})", wanted.max_seeds, found.max_seeds));
+                found.max_seeds = wanted.max_seeds;
+                write_bytes_atomically(&manifest_path, found.render().as_bytes())
+                    .map_err(io_at(&manifest_path))?;
+            }
             if !found.same_build(&wanted) {
                 return Err(BuildError::Parameters {
                     dir: dir.clone(),
