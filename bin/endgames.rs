@@ -110,15 +110,31 @@ struct BuildArgs {
     /// Layers above this many seeds get no path-cut search.
     #[arg(long, default_value_t = SearchBudget::default().cut_max_seeds)]
     cut_max_seeds: u32,
-    /// Seconds between checkpoints inside a layer.
-    #[arg(long, default_value_t = 120.0)]
-    checkpoint_seconds: f64,
     /// Skip the zstd-compressed copy.
     #[arg(long)]
     no_compress: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// How a long run reports and checkpoints.
+#[derive(Args)]
+struct RunArgs {
+    /// Seconds between checkpoints inside a layer.
+    #[arg(long, default_value_t = 120.0)]
+    checkpoint_seconds: f64,
     /// No progress bars or per-layer lines.
     #[arg(long, short)]
     quiet: bool,
+}
+
+impl RunArgs {
+    fn checkpoint_every(&self) -> anyhow::Result<Duration> {
+        if !(self.checkpoint_seconds >= 0.0 && self.checkpoint_seconds.is_finite()) {
+            bail!("--checkpoint-seconds must be a non-negative number");
+        }
+        Ok(Duration::from_secs_f64(self.checkpoint_seconds))
+    }
 }
 
 #[derive(Args)]
@@ -139,15 +155,11 @@ struct ImproveArgs {
     /// search leaves open (0: none).
     #[arg(long, default_value_t = 0)]
     cut_nodes: u64,
-    /// Seconds between checkpoints inside a layer.
-    #[arg(long, default_value_t = 120.0)]
-    checkpoint_seconds: f64,
     /// Do not rewrite the zstd-compressed copy (unless the directory has one).
     #[arg(long)]
     no_compress: bool,
-    /// No progress bars or per-layer lines.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// `8` or `8-10`.
@@ -192,9 +204,6 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
     if args.max_seeds > 24 {
         bail!("--max-seeds {} is beyond what this builder supports (24)", args.max_seeds);
     }
-    if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds.is_finite()) {
-        bail!("--checkpoint-seconds must be a non-negative number");
-    }
     let options = BuildOptions {
         dir: args.dir,
         max_seeds: args.max_seeds,
@@ -206,42 +215,51 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
             cut_max_seeds: args.cut_max_seeds,
             min_seeds: args.search_min_seeds,
         },
-        checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
-        progress: !args.quiet,
+        checkpoint_every: args.run.checkpoint_every()?,
+        progress: !args.run.quiet,
         compress: !args.no_compress,
         start_from: args.from,
     };
-    let quiet = args.quiet;
-    if !quiet {
-        eprintln!("{}", LayerStats::table_header());
-    }
-    let report = build(&options, &mut |line| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    })?;
-    println!("{}", LayerStats::table_header());
-    for layer in &report.layers {
-        println!("{}", layer.table_row());
-    }
-    let positions: u64 = report.layers.iter().map(|l| l.positions).sum();
-    let exact: u64 = report.layers.iter().map(|l| l.exact).sum();
+    let report = build(&options, &mut layer_log(args.run.quiet))?;
     let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
+    let summary = print_layers(&report.layers);
     println!(
-        "{} positions, {} exact ({:.1}%), {:.1} s of layer work; tablebase in {}",
-        thousands(positions),
-        thousands(exact),
-        100.0 * exact as f64 / positions.max(1) as f64,
-        seconds,
+        "{summary}, {seconds:.1} s of layer work; tablebase in {}",
         options.dir.join(TABLEBASE_FILE).display()
     );
     Ok(())
 }
 
-fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
-    if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds.is_finite()) {
-        bail!("--checkpoint-seconds must be a non-negative number");
+/// Where a build's log lines go: stderr, under the table header, unless
+/// quiet.
+fn layer_log(quiet: bool) -> impl FnMut(String) {
+    if !quiet {
+        eprintln!("{}", LayerStats::table_header());
     }
+    move |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// Prints one row per layer; returns "P positions, E exact (x%)".
+fn print_layers(layers: &[LayerStats]) -> String {
+    println!("{}", LayerStats::table_header());
+    for layer in layers {
+        println!("{}", layer.table_row());
+    }
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let exact: u64 = layers.iter().map(|l| l.exact).sum();
+    format!(
+        "{} positions, {} exact ({:.1}%)",
+        thousands(positions),
+        thousands(exact),
+        100.0 * exact as f64 / positions.max(1) as f64
+    )
+}
+
+fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
     let (first, last) = args.layers;
     let options = ImproveOptions {
         dir: args.dir,
@@ -253,35 +271,19 @@ fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
             cut_nodes: args.cut_nodes,
             cut_max_seeds: if args.cut_nodes > 0 { last } else { 0 },
         },
-        checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
-        progress: !args.quiet,
+        checkpoint_every: args.run.checkpoint_every()?,
+        progress: !args.run.quiet,
         compress: !args.no_compress,
     };
-    let quiet = args.quiet;
-    if !quiet {
-        eprintln!("{}", LayerStats::table_header());
-    }
-    let outcome = improve(&options, &mut |line| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    })?;
+    let outcome = improve(&options, &mut layer_log(args.run.quiet))?;
     match outcome {
         Improvement::FinishedEarlierCommit { generation } => println!(
             "finished committing an interrupted pass (generation {generation}); run again for a new pass"
         ),
         Improvement::Committed { generation, pass } => {
-            println!("{}", LayerStats::table_header());
-            for layer in &pass.layers {
-                println!("{}", layer.table_row());
-            }
-            let positions: u64 = pass.layers.iter().map(|l| l.positions).sum();
-            let exact: u64 = pass.layers.iter().map(|l| l.exact).sum();
+            let summary = print_layers(&pass.layers);
             println!(
-                "generation {generation}: {} positions, {} exact ({:.1}%); tablebase in {}",
-                thousands(positions),
-                thousands(exact),
-                100.0 * exact as f64 / positions.max(1) as f64,
+                "generation {generation}: {summary}; tablebase in {}",
                 options.dir.join(TABLEBASE_FILE).display()
             );
         }

@@ -148,23 +148,27 @@ impl Manifest {
         self.layers.len() == self.max_seeds as usize + 1
     }
 
-    pub fn parameters(&self) -> String {
+    /// The parameters, named as in the manifest, in its order.
+    fn parameter_fields(&self) -> [(&'static str, u64); 7] {
         let b = &self.budget;
+        [
+            ("max-seeds", self.max_seeds as u64),
+            ("search-nodes", b.nodes_per_search),
+            ("search-max-path", b.max_path as u64),
+            ("search-min-seeds", b.min_seeds as u64),
+            ("search-max-seeds", b.max_seeds as u64),
+            ("cut-nodes", b.cut_nodes),
+            ("cut-max-seeds", b.cut_max_seeds as u64),
+        ]
+    }
+
+    pub fn parameters(&self) -> String {
+        let fields: Vec<String> = self.parameter_fields().iter().map(|(k, v)| format!("{k} {v}")).collect();
         let seed = match self.seed {
             Some(p) => format!(", starting from table {:016x} (layers 0..{})", p.body_checksum, p.layers),
             None => String::new(),
         };
-        format!(
-            "max-seeds {}, search-nodes {}, search-max-path {}, search-min-seeds {}, search-max-seeds {}, \
-             cut-nodes {}, cut-max-seeds {}{seed}",
-            self.max_seeds,
-            b.nodes_per_search,
-            b.max_path,
-            b.min_seeds,
-            b.max_seeds,
-            b.cut_nodes,
-            b.cut_max_seeds
-        )
+        format!("{}{seed}", fields.join(", "))
     }
 
     /// Same parameters (what the build computes), whatever its progress.
@@ -173,18 +177,10 @@ impl Manifest {
     }
 
     pub fn render(&self) -> String {
-        let b = &self.budget;
-        let mut text = format!(
-            "{MANIFEST_SIGNATURE}\nmax-seeds {}\nsearch-nodes {}\nsearch-max-path {}\nsearch-min-seeds {}\n\
-             search-max-seeds {}\ncut-nodes {}\ncut-max-seeds {}\n",
-            self.max_seeds,
-            b.nodes_per_search,
-            b.max_path,
-            b.min_seeds,
-            b.max_seeds,
-            b.cut_nodes,
-            b.cut_max_seeds
-        );
+        let mut text = format!("{MANIFEST_SIGNATURE}\n");
+        for (key, value) in self.parameter_fields() {
+            text += &format!("{key} {value}\n");
+        }
         if let Some(p) = self.seed {
             text += &format!("start-from {:016x} {}\n", p.body_checksum, p.layers);
         }
