@@ -12,7 +12,7 @@ use oware::formats::endgames::EndgamesVersion;
 use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
 use oware::tablebase::improve::{improve, ImproveOptions, Improvement};
-use oware::tablebase::verify::{verify, verify_deep};
+use oware::tablebase::verify::{verify, verify_deep, DeepSample};
 use oware::tablebase::{build, LayerStats, Proof, SearchBudget, Tablebase};
 use oware::GameState;
 
@@ -61,6 +61,9 @@ enum Command {
         /// Seed of the sample.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Layers above this many seeds are not sampled with --deep.
+        #[arg(long, default_value_t = 7)]
+        deep_max_seeds: u32,
     },
     /// Write the tablebase in the engine's "Oware Endgames" layout.
     Export {
@@ -185,8 +188,14 @@ fn main() {
             Command::Build(args) => build_command(args),
             Command::Improve(args) => improve_command(args),
             Command::Probe { tablebase, game } => probe(&tablebase, &game),
-            Command::Verify { tablebase, deep, sample, deep_nodes, seed } => {
-                verify_command(&tablebase, deep.then_some((sample as usize, deep_nodes, seed)))
+            Command::Verify { tablebase, deep, sample, deep_nodes, seed, deep_max_seeds } => {
+                let sample = DeepSample {
+                    per_layer: sample as usize,
+                    cut_nodes: deep_nodes,
+                    seed,
+                    max_seeds: deep_max_seeds,
+                };
+                verify_command(&tablebase, deep.then_some(sample))
             }
             Command::Export { tablebase, out, layout, date } => {
                 let version = EndgamesVersion::parse(&layout)
@@ -374,7 +383,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn verify_command(path: &Path, deep: Option<(usize, u64, u64)>) -> anyhow::Result<()> {
+fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
     let table = open(path)?;
     table.verify_checksums()?;
     println!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
@@ -393,8 +402,9 @@ fn verify_command(path: &Path, deep: Option<(usize, u64, u64)>) -> anyhow::Resul
         bail!("{} entries fail the one-ply check", report.failures);
     }
     println!("verify: all entries consistent");
-    if let Some((sample, nodes, seed)) = deep {
-        let deep = verify_deep(&table, sample, nodes, seed);
+    if let Some(sample) = deep {
+        let nodes = sample.cut_nodes;
+        let deep = verify_deep(&table, sample);
         println!(
             "deep: {} search-proven entries re-proven by the path-cut search ({} nodes per question): \
              {} confirmed, {} consistent but not closed, {} disagreements",

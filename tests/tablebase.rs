@@ -325,9 +325,9 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
 /// entries the threshold search proved, and notices a wrong one.
 #[test]
 fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
-    use oware::tablebase::verify::verify_deep;
+    use oware::tablebase::verify::{verify_deep, DeepSample};
     let (solved, stats) = solve_layers(6, TO_SIX);
-    let report = verify_deep(&solved, 40, 2_000, 7);
+    let report = verify_deep(&solved, DeepSample { per_layer: 40, cut_nodes: 2_000, seed: 7, max_seeds: 6 });
     let proven: u64 = stats.iter().map(|s| s.exact_by_search.min(40)).sum();
     assert_eq!(report.sampled, proven);
     assert_eq!(report.disagreements, 0, "{:?}", report.examples);
@@ -357,7 +357,8 @@ fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
         layers.push(LayerBytes::Owned(bytes));
     }
     assert!(wrong.is_some());
-    let report = verify_deep(&layers, 1_000, 2_000, 7);
+    let report =
+        verify_deep(&layers, DeepSample { per_layer: 1_000, cut_nodes: 2_000, seed: 7, max_seeds: 4 });
     assert!(report.disagreements >= 1, "{report:?}");
     assert!(report.examples.iter().any(|e| e.contains("(4 seeds)")), "{:?}", report.examples);
 }

@@ -172,7 +172,7 @@ fn a_small_rebuild_matches_the_shipped_tablebase() {
     // `make endgames` gives the threshold search more nodes per question
     // than the default: rebuild the layers that stay quick.
     let budget = shipped.header().budget;
-    assert_eq!(budget, SearchBudget { nodes_per_search: 3_000_000, ..SearchBudget::default() });
+    assert_eq!(budget, SearchBudget { nodes_per_search: 3_000_000, max_seeds: 8, ..SearchBudget::default() });
     let dir = scratch("shipped");
     build(&BuildOptions { budget, ..options(&dir, 6) }, &mut |_| {}).unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();

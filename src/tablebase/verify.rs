@@ -183,20 +183,35 @@ pub struct DeepReport {
     pub examples: Vec<String>,
 }
 
+/// Which entries `verify_deep` re-proves, and with how much work.
+#[derive(Clone, Copy, Debug)]
+pub struct DeepSample {
+    /// Entries per layer.
+    pub per_layer: usize,
+    /// Nodes per path-cut question.
+    pub cut_nodes: u64,
+    /// The sample depends only on this.
+    pub seed: u64,
+    /// Layers above this are not sampled: a path-cut node re-solves two
+    /// threshold games on the whole component, and layer 8's single
+    /// component of 65,036 positions makes that minutes per question.
+    pub max_seeds: u32,
+}
+
 /// Re-proves up to `per_layer` randomly chosen search-proven entries of
-/// every layer with a second, independent algorithm: the layer is solved
-/// again from the table's lower layers with the history-free bounds only,
-/// and the path-cut search (`docs/cycle-bounds.md`, section 4b; not the
-/// threshold search that proved the entries) narrows each sampled entry's
-/// bounds with `cut_nodes` nodes per question. Its bounds must contain the
-/// entry's value. The sample depends only on `seed`.
-pub fn verify_deep(source: &dyn LayerSource, per_layer: usize, cut_nodes: u64, seed: u64) -> DeepReport {
+/// every layer up to `max_seeds` with a second, independent algorithm: the
+/// layer is solved again from the table's lower layers with the
+/// history-free bounds only, and the path-cut search (`docs/cycle-bounds.md`,
+/// section 4b; not the threshold search that proved the entries) narrows
+/// each sampled entry's bounds. Its bounds must contain the entry's value.
+pub fn verify_deep(source: &dyn LayerSource, sample: DeepSample) -> DeepReport {
+    let DeepSample { per_layer, cut_nodes, seed, max_seeds } = sample;
     use super::layer::{Audit, LayerSolver, SearchBudget};
     use super::solved::LayerBytes;
     let mut report = DeepReport::default();
     let mut lower = SolvedLayers::new();
     let mut random = seed | 1;
-    for n in 0..=source.max_seeds() {
+    for n in 0..=source.max_seeds().min(max_seeds) {
         let bytes = source.layer(n);
         // Every search-proven entry, then a seeded partial shuffle.
         let mut proven: Vec<u32> = (0..layer_size(n) as usize)
