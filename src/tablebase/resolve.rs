@@ -77,7 +77,7 @@ impl LayerSolver<'_> {
         let members = components.of(k);
         let positions = MemberPositions::new(self.n, members);
         let (lower, upper, mut done) = match step {
-            // Saved after the seed was met.
+            // The history-free bounds, saved when the search began.
             Step::Search { lower, upper, done } => (lower, upper, done),
             step => {
                 let clock = Instant::now();
