@@ -97,7 +97,16 @@ pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<
         compress: false,
         start_from: Some(table_path),
     };
-    let report = build(&pass_options, log)?;
+    let report = build(&pass_options, log).map_err(|error| match error {
+        BuildError::Parameters { found, wanted, .. } => BuildError::Corrupt {
+            path: pass_dir.clone(),
+            problem: format!(
+                "an interrupted improvement pass with other parameters is here ({found}; asked for \
+                 {wanted}): finish it with its own options, or remove this directory to drop it"
+            ),
+        },
+        error => error,
+    })?;
 
     // 1. The new generation's files, under names no manifest uses yet.
     let mut committed = read_manifest(&pass_dir)?;
