@@ -17,20 +17,26 @@ bench:
 perft-check: build
 	$(RELEASE) perft -- --check tests/reference/perft.txt
 
-# The shipped endgame tablebase: built (or resumed, or extended from a
-# smaller build with the same budget) in target/, verified (with a second
-# opinion on a sample of search proofs), then copied to data/.
-# ENDGAMES_SEEDS=15 builds a bigger one (not shipped). The threshold search
-# runs up to layer ENDGAMES_SEARCH with up to ENDGAMES_NODES nodes per
-# question: layers up to 7 close completely in seconds, layer 8 takes about
-# 20 minutes on one core and leaves 3,857 positions open (README);
-# `endgames improve` can then search those again with a bigger budget.
+# The shipped endgame tablebase, in two stages, each resumable (rerunning
+# `make endgames` reuses what is done):
+# 1. every layer up to ENDGAMES_SEEDS, with the threshold search up to layer
+#    ENDGAMES_SEARCH at ENDGAMES_NODES nodes per question (layers up to 7
+#    close in seconds; layer 8 takes about 20 minutes of one core and leaves
+#    3,857 positions open);
+# 2. a build started from stage 1 (`--from`) that searches layer
+#    ENDGAMES_SEARCH again, its open positions only, with ENDGAMES_DEEPER
+#    nodes per question: what `endgames improve` does in place.
+# Then verified (with a second opinion on a sample of search proofs) and
+# copied to data/. ENDGAMES_SEEDS=15 builds a bigger one (not shipped).
 ENDGAMES_SEEDS ?= 12
 ENDGAMES_SEARCH ?= 8
 ENDGAMES_NODES ?= 3000000
-ENDGAMES_DIR := target/endgames-$(ENDGAMES_SEEDS)-search$(ENDGAMES_SEARCH)-$(ENDGAMES_NODES)
+ENDGAMES_DEEPER ?= 30000000
+ENDGAMES_STAGE1 := target/endgames-$(ENDGAMES_SEEDS)-search$(ENDGAMES_SEARCH)-$(ENDGAMES_NODES)
+ENDGAMES_DIR := $(ENDGAMES_STAGE1)-then-$(ENDGAMES_DEEPER)
 endgames: build
-	$(RELEASE) endgames -- build --dir $(ENDGAMES_DIR) --max-seeds $(ENDGAMES_SEEDS) --search-max-seeds $(ENDGAMES_SEARCH) --search-nodes $(ENDGAMES_NODES)
+	$(RELEASE) endgames -- build --dir $(ENDGAMES_STAGE1) --max-seeds $(ENDGAMES_SEEDS) --search-max-seeds $(ENDGAMES_SEARCH) --search-nodes $(ENDGAMES_NODES)
+	$(RELEASE) endgames -- build --dir $(ENDGAMES_DIR) --from $(ENDGAMES_STAGE1)/tablebase.owtb --max-seeds $(ENDGAMES_SEEDS) --search-min-seeds $(ENDGAMES_SEARCH) --search-max-seeds $(ENDGAMES_SEARCH) --search-nodes $(ENDGAMES_DEEPER)
 	$(RELEASE) endgames -- verify --tablebase $(ENDGAMES_DIR) --deep --sample 100
 	$(RELEASE) endgames -- verify --tablebase $(ENDGAMES_DIR) --deep --sample 20 --deep-nodes 2000 --deep-max-seeds 8
 	cp $(ENDGAMES_DIR)/tablebase.owtb.zst data/endgames-$(ENDGAMES_SEEDS).owtb.zst
