@@ -169,14 +169,14 @@ fn a_small_rebuild_matches_the_shipped_tablebase() {
         Tablebase::open(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst")))
             .unwrap();
     shipped.verify_checksums().unwrap();
-    // `make endgames` runs in two stages: a build with the threshold search
-    // up to layer 8 at 3 million nodes per question, then a build started
-    // from it that searches layer 8 again at 30 million. The header tells
-    // the second and names the first by its checksum; rebuild the layers of
-    // the first that stay quick.
+    // `make endgames` runs in stages: a build with the threshold search up
+    // to layer 8 at 3 million nodes per question, then builds started from
+    // the previous table that search layer 8, then layer 9, again at 30
+    // million. The header tells the last stage and names the one before by
+    // its checksum; rebuild the layers of the first that stay quick.
     let header = shipped.header();
     let deeper =
-        SearchBudget { nodes_per_search: 30_000_000, min_seeds: 8, max_seeds: 8, ..SearchBudget::default() };
+        SearchBudget { nodes_per_search: 30_000_000, min_seeds: 9, max_seeds: 9, ..SearchBudget::default() };
     assert_eq!(header.budget, deeper);
     assert_eq!(header.provenance.map(|p| p.layers), Some(13));
     let budget = SearchBudget { nodes_per_search: 3_000_000, max_seeds: 8, ..SearchBudget::default() };
