@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
+use oware::say;
 
 use oware::cli::{progress_bar, run, thousands};
 use oware::search::{bench_positions, Limits, Options, Ordering, Searcher, Weights};
@@ -62,7 +63,7 @@ fn main() {
             let ordering: Ordering = args.engine.ordering.parse()?;
             vec![(args.engine.ordering.as_str(), ordering)]
         };
-        println!(
+        say!(
             "{} positions of {} ({} games), every {every}: {} searched; {limits:?}, hash {} MiB",
             positions.len(),
             args.file.display(),
@@ -70,9 +71,16 @@ fn main() {
             states.len(),
             args.engine.hash
         );
-        println!(
+        say!(
             "{:>10} {:>16} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8}",
-            "ordering", "nodes", "time s", "cpu s", "M n/s", "mean depth", "max time s", "proven"
+            "ordering",
+            "nodes",
+            "time s",
+            "cpu s",
+            "M n/s",
+            "mean depth",
+            "max time s",
+            "proven"
         );
         for (name, ordering) in steps {
             let options = Options {
@@ -110,7 +118,7 @@ fn main() {
             // Nodes per second of CPU time where the system tells it (the
             // machine is shared), of wall time otherwise.
             let busy = if cpu > 0.0 { cpu } else { seconds };
-            println!(
+            say!(
                 "{:>10} {:>16} {:>9.2} {:>9.2} {:>9.2} {:>10.2} {:>10.3} {:>8}",
                 name,
                 thousands(nodes),

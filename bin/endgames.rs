@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
+use oware::{note, say};
 
 use oware::cli::{parse_game, run, thousands};
 use oware::formats::endgames::EndgamesVersion;
@@ -202,7 +203,7 @@ fn main() {
                     .with_context(|| format!("--layout {layout}: the engine's layouts are 1.0 and 2.0"))?;
                 let table = open(&tablebase)?;
                 export_engine(&table, version, date.as_deref(), &out)?;
-                println!("wrote {} (Oware Endgames {layout})", out.display());
+                say!("wrote {} (Oware Endgames {layout})", out.display());
                 Ok(())
             }
         }
@@ -232,7 +233,7 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
     let report = build(&options, &mut layer_log(args.run.quiet))?;
     let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
     let summary = print_layers(&report.layers);
-    println!(
+    say!(
         "{summary}, {seconds:.1} s of layer work; tablebase in {}",
         options.dir.join(TABLEBASE_FILE).display()
     );
@@ -243,20 +244,20 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
 /// quiet.
 fn layer_log(quiet: bool) -> impl FnMut(String) {
     if !quiet {
-        eprintln!("{}", LayerStats::table_header());
+        note!("{}", LayerStats::table_header());
     }
     move |line| {
         if !quiet {
-            eprintln!("{line}");
+            note!("{line}");
         }
     }
 }
 
 /// Prints one row per layer; returns "P positions, E exact (x%)".
 fn print_layers(layers: &[LayerStats]) -> String {
-    println!("{}", LayerStats::table_header());
+    say!("{}", LayerStats::table_header());
     for layer in layers {
-        println!("{}", layer.table_row());
+        say!("{}", layer.table_row());
     }
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
     let exact: u64 = layers.iter().map(|l| l.exact).sum();
@@ -286,12 +287,12 @@ fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
     };
     let outcome = improve(&options, &mut layer_log(args.run.quiet))?;
     match outcome {
-        Improvement::FinishedEarlierCommit { generation } => println!(
+        Improvement::FinishedEarlierCommit { generation } => say!(
             "finished committing an interrupted pass (generation {generation}); run again for a new pass"
         ),
         Improvement::Committed { generation, pass } => {
             let summary = print_layers(&pass.layers);
-            println!(
+            say!(
                 "generation {generation}: {summary}; tablebase in {}",
                 options.dir.join(TABLEBASE_FILE).display()
             );
@@ -312,13 +313,9 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     let state: &GameState = &game.current;
     let position = state.position();
     let n = position.seeds();
-    println!("state: {state}");
+    say!("state: {state}");
     if state.is_over() {
-        println!(
-            "the game is over ({:?}): final score {:?}",
-            state.end().unwrap(),
-            state.final_score().unwrap()
-        );
+        say!("the game is over ({:?}): final score {:?}", state.end().unwrap(), state.final_score().unwrap());
         return Ok(());
     }
     let entry = table.entry(&position).with_context(|| {
@@ -332,7 +329,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
             format!("{lower}..{upper}")
         }
     };
-    println!(
+    say!(
         "{mover:?} to move, {n} seeds on the board: {mover:?} captures {} of them ({})",
         describe(entry.lower, entry.upper),
         match entry.proof {
@@ -353,9 +350,9 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
         }
     };
     if entry.is_exact() {
-        println!("result: {}", result(entry.lower));
+        say!("result: {}", result(entry.lower));
     } else {
-        println!("result: between '{}' and '{}'", result(entry.lower), result(entry.upper));
+        say!("result: between '{}' and '{}'", result(entry.lower), result(entry.upper));
     }
     if entry.on_cycle {
         let note = if state.plies_since_capture() == 0 {
@@ -363,9 +360,9 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
         } else {
             "the value holds only where the position is reached by a capture: this game has moves since the last capture that may repeat"
         };
-        println!("on a cycle of game states: {note}");
+        say!("on a cycle of game states: {note}");
     }
-    println!("moves (value for {mover:?}):");
+    say!("moves (value for {mover:?}):");
     let mut best = 0u8;
     let mut rows = Vec::new();
     for pit in position.legal_moves() {
@@ -378,7 +375,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     for (pit, captured, lower, upper) in rows {
         let marker = if upper >= best && upper >= entry.lower { "  best" } else { "" };
         let capture = if captured > 0 { format!(" captures {captured},") } else { String::new() };
-        println!("  {}:{capture} {}{marker}", mover.move_letter(pit), describe(lower, upper));
+        say!("  {}:{capture} {}{marker}", mover.move_letter(pit), describe(lower, upper));
     }
     Ok(())
 }
@@ -386,9 +383,9 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
 fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
     let table = open(path)?;
     table.verify_checksums()?;
-    println!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
+    say!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
     let report = verify(&table);
-    println!(
+    say!(
         "{} positions: {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",
         thousands(report.positions),
         thousands(report.rederived),
@@ -396,16 +393,16 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
         thousands(report.cycle_checked)
     );
     for example in &report.examples {
-        println!("  failure: {example}");
+        say!("  failure: {example}");
     }
     if report.failures > 0 {
         bail!("{} entries fail the one-ply check", report.failures);
     }
-    println!("verify: all entries consistent");
+    say!("verify: all entries consistent");
     if let Some(sample) = deep {
         let nodes = sample.cut_nodes;
         let deep = verify_deep(&table, sample);
-        println!(
+        say!(
             "deep: {} search-proven entries re-proven by the path-cut search ({} nodes per question): \
              {} confirmed, {} consistent but not closed, {} disagreements",
             thousands(deep.sampled),
@@ -415,7 +412,7 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
             deep.disagreements
         );
         for example in &deep.examples {
-            println!("  disagreement: {example}");
+            say!("  disagreement: {example}");
         }
         if deep.disagreements > 0 {
             bail!("{} entries disagree with the second opinion", deep.disagreements);

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 use clap::Parser;
+use oware::say;
 
 use oware::book::eval::{LeafEvaluator, Negamax, SearchEvaluator};
 use oware::book::play::{run_match, MatchOptions, Player};
@@ -93,7 +94,7 @@ fn main() {
         let verbose = args.verbose;
         let report = run_match(&a, &b, &options, &mut |i, game| {
             if verbose {
-                println!(
+                say!(
                     "game {:>3}: A {} {:>2}-{:<2} ({} A-book, {} B-book moves) {}",
                     i + 1,
                     if game.a_south { "South" } else { "North" },
@@ -108,8 +109,8 @@ fn main() {
         let n = report.games.len() as f64;
         let book_a_moves: usize = report.games.iter().map(|g| g.book_moves[0]).sum();
         let book_b_moves: usize = report.games.iter().map(|g| g.book_moves[1]).sum();
-        println!("A: {}; B: {}; engine: {}", a.name, b.name, engine.describe());
-        println!(
+        say!("A: {}; B: {}; engine: {}", a.name, b.name, engine.describe());
+        say!(
             "A scores {:.3} ± {:.3} (standard error) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
             report.score,
             report.standard_error,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{ArgGroup, Args, Parser, Subcommand};
+use oware::{note, say};
 
 use oware::book::eval::{
     evaluator_from_description, LeafEvaluator, Negamax, SearchEvaluator, NEGAMAX_MAX_DEPTH,
@@ -109,8 +110,8 @@ fn main() {
             Command::Probe { book, game } => {
                 let book = LoadedBook::open(&book)?;
                 let game = parse_game(game.as_deref())?;
-                println!("book: {}", book.kind());
-                println!("{}", probe(&book, &game));
+                say!("book: {}", book.kind());
+                say!("{}", probe(&book, &game));
                 Ok(())
             }
             Command::Stats { book } => stats_command(&book),
@@ -120,10 +121,10 @@ fn main() {
                 }
                 let report = export(&book, classic.as_deref(), doe.as_deref())?;
                 if let Some(path) = classic {
-                    println!("{}: {} entries", path.display(), thousands(report.entries_2014 as u64));
+                    say!("{}: {} entries", path.display(), thousands(report.entries_2014 as u64));
                 }
                 if let Some(path) = doe {
-                    println!("{}: {} entries", path.display(), thousands(report.entries_doe as u64));
+                    say!("{}: {} entries", path.display(), thousands(report.entries_doe as u64));
                 }
                 Ok(())
             }
@@ -196,10 +197,10 @@ fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
     let quiet = args.quiet;
     let report = grow(&options, evaluator.as_ref(), &mut |line| {
         if !quiet {
-            eprintln!("{line}");
+            note!("{line}");
         }
     })?;
-    println!(
+    say!(
         "{} expansions in {:.1} s ({:.0} per hour, {} threads, {} leaves evaluated); the book holds {} expansions, {} nodes, root value {:+}{}",
         thousands(report.expansions - report.expansions_before),
         report.seconds,
@@ -218,14 +219,16 @@ fn stats_command(book: &std::path::Path) -> anyhow::Result<()> {
     if !book.is_dir() {
         let loaded = LoadedBook::open(book)?;
         let game = parse_game(None)?;
-        println!("book: {}", loaded.kind());
-        println!("{}", probe(&loaded, &game));
+        say!("book: {}", loaded.kind());
+        say!("{}", probe(&loaded, &game));
         return Ok(());
     }
     let stored = load(book)?;
     match stored.graph {
-        None => println!("{}: {}; no checkpoint yet", book.display(), stored.manifest.parameters.describe()),
-        Some(graph) => print!("{}", stats(&graph, &stored.manifest.parameters)),
+        None => say!("{}: {}; no checkpoint yet", book.display(), stored.manifest.parameters.describe()),
+        Some(graph) => {
+            say!("{}", stats(&graph, &stored.manifest.parameters).to_string().trim_end_matches('\n'))
+        }
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Parser;
+use oware::say;
 use rayon::prelude::*;
 
 use oware::cli::{parse_game, run, thousands};
@@ -47,12 +48,12 @@ fn main() {
 
 fn count(options: &Options) -> anyhow::Result<()> {
     let game = parse_game(options.game.as_deref())?;
-    println!("state: {}", game.current);
+    say!("state: {}", game.current);
     for depth in 1..=options.depth {
         let started = Instant::now();
         let total = moves_in_parallel(&game, depth);
         let seconds = started.elapsed().as_secs_f64();
-        println!(
+        say!(
             "depth {depth:>2}: {:>20}  {:>8.3} s  {:>8.1} M paths/s",
             thousands(total),
             seconds,
@@ -61,7 +62,7 @@ fn count(options: &Options) -> anyhow::Result<()> {
     }
     if options.divide {
         for (pit, n) in perft_divide(&game.current, options.depth) {
-            println!("  {}: {}", game.current.to_move().move_letter(pit), thousands(n));
+            say!("  {}: {}", game.current.to_move().move_letter(pit), thousands(n));
         }
     }
     Ok(())
@@ -105,10 +106,10 @@ fn check_file(path: &PathBuf) -> anyhow::Result<()> {
         checked += 1;
         if found != expected {
             wrong += 1;
-            println!("{}: expected {expected:?}, found {found:?}", at());
+            say!("{}: expected {expected:?}, found {found:?}", at());
         }
     }
-    println!("{checked} lines checked, {wrong} wrong");
+    say!("{checked} lines checked, {wrong} wrong");
     if wrong > 0 {
         bail!("{wrong} of {checked} lines of {} disagree", path.display());
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use clap::Parser;
+use oware::say;
 
 use oware::cli::{parse_game, run, thousands};
 use oware::search::{Limits, Options, Searcher};
@@ -53,27 +54,27 @@ fn main() {
             }
             out.join(" ")
         };
-        println!("state:     {}", game.current);
+        say!("state:     {}", game.current);
         match result.best_move {
-            Some(pit) => println!("best move: {}", side.move_letter(pit)),
-            None => println!("best move: none (the game is over)"),
+            Some(pit) => say!("best move: {}", side.move_letter(pit)),
+            None => say!("best move: none (the game is over)"),
         }
         let proven = if result.proven { ", proven" } else { "" };
-        println!(
+        say!(
             "score:     {} for {side:?} (engine units {:+}{proven})",
             result.score,
             result.score.engine_units()
         );
-        println!("pv:        {}", letters(&result.pv));
-        println!("depth:     {} (stopped: {:?})", result.depth, result.stop);
-        println!(
+        say!("pv:        {}", letters(&result.pv));
+        say!("depth:     {} (stopped: {:?})", result.depth, result.stop);
+        say!(
             "nodes:     {} in {:.3} s ({:.2} M nodes/s)",
             thousands(result.nodes),
             result.elapsed.as_secs_f64(),
             result.nodes_per_second() / 1e6
         );
         let stats = &result.stats;
-        println!(
+        say!(
             "table:     {} probes, {} hits, {} cutoffs, {} refused for the history; {} repetitions",
             thousands(stats.table_probes),
             thousands(stats.table_hits),
@@ -84,12 +85,7 @@ fn main() {
         if args.moves {
             for m in searcher.score_moves(&game.current, &limits)? {
                 let proven = if m.proven { " (proven)" } else { "" };
-                println!(
-                    "  {}: {:>+5}  {}{proven}",
-                    side.move_letter(m.pit),
-                    m.score.engine_units(),
-                    m.score
-                );
+                say!("  {}: {:>+5}  {}{proven}", side.move_letter(m.pit), m.score.engine_units(), m.score);
             }
         }
         Ok::<(), anyhow::Error>(())

@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use clap::Parser;
+use oware::say;
 use rayon::prelude::*;
 
 use oware::cli::{run, thousands};
@@ -35,8 +36,8 @@ fn main() {
             rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
         }
         let threads = rayon::current_num_threads() as f64;
-        println!("threads: {threads}");
-        println!(
+        say!("threads: {threads}");
+        say!(
             "{:>2} {:>11} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>9} {:>9} {:>9} | {:>10} | {:>8} {:>8}",
             "n",
             "positions",
@@ -65,7 +66,7 @@ fn main() {
             total += seconds;
             let s = &stats.seconds;
             let rate = |t: f64| if t > 0.0 { size as f64 / t / threads } else { 0.0 };
-            println!(
+            say!(
                 "{n:>2} {:>11} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} | {:>9.2e} {:>9.2e} {:>9.2e} | {:>10.2e} | {:>8.2} {:>8.2}",
                 thousands(size),
                 s.retrograde,
@@ -83,7 +84,7 @@ fn main() {
             );
             solved.push(LayerBytes::Owned(bytes));
         }
-        println!("all layers: {total:.1} s");
+        say!("all layers: {total:.1} s");
         Ok(())
     });
 }

@@ -2,8 +2,8 @@
 //! progress-bar factory (hidden when stderr is not a terminal), and reading
 //! a state or game from an argument.
 
-use std::fmt::Display;
-use std::io::IsTerminal;
+use std::fmt::{Arguments, Display};
+use std::io::{ErrorKind, IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -14,9 +14,46 @@ use crate::notation::Game;
 /// line of stderr and exits with status 1.
 pub fn run<E: Display>(name: &str, body: impl FnOnce() -> Result<(), E>) {
     if let Err(error) = body() {
-        eprintln!("{name}: error: {error}");
+        // (If nobody reads stderr either, there is no one left to tell.)
+        let _ = writeln!(std::io::stderr(), "{name}: error: {error}");
         std::process::exit(1);
     }
+}
+
+/// Writes one line of a command's output to stdout (what [`say!`] calls).
+/// When nobody reads it any more (`… | head`), the rest of the output is
+/// wanted by no one: the program ends at once, quietly, with status 0.
+/// Any other write error ends it with status 1 and a line on stderr.
+pub fn say_line(line: Arguments) {
+    let mut out = std::io::stdout().lock();
+    if let Err(error) = out.write_fmt(line).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()) {
+        if error.kind() == ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        let _ = writeln!(std::io::stderr(), "error: cannot write the output: {error}");
+        std::process::exit(1);
+    }
+}
+
+/// Writes one line of a long job's log to stderr (what [`note!`] calls).
+/// A job outlives its log: when nobody reads it any more the line is
+/// dropped and the job goes on (a build keeps building, its files are what
+/// matters).
+pub fn note_line(line: Arguments) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// `println!` for a command's output: ends the program quietly when the
+/// reader has gone (see [`say_line`]).
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => { $crate::cli::say_line(format_args!($($arg)*)) };
+}
+
+/// `eprintln!` for a job's log: never stops the job (see [`note_line`]).
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => { $crate::cli::note_line(format_args!($($arg)*)) };
 }
 
 /// Reads a game (or a bare state) given on the command line; the default is

@@ -36,3 +36,58 @@ fn bad_input_is_one_line_and_a_failure() {
         }
     }
 }
+
+/// Reads the first line of a binary's stdout and closes the pipe, as
+/// `| head -1` does; returns the exit status and stderr.
+fn first_line_then_close(exe: &str, args: &[&str]) -> (std::process::ExitStatus, String, String) {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let mut child =
+        Command::new(exe).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("a line");
+    // The reader is dropped here: the pipe is closed.
+    let mut stderr = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr");
+    (child.wait().expect("exits"), first, stderr)
+}
+
+#[test]
+fn a_closed_pipe_ends_a_binary_quietly() {
+    let perft = env!("CARGO_BIN_EXE_perft");
+    // Depth 12 would print twelve lines, the last after hours of work: the
+    // pipe is closed long before, and the next line ends the program.
+    let (status, first, stderr) = first_line_then_close(perft, &["--depth", "12", "--threads", "1"]);
+    assert!(first.starts_with("state: "), "{first}");
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(stderr, "");
+    let endgames = env!("CARGO_BIN_EXE_endgames");
+    let table = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
+    let state = "0-0-0-0-0-1-0-0-0-0-1-1-22-23-S";
+    let (status, first, stderr) = first_line_then_close(endgames, &["probe", "--tablebase", table, state]);
+    assert!(first.starts_with("state: "), "{first}");
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_build_outlives_its_closed_log() {
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("oware-cli-closed-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Both streams closed before the first line: the build goes on and
+    // finishes its files.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_endgames"))
+        .args(["build", "--max-seeds", "6", "--no-compress", "--dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().expect("exits");
+    assert!(status.success(), "{status}");
+    assert!(dir.join("tablebase.owtb").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
