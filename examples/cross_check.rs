@@ -4,7 +4,11 @@
 //! value decide between win, draw and loss (probing only the layers below
 //! after captures), and counts where a proven outcome disagrees.
 //!
-//! `cargo run --release --example cross_check -- TABLE LAYER [EVERY] [NODES]`
+//! `cargo run --release --example cross_check -- TABLE LAYER [EVERY] [NODES] [OLDER]`
+//!
+//! With `OLDER` (an earlier table of the same layers), the entries sampled
+//! are those exact in `TABLE` and open in `OLDER`, whatever proved them:
+//! what a new pass proved, and what the bounds then proved above it.
 use std::sync::Arc;
 
 use oware::rank::layer_positions;
@@ -34,6 +38,7 @@ fn main() {
     let every: usize = args.get(3).map_or(50, |a| a.parse().expect("a number"));
     let nodes: u64 = args.get(4).map_or(300_000, |a| a.parse().expect("a number"));
     let table = Tablebase::open(path).expect("a tablebase");
+    let older = args.get(5).map(|p| Tablebase::open(std::path::Path::new(p)).expect("the older tablebase"));
     let probe_table = Tablebase::open(path).expect("a tablebase");
     let below: Arc<dyn EndgameTable> = Arc::new(Below { table: probe_table, max_seeds: n - 1 });
     let mut searcher =
@@ -41,7 +46,14 @@ fn main() {
     let (mut proven, mut tried, mut compared, mut disagreements) = (0u64, 0u64, 0u64, 0u64);
     for p in layer_positions(n) {
         let entry = table.entry(&p).expect("in the table");
-        if entry.proof != Proof::Search {
+        let wanted = match &older {
+            None => entry.proof == Proof::Search,
+            Some(older) => {
+                let before = older.entry(&p).expect("in the older table");
+                entry.lower == entry.upper && before.lower < before.upper
+            }
+        };
+        if !wanted {
             continue;
         }
         proven += 1;
@@ -76,7 +88,7 @@ fn main() {
         }
     }
     println!(
-        "layer {n}: {proven} search-proven, {tried} tried, {compared} outcomes proven by the game search, \
+        "layer {n}: {proven} sampled from, {tried} tried, {compared} outcomes proven by the game search, \
          {disagreements} disagreements"
     );
 }

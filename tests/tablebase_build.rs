@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use oware::checksum::checksum;
 use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, BuildError, SearchBudget, Tablebase};
+use oware::tablebase::{build, BuildError, Entry, SearchBudget, Tablebase};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("oware-tb-{name}-{}", std::process::id()));
@@ -163,29 +163,53 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
+
 #[test]
 fn a_small_rebuild_matches_the_shipped_tablebase() {
-    let shipped =
-        Tablebase::open(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst")))
-            .unwrap();
+    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
     shipped.verify_checksums().unwrap();
-    // `make endgames` runs in stages: a build with the threshold search up
-    // to layer 8 at 3 million nodes per question, then builds started from
-    // the previous table that search layer 8, then layer 9, again at 30
-    // million. The header tells the last stage and names the one before by
-    // its checksum; rebuild the layers of the first that stay quick.
+    // `make endgames` is one build with the threshold search on layers up
+    // to 11 at up to 300 million nodes per question; the header says so.
+    // Rebuild the layers of it that stay quick.
     let header = shipped.header();
-    let deeper =
-        SearchBudget { nodes_per_search: 30_000_000, min_seeds: 9, max_seeds: 9, ..SearchBudget::default() };
-    assert_eq!(header.budget, deeper);
-    assert_eq!(header.provenance.map(|p| p.layers), Some(13));
-    let budget = SearchBudget { nodes_per_search: 3_000_000, max_seeds: 8, ..SearchBudget::default() };
+    let budget = SearchBudget { nodes_per_search: 300_000_000, max_seeds: 11, ..SearchBudget::default() };
+    assert_eq!(header.budget, budget);
+    assert_eq!(header.provenance, None);
     let dir = scratch("shipped");
-    build(&BuildOptions { budget, ..options(&dir, 6) }, &mut |_| {}).unwrap();
+    build(&BuildOptions { budget, ..options(&dir, 7) }, &mut |_| {}).unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     rebuilt.verify_checksums().unwrap();
-    for n in 0..=6 {
+    for n in 0..=7 {
         assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
+    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
+    for n in 0..=12 {
+        let open = shipped
+            .layer(n)
+            .chunks_exact(3)
+            .filter(|bytes| !Entry::unpack([bytes[0], bytes[1], bytes[2]]).is_exact())
+            .count();
+        assert_eq!(open, 0, "layer {n}");
+    }
+    // Layer 13 on top of it: the bounds leave 136 cycle positions open and
+    // the threshold search closes every one of them.
+    let dir = scratch("thirteen");
+    let budget =
+        SearchBudget { nodes_per_search: 1_000_000, min_seeds: 13, max_seeds: 13, ..SearchBudget::default() };
+    let report = build(
+        &BuildOptions { budget, start_from: Some(PathBuf::from(SHIPPED)), ..options(&dir, 13) },
+        &mut |_| {},
+    )
+    .unwrap();
+    let layer = &report.layers[13];
+    assert_eq!(layer.positions, 2_496_144);
+    assert_eq!((layer.open_before_search, layer.exact_by_search), (136, 136));
+    assert_eq!(layer.exact, layer.positions);
     fs::remove_dir_all(&dir).unwrap();
 }
