@@ -202,7 +202,7 @@ fn main() {
                 let version = EndgamesVersion::parse(&layout)
                     .with_context(|| format!("--layout {layout}: the engine's layouts are 1.0 and 2.0"))?;
                 let table = open(&tablebase)?;
-                export_engine(&table, version, date.as_deref(), &out)?;
+                export_engine(&table, table.path(), version, date.as_deref(), &out)?;
                 say!("wrote {} (Oware Endgames {layout})", out.display());
                 Ok(())
             }
@@ -318,7 +318,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
         say!("the game is over ({:?}): final score {:?}", state.end().unwrap(), state.final_score().unwrap());
         return Ok(());
     }
-    let entry = table.entry(&position).with_context(|| {
+    let entry = table.entry(&position)?.with_context(|| {
         format!("{n} seeds on the board; the tablebase covers up to {}", table.header().max_seeds)
     })?;
     let mover = state.to_move();
@@ -367,7 +367,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for pit in position.legal_moves() {
         let played = position.play(pit);
-        let child = table.entry(&played.child).expect("children have no more seeds");
+        let child = table.entry(&played.child)?.context("a move never adds seeds")?;
         let (lower, upper) = (n as u8 - child.upper, n as u8 - child.lower);
         best = best.max(lower);
         rows.push((pit, played.captured, lower, upper));

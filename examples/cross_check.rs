@@ -45,11 +45,11 @@ fn main() {
         Searcher::new(Options { tablebase: Some(below), ..Options::default() }).expect("searcher");
     let (mut proven, mut tried, mut compared, mut disagreements) = (0u64, 0u64, 0u64, 0u64);
     for p in layer_positions(n) {
-        let entry = table.entry(&p).expect("in the table");
+        let entry = table.entry(&p).expect("an intact table").expect("in the table");
         let wanted = match &older {
             None => entry.proof == Proof::Search,
             Some(older) => {
-                let before = older.entry(&p).expect("in the older table");
+                let before = older.entry(&p).expect("an intact table").expect("in the older table");
                 entry.lower == entry.upper && before.lower < before.upper
             }
         };

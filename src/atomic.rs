@@ -43,10 +43,35 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 /// Takes an exclusive lock on `dir/name` (created if missing) for as long
 /// as the returned file lives; `Ok(None)` if another process holds it. The
 /// kernel drops the lock when its holder dies, even by `kill -9`.
+///
+/// A lock can outlive its owner by a moment: the lock belongs to the open
+/// file, and a process forked by any thread of the owner's program holds a
+/// copy of every open file until it executes its program (which closes
+/// them). On a busy machine that moment lasts milliseconds, so a lock that
+/// was just released may still look held. A lock found held is therefore
+/// asked for again for up to [`LOCK_PATIENCE`] before it counts as another
+/// owner's; a real owner (a build, a growth) holds it far longer.
 pub fn lock_file(dir: &Path, name: &str) -> io::Result<Option<File>> {
     let file = OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(name))?;
-    Ok(file.try_lock().is_ok().then_some(file))
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(error)) => return Err(error),
+        }
+        if started.elapsed() >= LOCK_PATIENCE {
+            return Ok(None);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(100));
+    }
 }
+
+/// How long [`lock_file`] waits for a lock held only by a forked child's
+/// copy of the owner's file to clear.
+pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// Makes a rename in `path`'s directory durable.
 pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
@@ -60,6 +85,39 @@ pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cause of a flaky test: while another thread forks children, a
+    /// lock just dropped is still held by a child's copy of its file.
+    #[test]
+    fn a_lock_just_released_is_taken_again_while_children_are_forked() {
+        let dir = std::env::temp_dir().join(format!("oware-lock-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let forking = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::process::Command::new("true").status();
+                }
+            })
+        };
+        let mut refused = 0;
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(1) {
+            match lock_file(&dir, "test.lock").unwrap() {
+                Some(lock) => drop(lock),
+                None => refused += 1,
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        forking.join().unwrap();
+        // Held for real, it is refused (after the patience).
+        let held = lock_file(&dir, "test.lock").unwrap().expect("free");
+        assert!(lock_file(&dir, "test.lock").unwrap().is_none());
+        drop(held);
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(refused, 0);
+    }
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {

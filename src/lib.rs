@@ -24,6 +24,7 @@ pub mod perft;
 pub mod rank;
 pub mod rules;
 pub mod search;
+mod strays;
 pub mod tablebase;
 
 pub use error::{MoveError, NotationError};

@@ -91,3 +91,51 @@ fn a_build_outlives_its_closed_log() {
     assert!(dir.join("tablebase.owtb").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn exports_never_write_over_their_input_or_a_directory_s_files() {
+    let dir = std::env::temp_dir().join(format!("oware-cli-overwrite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let endgames = env!("CARGO_BIN_EXE_endgames");
+    let built = Command::new(endgames)
+        .args(["build", "--max-seeds", "4", "--no-compress", "-q", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(built.status.success());
+    let before: Vec<_> = ["tablebase.owtb", "stats.json", "manifest"]
+        .iter()
+        .map(|name| std::fs::read(dir.join(name)).unwrap())
+        .collect();
+    for target in ["tablebase.owtb", "stats.json", "manifest", "layer-02.bin"] {
+        let out = Command::new(endgames)
+            .args(["export", "-b"])
+            .arg(&dir)
+            .arg("-o")
+            .arg(dir.join(target))
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{target}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("endgames: error: will not write"), "{stderr}");
+    }
+    let table = dir.join("tablebase.owtb");
+    let out =
+        Command::new(endgames).args(["export", "-b"]).arg(&table).arg("-o").arg(&table).output().unwrap();
+    assert!(!out.status.success());
+    let after: Vec<_> = ["tablebase.owtb", "stats.json", "manifest"]
+        .iter()
+        .map(|name| std::fs::read(dir.join(name)).unwrap())
+        .collect();
+    assert!(before == after, "a file of the build changed");
+    // A file of the user's own beside them is fine.
+    let out = Command::new(endgames)
+        .args(["export", "-b"])
+        .arg(&dir)
+        .arg("-o")
+        .arg(dir.join("mine.bin"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

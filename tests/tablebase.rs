@@ -287,7 +287,7 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
     let mut searcher = Searcher::new(Options { tablebase: Some(lower), ..Options::default() }).unwrap();
     let (mut proven, mut compared) = (0, 0);
     for p in layer_positions(6) {
-        let entry = shipped.entry(&p).unwrap();
+        let entry = shipped.entry(&p).unwrap().unwrap();
         if entry.proof != Proof::Search {
             continue;
         }

@@ -213,3 +213,22 @@ fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
     assert_eq!(layer.exact, layer.positions);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_build_removes_only_files_it_could_have_written() {
+    let dir = scratch("strays");
+    fs::create_dir_all(&dir).unwrap();
+    let theirs = ["notes.tmp", "checkpoint-mine.txt", "checkpoint-03-000001.zst.orig", "manifest.old.tmp"];
+    let ours = ["manifest.tmp", "layer-02.bin.tmp", "checkpoint-03-000004.zst", "stats.json.tmp"];
+    for name in theirs.iter().chain(&ours) {
+        fs::write(dir.join(name), b"not a build's").unwrap();
+    }
+    build(&options(&dir, 4), &mut |_| {}).unwrap();
+    for name in theirs {
+        assert_eq!(fs::read(dir.join(name)).unwrap(), b"not a build's", "{name}");
+    }
+    for name in ours {
+        assert!(!dir.join(name).exists(), "{name} left behind");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -94,6 +94,13 @@ pub fn export(
     out_2014: Option<&Path>,
     out_doe: Option<&Path>,
 ) -> Result<ExportReport, BookError> {
+    // Checked before anything is written: an export writes over nothing it
+    // reads and over no file of a book or build directory.
+    for path in [out_2014, out_doe].into_iter().flatten() {
+        if let Some(reason) = crate::strays::refuse_output(path, &[dir]) {
+            return Err(BookError::WouldOverwrite { path: path.to_path_buf(), reason });
+        }
+    }
     let stored = super::store::load(dir)?;
     let graph = stored.graph.ok_or_else(|| BookError::Empty { dir: dir.to_path_buf() })?;
     let fields = header_fields(&graph, &stored.manifest.parameters);

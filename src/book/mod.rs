@@ -111,6 +111,12 @@ pub enum BookError {
     Busy {
         dir: PathBuf,
     },
+    /// Writing there would destroy a file this command reads, or one a
+    /// build or book directory owns; nothing was written.
+    WouldOverwrite {
+        path: PathBuf,
+        reason: String,
+    },
     BadOption(String),
     Evaluation(EvaluationError),
     /// Reading or writing one of the engine's layouts.
@@ -138,6 +144,9 @@ impl fmt::Display for BookError {
                 "{} holds a book grown with {found}; asked for {wanted}: use another directory",
                 dir.display()
             ),
+            BookError::WouldOverwrite { path, reason } => {
+                write!(f, "will not write {}: {reason}", path.display())
+            }
             BookError::Busy { dir } => {
                 write!(f, "{}: another growth is running in this directory", dir.display())
             }

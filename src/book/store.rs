@@ -313,24 +313,17 @@ impl BookDir {
     /// manifest does not name; touches nothing else.
     fn remove_strays(&self) {
         let current = self.manifest.checkpoint.map(|c| checkpoint_path(&self.dir, c.expansions));
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().to_string();
-            let ours = name.starts_with("checkpoint-") || name.starts_with(MANIFEST_FILE);
-            let stray = ours
-                && (name.ends_with(".tmp")
-                    || (name.starts_with("checkpoint-")
-                        && name.ends_with(".owbook")
-                        && Some(&path) != current.as_ref()));
-            if stray {
-                let _ = fs::remove_file(&path);
-            }
-        }
+        crate::strays::remove_strays(
+            &self.dir,
+            crate::strays::BOOK_DIRECTORY.files,
+            CHECKPOINT_NAME,
+            current.as_ref(),
+        );
     }
 }
+
+/// A checkpoint's name ([`checkpoint_path`]; `#`: digits).
+const CHECKPOINT_NAME: &str = "checkpoint-#.owbook";
 
 // ------------------------------------------------------------ the record
 

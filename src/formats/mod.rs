@@ -105,6 +105,9 @@ pub enum FormatError {
     BadHeaderText { text: String, reason: &'static str },
     /// A header field that must be a number is not one.
     BadHeaderField { format: &'static str, field: String, value: String },
+    /// Writing there would destroy a file this command reads, or one a
+    /// build or book directory owns; nothing was written.
+    WouldOverwrite { path: PathBuf, reason: String },
     /// A header field disagrees with the body.
     HeaderMismatch { format: &'static str, field: &'static str, claimed: u64, actual: u64 },
     /// A tablebase body of `length` bytes is not one byte per index of
@@ -156,6 +159,9 @@ impl fmt::Display for At {
 impl fmt::Display for FormatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            FormatError::WouldOverwrite { path, reason } => {
+                write!(f, "will not write '{}': {reason}", path.display())
+            }
             FormatError::Io { operation, path: Some(path), source } => {
                 write!(f, "cannot {operation} '{}': {source}", path.display())
             }

@@ -587,18 +587,16 @@ fn finish_layer(
 /// does not name; never touches anything else.
 fn remove_strays(dir: &Path, manifest: &Manifest) {
     let current = manifest.checkpoint.map(|(s, _, _)| checkpoint_path(dir, manifest.layers.len(), s));
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().to_string();
-        let stray_checkpoint = name.starts_with("checkpoint-") && Some(&path) != current.as_ref();
-        if name.ends_with(".tmp") || stray_checkpoint {
-            let _ = fs::remove_file(&path);
-        }
-    }
+    crate::strays::remove_strays(
+        dir,
+        crate::strays::BUILD_DIRECTORY.files,
+        CHECKPOINT_NAME,
+        current.as_ref(),
+    );
 }
+
+/// A checkpoint's name ([`checkpoint_path`]).
+const CHECKPOINT_NAME: &str = "checkpoint-#-#.zst";
 
 /// The finished products: our file, its compressed copy, the statistics.
 fn write_outputs(
@@ -617,7 +615,7 @@ fn write_outputs(
         write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
     }
     let engine = dir.join(ENGINE_FILE);
-    super::export::export_engine(solved, EndgamesVersion::V2_0, None, &engine)
+    super::export::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
         .map_err(|e| BuildError::Io { path: engine.clone(), error: io::Error::other(e.to_string()) })?;
     let stats = dir.join(STATS_FILE);
     let json = stats_json(options, &report.layers);

@@ -40,8 +40,25 @@ pub fn engine_bytes(source: &dyn LayerSource) -> Vec<u8> {
     out
 }
 
-/// Writes `source` as an engine tablebase file, atomically.
+/// Writes `source` as an engine tablebase file, atomically. `read_from` is
+/// the file `source` was read from: the export refuses to write over it, or
+/// over any file a build or book directory owns.
 pub fn export_engine(
+    source: &dyn LayerSource,
+    read_from: &Path,
+    version: EndgamesVersion,
+    date: Option<&str>,
+    path: &Path,
+) -> Result<(), FormatError> {
+    if let Some(reason) = crate::strays::refuse_output(path, &[read_from]) {
+        return Err(FormatError::WouldOverwrite { path: path.to_path_buf(), reason });
+    }
+    write_engine_file(source, version, date, path)
+}
+
+/// Writes the engine file unchecked: for a build, writing its own
+/// directory's copy.
+pub(crate) fn write_engine_file(
     source: &dyn LayerSource,
     version: EndgamesVersion,
     date: Option<&str>,

@@ -36,6 +36,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use memmap2::Mmap;
 
@@ -296,10 +297,17 @@ enum Storage {
 }
 
 /// An open tablebase file.
+///
+/// Every answer comes from a checked layer: the first read of a layer
+/// compares its checksum with the header's (once; mapped files stay lazy,
+/// so a probe of a ≤ 24 table reads only the layers it touches), and a
+/// layer that fails answers nothing but its error.
 pub struct Tablebase {
     storage: Storage,
     header: Header,
     path: PathBuf,
+    /// Per layer, once checked: whether its checksum agreed.
+    checked: Vec<OnceLock<bool>>,
 }
 
 impl Tablebase {
@@ -338,7 +346,8 @@ impl Tablebase {
                 problem: format!("file holds {} bytes, expected {expected} (truncated?)", bytes.len()),
             });
         }
-        Ok(Tablebase { storage, header, path: path.to_path_buf() })
+        let checked = (0..=header.max_seeds).map(|_| OnceLock::new()).collect();
+        Ok(Tablebase { storage, header, path: path.to_path_buf(), checked })
     }
 
     pub fn header(&self) -> &Header {
@@ -352,7 +361,13 @@ impl Tablebase {
         }
     }
 
-    /// The packed entries of layer `n`.
+    /// The file this table was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The packed entries of layer `n`, as stored: not checked (see
+    /// [`Tablebase::checked_layer`]).
     pub fn layer(&self, n: u32) -> &[u8] {
         let (offset, entries, _) = self.header.layers[n as usize];
         &self.bytes()[offset as usize..(offset + entries * ENTRY_BYTES as u64) as usize]
@@ -374,15 +389,34 @@ impl Tablebase {
         Ok(())
     }
 
-    /// The entry of a position with at most `max_seeds` seeds.
-    #[inline]
-    pub fn entry(&self, position: &Position) -> Option<Entry> {
-        if position.seeds() > self.header.max_seeds {
-            return None;
+    /// Checks layer `n` against its checksum, the first time only.
+    pub fn check_layer(&self, n: u32) -> Result<(), FileError> {
+        let good = *self.checked[n as usize]
+            .get_or_init(|| checksum(self.layer(n)) == self.header.layers[n as usize].2);
+        if good {
+            Ok(())
+        } else {
+            Err(FileError::Checksum { path: self.path.clone(), what: format!("layer {n}") })
         }
+    }
+
+    /// The packed entries of layer `n`, once their checksum has agreed.
+    pub fn checked_layer(&self, n: u32) -> Result<&[u8], FileError> {
+        self.check_layer(n).map(|()| self.layer(n))
+    }
+
+    /// The entry of a position: `Ok(None)` above `max_seeds`, an error if
+    /// the position's layer is damaged.
+    #[inline]
+    pub fn entry(&self, position: &Position) -> Result<Option<Entry>, FileError> {
+        let n = position.seeds();
+        if n > self.header.max_seeds {
+            return Ok(None);
+        }
+        self.check_layer(n)?;
         let at = self.header.own_length() + ENTRY_BYTES * index(position) as usize;
         let b = self.bytes();
-        Some(Entry::unpack([b[at], b[at + 1], b[at + 2]]))
+        Ok(Some(Entry::unpack([b[at], b[at + 1], b[at + 2]])))
     }
 }
 
@@ -391,7 +425,8 @@ impl EndgameTable for Tablebase {
         self.header.max_seeds
     }
 
+    /// A damaged layer answers nothing (see [`Tablebase::entry`] for why).
     fn probe(&self, position: &Position) -> Option<Probe> {
-        self.entry(position).map(|e| e.probe())
+        self.entry(position).ok().flatten().map(|e| e.probe())
     }
 }

@@ -1,0 +1,150 @@
+//! The files a build or book directory owns, by exact name: a run removes
+//! only leftovers it could have written itself (never the user's own files
+//! beside them), and no command writes its output over one of them or
+//! over its own input.
+//!
+//! A name pattern is literal text in which `#` stands for one or more
+//! decimal digits; a temporary file is a pattern's name with `.tmp`
+//! appended (`atomic::temporary_path`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Whether `name` is one of `patterns` exactly (see the module notes).
+pub(crate) fn matches(name: &str, pattern: &str) -> bool {
+    let (mut name, mut pattern) = (name.as_bytes(), pattern.as_bytes());
+    loop {
+        match (pattern.first(), name.first()) {
+            (None, None) => return true,
+            (Some(b'#'), Some(c)) if c.is_ascii_digit() => {
+                let digits = name.iter().take_while(|c| c.is_ascii_digit()).count();
+                name = &name[digits..];
+                pattern = &pattern[1..];
+            }
+            (Some(p), Some(c)) if p == c && *p != b'#' => {
+                name = &name[1..];
+                pattern = &pattern[1..];
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// What a kind of resumable directory owns: the first word of its
+/// manifest, and the names of the files it writes (`#`: digits).
+pub(crate) struct DirectoryKind {
+    pub manifest_signature: &'static str,
+    pub files: &'static [&'static str],
+}
+
+/// A tablebase build directory (`tablebase::build`).
+pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
+    manifest_signature: "oware-tablebase-build",
+    files: &[
+        "manifest",
+        "build.lock",
+        "layer-#.bin",
+        "layer-#.stats",
+        "layer-#-g#.bin",
+        "layer-#-g#.stats",
+        "checkpoint-#-#.zst",
+        "tablebase.owtb",
+        "tablebase.owtb.zst",
+        "stats.json",
+        "endgames-2.0.bin",
+    ],
+};
+
+/// An opening book directory (`book::store`).
+pub(crate) const BOOK_DIRECTORY: DirectoryKind = DirectoryKind {
+    manifest_signature: "oware-opening-book",
+    files: &["manifest", "grow.lock", "checkpoint-#.owbook"],
+};
+
+/// Why writing `output` would destroy something, if it would: `output`
+/// is one of `inputs`, or a file (or a file's temporary) a build or book
+/// directory owns.
+pub(crate) fn refuse_output(output: &Path, inputs: &[&Path]) -> Option<String> {
+    if let Ok(written) = fs::canonicalize(output) {
+        if inputs.iter().any(|input| fs::canonicalize(input).is_ok_and(|read| read == written)) {
+            return Some("it is the input of this command".into());
+        }
+    }
+    let name = output.file_name()?.to_str()?;
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let manifest = fs::read(dir.join("manifest")).ok()?;
+    let stem = name.strip_suffix(".tmp").unwrap_or(name);
+    [BUILD_DIRECTORY, BOOK_DIRECTORY].iter().find_map(|kind| {
+        let owned = manifest.starts_with(kind.manifest_signature.as_bytes())
+            && kind.files.iter().any(|pattern| matches(stem, pattern));
+        owned.then(|| format!("{} belongs to the {} in {}", name, kind.manifest_signature, dir.display()))
+    })
+}
+
+/// Removes from `dir` the temporary files of names in `patterns`, and the
+/// files matching `stale` other than `keep`. Errors are ignored: a stray
+/// left behind is harmless, the next run tries again.
+pub(crate) fn remove_strays(dir: &Path, patterns: &[&str], stale: &str, keep: Option<&PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let temporary =
+            name.strip_suffix(".tmp").is_some_and(|stem| patterns.iter().any(|p| matches(stem, p)));
+        let path = entry.path();
+        let stale = matches(name, stale) && Some(&path) != keep;
+        if temporary || stale {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_exact_names_match() {
+        assert!(matches("checkpoint-08-000012.zst", "checkpoint-#-#.zst"));
+        assert!(matches("layer-08-g12.bin", "layer-#-g#.bin"));
+        assert!(matches("manifest", "manifest"));
+        for name in [
+            "checkpoint-08-000012.zst.bak",
+            "checkpoint-x-1.zst",
+            "my-checkpoint-1-1.zst",
+            "checkpoint--1.zst",
+        ] {
+            assert!(!matches(name, "checkpoint-#-#.zst"), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_users_files_stay() {
+        let dir = std::env::temp_dir().join(format!("oware-strays-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let ours = ["manifest.tmp", "checkpoint-03-000001.zst", "checkpoint-03-000002.zst.tmp"];
+        let theirs =
+            ["notes.tmp", "checkpoint-mine.txt", "manifest.bak.tmp", "checkpoint-03-000009.zst.orig"];
+        let keep = dir.join("checkpoint-03-000003.zst");
+        for name in ours.iter().chain(&theirs) {
+            fs::write(dir.join(name), b"x").unwrap();
+        }
+        fs::write(&keep, b"x").unwrap();
+        remove_strays(&dir, &["manifest", "checkpoint-#-#.zst"], "checkpoint-#-#.zst", Some(&keep));
+        for name in ours {
+            assert!(!dir.join(name).exists(), "{name}");
+        }
+        for name in theirs {
+            assert!(dir.join(name).exists(), "{name}");
+        }
+        assert!(keep.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,158 @@
+//! A damaged tablebase file never gives a wrong answer: flipped, truncated
+//! or zeroed bytes are refused when the file is opened or when the damaged
+//! layer is first read, and nothing panics.
+
+use std::fs;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use oware::rank::layer_positions;
+use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
+use oware::tablebase::{build, Entry, SearchBudget, Tablebase};
+use proptest::prelude::*;
+
+const SEEDS: u32 = 6;
+
+/// A 6-seed table built once: its two files and every entry.
+struct Good {
+    owtb: Vec<u8>,
+    zst: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+fn good() -> &'static Good {
+    static GOOD: OnceLock<Good> = OnceLock::new();
+    GOOD.get_or_init(|| {
+        let dir = scratch("good");
+        let options = BuildOptions {
+            dir: dir.clone(),
+            max_seeds: SEEDS,
+            budget: SearchBudget::default(),
+            checkpoint_every: Duration::from_secs(3600),
+            progress: false,
+            compress: true,
+            start_from: None,
+        };
+        build(&options, &mut |_| {}).unwrap();
+        let owtb = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
+        let zst = fs::read(dir.join(COMPRESSED_FILE)).unwrap();
+        let table = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
+        let entries = all_entries(&table).into_iter().map(|e| e.unwrap()).collect();
+        fs::remove_dir_all(&dir).unwrap();
+        Good { owtb, zst, entries }
+    })
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oware-damaged-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every entry the table answers, in layer order (`None`: refused).
+fn all_entries(table: &Tablebase) -> Vec<Option<Entry>> {
+    (0..=SEEDS).flat_map(|n| layer_positions(n)).map(|p| table.entry(&p).ok().flatten()).collect()
+}
+
+#[derive(Clone, Debug)]
+enum Damage {
+    Flip { at: usize, mask: u8 },
+    Truncate { keep: usize },
+    Zero { at: usize, len: usize },
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        (any::<prop::sample::Index>(), 1u8..=255)
+            .prop_map(|(i, mask)| Damage::Flip { at: i.index(1 << 20), mask }),
+        any::<prop::sample::Index>().prop_map(|i| Damage::Truncate { keep: i.index(1 << 20) }),
+        (any::<prop::sample::Index>(), 1usize..64)
+            .prop_map(|(i, len)| Damage::Zero { at: i.index(1 << 20), len }),
+    ]
+}
+
+fn apply(bytes: &[u8], damage: &Damage) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    match *damage {
+        Damage::Flip { at, mask } => {
+            let at = at % out.len();
+            out[at] ^= mask;
+        }
+        Damage::Truncate { keep } => out.truncate(keep % out.len()),
+        Damage::Zero { at, len } => {
+            let at = at % out.len();
+            let end = (at + len).min(out.len());
+            out[at..end].iter_mut().for_each(|b| *b = 0);
+        }
+    }
+    out
+}
+
+/// Opens the damaged bytes; returns how many answers were given, after
+/// checking each is the good one.
+fn answers_of_damaged(name: &str, bytes: &[u8]) -> Result<usize, TestCaseError> {
+    let dir = scratch(name);
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    let given = match Tablebase::open(&path) {
+        Err(_) => 0,
+        Ok(table) => {
+            let answers = all_entries(&table);
+            for (got, want) in answers.iter().zip(&good().entries) {
+                if let Some(got) = got {
+                    prop_assert_eq!(got, want, "a wrong answer from damaged {}", name);
+                }
+            }
+            answers.iter().filter(|a| a.is_some()).count()
+        }
+    };
+    fs::remove_dir_all(&dir).unwrap();
+    Ok(given)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn a_damaged_owtb_file_never_answers_wrong(damage in damage()) {
+        let bytes = apply(&good().owtb, &damage);
+        let given = answers_of_damaged("table.owtb", &bytes)?;
+        // Some layers survive a damage elsewhere; a damaged one answers
+        // nothing.
+        prop_assert!(given <= good().entries.len());
+    }
+
+    #[test]
+    fn a_damaged_compressed_file_never_answers_wrong(damage in damage()) {
+        let bytes = apply(&good().zst, &damage);
+        answers_of_damaged("table.owtb.zst", &bytes)?;
+    }
+}
+
+#[test]
+fn a_damaged_layer_is_refused_by_name_and_the_others_still_answer() {
+    let good = good();
+    let table_dir = scratch("one-layer");
+    let path = table_dir.join("t.owtb");
+    fs::write(&path, &good.owtb).unwrap();
+    let header = Tablebase::open(&path).unwrap().header().clone();
+    // One byte inside layer 4.
+    let mut bytes = good.owtb.clone();
+    bytes[header.layers[4].0 as usize + 7] ^= 0x21;
+    fs::write(&path, &bytes).unwrap();
+    let table = Tablebase::open(&path).unwrap();
+    let error = table.check_layer(4).unwrap_err();
+    assert!(error.to_string().contains("checksum mismatch in layer 4"), "{error}");
+    assert!(table.verify_checksums().is_err());
+    let answers = all_entries(&table);
+    let mut at = 0;
+    for n in 0..=SEEDS {
+        let size = layer_positions(n).count();
+        let given = answers[at..at + size].iter().filter(|a| a.is_some()).count();
+        assert_eq!(given, if n == 4 { 0 } else { size }, "layer {n}");
+        at += size;
+    }
+    fs::remove_dir_all(&table_dir).unwrap();
+}
