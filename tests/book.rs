@@ -321,6 +321,34 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
 }
 
 #[test]
+fn a_manifest_that_lost_its_checkpoint_line_deletes_nothing() {
+    let dir = Scratch::new("lost-line");
+    let evaluator = Negamax::depth(2);
+    grow(&options(dir.path(), 1, 24), &evaluator, &mut |_| {}).unwrap();
+    let before = book_files(dir.path());
+    let manifest = fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
+    let without: String =
+        manifest.lines().filter(|l| !l.starts_with("checkpoint")).map(|l| format!("{l}\n")).collect();
+    for damaged in [Some(without.as_str()), None] {
+        match damaged {
+            Some(text) => fs::write(dir.join(MANIFEST_FILE), text).unwrap(),
+            None => fs::remove_file(dir.join(MANIFEST_FILE)).unwrap(),
+        }
+        // Neither taken for a new book by stats nor regrown from nothing.
+        let error = store::load(dir.path()).unwrap_err();
+        assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
+        assert!(error.to_string().contains("checkpoint-"), "{error}");
+        let error = grow(&options(dir.path(), 1, 48), &evaluator, &mut |_| {}).unwrap_err();
+        assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
+        let checkpoint = checkpoint_path(dir.path(), 24);
+        assert!(before.1 == fs::read(&checkpoint).unwrap(), "the checkpoint changed");
+    }
+    fs::write(dir.join(MANIFEST_FILE), &manifest).unwrap();
+    assert!(before == book_files(dir.path()));
+    grow(&options(dir.path(), 1, 48), &evaluator, &mut |_| {}).unwrap();
+}
+
+#[test]
 fn the_checkpoint_decoder_survives_any_bytes() {
     let dir = Scratch::new("decoder");
     grow(&options(dir.path(), 1, 24), &Negamax::depth(2), &mut |_| {}).unwrap();

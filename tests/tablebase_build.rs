@@ -160,6 +160,16 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     assert!(stderr.contains("checksum mismatch"), "{stderr}");
     assert_eq!(fs::read(&path).unwrap(), damaged, "the damaged checkpoint was touched");
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), manifest);
+    // A manifest that lost its checkpoint line: refused, the checkpoint kept.
+    let without: String =
+        manifest.lines().filter(|l| !l.starts_with("checkpoint ")).map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("manifest"), &without).unwrap();
+    let output = endgames(&dir, 7).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("names no checkpoint of layer 7"), "{stderr}");
+    assert_eq!(fs::read(&path).unwrap(), damaged, "the checkpoint was touched");
+    assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), without);
     fs::remove_dir_all(&dir).unwrap();
 }
 

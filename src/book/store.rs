@@ -139,16 +139,40 @@ fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
 }
 
 /// Reads the manifest of a book directory (`None` if there is none).
+///
+/// A manifest that names no checkpoint (or a missing manifest) beside a
+/// checkpoint file is refused as damaged: a manifest names its checkpoint
+/// from the first save on, so the book would otherwise be taken for a new
+/// one and its checkpoint for a stray.
 pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
     let path = dir.join(MANIFEST_FILE);
-    match fs::read_to_string(&path) {
-        Ok(text) => Manifest::parse(&text, &path).map(Some),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+    let manifest = match fs::read_to_string(&path) {
+        Ok(text) => Some(Manifest::parse(&text, &path)?),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-            Err(BookError::Corrupt { path, problem: "the manifest is not text".into() })
+            return Err(BookError::Corrupt { path, problem: "the manifest is not text".into() });
         }
-        Err(e) => Err(io_at(&path)(e)),
+        Err(e) => return Err(io_at(&path)(e)),
+    };
+    if manifest.as_ref().is_none_or(|m| m.checkpoint.is_none()) {
+        if let Some(found) = unnamed_checkpoint(dir) {
+            let problem = format!(
+                "{} names no checkpoint, yet {found} is there: the manifest may be damaged (nothing was \
+                 changed; if a first save was interrupted instead, remove {found} and run again)",
+                if manifest.is_some() { "the manifest" } else { "there is no manifest: it" }
+            );
+            return Err(BookError::Corrupt { path, problem });
+        }
     }
+    Ok(manifest)
+}
+
+/// The name of a checkpoint file in `dir`, if there is one.
+fn unnamed_checkpoint(dir: &Path) -> Option<String> {
+    fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
+        let name = entry.file_name().to_str()?.to_string();
+        crate::strays::matches(&name, CHECKPOINT_NAME).then_some(name)
+    })
 }
 
 /// A book read from its directory.
@@ -165,7 +189,15 @@ pub struct StoredBook {
 pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
     let mut attempt = 0;
     loop {
-        let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?;
+        let manifest = match read_manifest(dir) {
+            // A growth's first save writes the checkpoint, then the manifest.
+            Err(BookError::Corrupt { .. }) if attempt < 3 && !damaged_for_sure(dir) => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                continue;
+            }
+            found => found?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?,
+        };
         let Some(record) = manifest.checkpoint else {
             return Ok(StoredBook { manifest, graph: None });
         };
@@ -177,6 +209,12 @@ pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
             Ok(graph) => return Ok(StoredBook { manifest, graph: Some(graph) }),
         }
     }
+}
+
+/// Whether the manifest itself fails to parse (no race can explain that).
+fn damaged_for_sure(dir: &Path) -> bool {
+    let path = dir.join(MANIFEST_FILE);
+    fs::read_to_string(&path).map_or(true, |text| Manifest::parse(&text, &path).is_err())
 }
 
 /// Reads, checks and decodes the checkpoint the manifest names.

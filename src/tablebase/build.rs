@@ -435,11 +435,13 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
         }
         Err(e) => return Err(io_at(&manifest_path)(e)),
     };
-    remove_strays(dir, &manifest);
-
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
     let (mut solved, stats) = open_layers(dir, &manifest)?;
     report.layers = stats;
+    check_checkpoint(dir, &manifest, &manifest_path)?;
+    // Only once everything the manifest names has been checked: a damaged
+    // directory is left exactly as it was found.
+    remove_strays(dir, &manifest);
     if report.reused_layers > 0 {
         log(format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
     }
@@ -585,6 +587,36 @@ fn finish_layer(
 
 /// Removes temporary files of interrupted writes and snapshots the manifest
 /// does not name; never touches anything else.
+/// Checks the checkpoint the manifest names, or, if it names none, that
+/// no checkpoint of the unfinished layer is there: the manifest names each
+/// checkpoint from its first save on, so one it does not name beside it
+/// means a damaged manifest (or a first save interrupted between the two
+/// writes), and the build stops rather than throw the work away.
+fn check_checkpoint(dir: &Path, manifest: &Manifest, manifest_path: &Path) -> Result<(), BuildError> {
+    let layer = manifest.layers.len();
+    if let Some((sequence, bytes, sum)) = manifest.checkpoint {
+        read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
+        return Ok(());
+    }
+    let unfinished = format!("checkpoint-{layer:02}-");
+    let found = fs::read_dir(dir).ok().and_then(|entries| {
+        entries.flatten().find_map(|entry| {
+            let name = entry.file_name().to_str()?.to_string();
+            (name.starts_with(&unfinished) && crate::strays::matches(&name, CHECKPOINT_NAME)).then_some(name)
+        })
+    });
+    match found {
+        None => Ok(()),
+        Some(name) => Err(BuildError::Corrupt {
+            path: manifest_path.to_path_buf(),
+            problem: format!(
+                "names no checkpoint of layer {layer}, yet {name} is there: the manifest may be damaged \
+                 (nothing was changed; if a first checkpoint was interrupted instead, remove {name} and run again)"
+            ),
+        }),
+    }
+}
+
 fn remove_strays(dir: &Path, manifest: &Manifest) {
     let current = manifest.checkpoint.map(|(s, _, _)| checkpoint_path(dir, manifest.layers.len(), s));
     crate::strays::remove_strays(
