@@ -24,7 +24,7 @@ struct Args {
     depth: Option<u32>,
     /// Search every position for this many seconds instead; reports the
     /// depth reached.
-    #[arg(short, long, conflicts_with = "depth")]
+    #[arg(long, conflicts_with = "depth")]
     time: Option<f64>,
     /// Only every K-th position (a quick subset).
     #[arg(long, default_value_t = 1)]

@@ -85,7 +85,7 @@ enum Command {
 #[derive(Args)]
 struct BuildArgs {
     /// The build directory (created if missing; resumed if it holds a build).
-    #[arg(long, short = 'd')]
+    #[arg(long)]
     dir: PathBuf,
     /// Largest number of seeds on the board.
     #[arg(long, short = 'n', default_value_t = 12)]
@@ -144,7 +144,7 @@ impl RunArgs {
 #[derive(Args)]
 struct ImproveArgs {
     /// A directory holding a finished build.
-    #[arg(long, short = 'd')]
+    #[arg(long)]
     dir: PathBuf,
     /// The layers to search again: one (`8`) or a range (`8-10`).
     #[arg(long, value_parser = parse_layers)]
@@ -182,9 +182,7 @@ fn parse_layers(text: &str) -> Result<(u32, u32), String> {
 fn main() {
     run("endgames", || {
         let cli = Cli::parse();
-        if let Some(threads) = cli.threads {
-            rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
-        }
+        oware::cpu::use_threads(cli.threads).map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
         match cli.command {
             Command::Build(args) => build_command(args),
             Command::Improve(args) => improve_command(args),
@@ -211,9 +209,6 @@ fn main() {
 }
 
 fn build_command(args: BuildArgs) -> anyhow::Result<()> {
-    if args.max_seeds > 24 {
-        bail!("--max-seeds {} is beyond what this builder supports (24)", args.max_seeds);
-    }
     let options = BuildOptions {
         dir: args.dir,
         max_seeds: args.max_seeds,
@@ -240,14 +235,16 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Where a build's log lines go: stderr, under the table header, unless
-/// quiet.
+/// Where a build's log lines go: stderr, under the table header (shown
+/// with the first line), unless quiet.
 fn layer_log(quiet: bool) -> impl FnMut(String) {
-    if !quiet {
-        note!("{}", LayerStats::table_header());
-    }
+    let mut header_shown = false;
     move |line| {
         if !quiet {
+            if !header_shown {
+                note!("{}", LayerStats::table_header());
+                header_shown = true;
+            }
             note!("{line}");
         }
     }

@@ -17,7 +17,7 @@ use oware::cli::run;
 #[command(version, about)]
 struct Args {
     /// Games to play (A has South in the even ones).
-    #[arg(long, short = 'n', default_value_t = 20)]
+    #[arg(long, short = 'g', default_value_t = 20)]
     games: usize,
     /// Node limit per move of the engine (both players).
     #[arg(long, default_value_t = 20_000)]

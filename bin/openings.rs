@@ -180,10 +180,7 @@ fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
             format!("--omega {w}: give plies per engine unit, 0 to {}", Omega::MAX_MICRO / 1_000_000)
         })?),
     };
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let threads = oware::cpu::thread_count(args.threads).with_context(|| "--threads".to_string())?;
     let evaluator = evaluator(&args)?;
     let options = GrowOptions {
         dir: args.book.clone(),

@@ -36,9 +36,7 @@ struct Options {
 fn main() {
     run("perft", || {
         let options = Options::parse();
-        if let Some(threads) = options.threads {
-            rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
-        }
+        oware::cpu::use_threads(options.threads).map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
         match &options.check {
             Some(path) => check_file(path),
             None => count(&options),

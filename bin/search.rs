@@ -19,10 +19,10 @@ struct Args {
     #[arg(short, long)]
     depth: Option<u32>,
     /// Stop after this many nodes (deterministic).
-    #[arg(short, long)]
+    #[arg(long)]
     nodes: Option<u64>,
     /// Stop after this many seconds.
-    #[arg(short, long)]
+    #[arg(long)]
     time: Option<f64>,
     #[command(flatten)]
     engine: oware::cli::EngineArgs,

@@ -32,9 +32,11 @@ struct Options {
 fn main() {
     run("tablebase-bench", || -> anyhow::Result<()> {
         let options = Options::parse();
-        if let Some(threads) = options.threads {
-            rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+        let most = oware::tablebase::build::MAX_BUILD_SEEDS;
+        if options.max_seeds > most {
+            anyhow::bail!("-n {}: give at most {most} seeds", options.max_seeds);
         }
+        oware::cpu::use_threads(options.threads).map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
         let threads = rayon::current_num_threads() as f64;
         say!("threads: {threads}");
         say!(

@@ -139,3 +139,25 @@ fn exports_never_write_over_their_input_or_a_directory_s_files() {
     assert!(out.status.success());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn numbers_out_of_range_are_one_line_and_a_failure() {
+    let cases: [(&str, &[&str]); 5] = [
+        (env!("CARGO_BIN_EXE_perft"), &["--threads", "100000"]),
+        (env!("CARGO_BIN_EXE_perft"), &["--threads", "0"]),
+        (env!("CARGO_BIN_EXE_tablebase-bench"), &["-n", "49"]),
+        (
+            env!("CARGO_BIN_EXE_endgames"),
+            &["build", "--dir", "/nonexistent/never-created", "--max-seeds", "25"],
+        ),
+        (env!("CARGO_BIN_EXE_endgames"), &["--threads", "5000", "verify", "-b", "data/endgames-12.owtb.zst"]),
+    ];
+    for (exe, args) in cases {
+        let out = Command::new(exe).args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("error: "), "{stderr}");
+    }
+    assert!(!std::path::Path::new("/nonexistent/never-created").exists());
+}

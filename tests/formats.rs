@@ -761,3 +761,19 @@ proptest! {
         prop_assert!(again.entries().windows(2).all(|w| (w[0].parent, w[0].child) < (w[1].parent, w[1].child)));
     }
 }
+
+#[test]
+fn a_2014_book_cut_at_an_entry_boundary_is_refused() {
+    let bytes = book_2014();
+    let body = OpeningBook::from_bytes(bytes).unwrap().len() * 20;
+    let header = bytes.len() - body;
+    // Whole entries lost at the end, all of them, or one in the middle.
+    let mut middle = bytes.to_vec();
+    middle.drain(header + 20 * 1000..header + 20 * 1001);
+    for cut in [bytes[..bytes.len() - 20].to_vec(), bytes[..header].to_vec(), middle] {
+        match OpeningBook::from_bytes(&cut) {
+            Err(FormatError::HeaderMismatch { field: "Positions", claimed: 162_889, .. }) => {}
+            other => panic!("a cut book read as {:?}", other.map(|b| b.len())),
+        }
+    }
+}

@@ -139,7 +139,8 @@ pub fn grow(
     let mut evaluations = 0;
     let mut checkpoints = 0;
     let mut last_checkpoint = Instant::now();
-    let threads = options.threads.max(1);
+    let threads =
+        crate::cpu::thread_count(Some(options.threads)).map_err(|e| BookError::BadOption(e.to_string()))?;
 
     let outcome = std::thread::scope(|scope| -> Result<bool, BookError> {
         let (job_sender, job_receiver) = unbounded::<(usize, GameState)>();

@@ -30,7 +30,9 @@
 //! # Reading and writing
 //!
 //! The reader checks the signature, that the body is whole entries, that
-//! every key is a state key and that keys strictly ascend. The writer
+//! every key is a state key, that keys strictly ascend, and that
+//! `Positions`, when present, is the number of states the entries know (a
+//! body cut at an entry boundary passes every other check). The writer
 //! ([`OpeningBook::new`], then [`OpeningBook::write_to`] or
 //! [`OpeningBook::save`]) sorts the entries and refuses a key given twice.
 
@@ -160,7 +162,22 @@ impl OpeningBook {
             }
             entries.push(entry);
         }
-        Ok(OpeningBook { header, entries })
+        let book = OpeningBook { header, entries };
+        // The format has no checksum; `Positions` is what betrays a body
+        // cut at an entry boundary (or emptied): it counts the states the
+        // whole book knows.
+        if let Some(claimed) = book.header.number("Positions")? {
+            let actual = book.distinct_states();
+            if claimed != actual {
+                return Err(FormatError::HeaderMismatch {
+                    format: FORMAT,
+                    field: "Positions",
+                    claimed,
+                    actual,
+                });
+            }
+        }
+        Ok(book)
     }
 
     /// A book of `entries` (any order) under `header`, which must be an

@@ -40,6 +40,9 @@ const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
 const OLD_SIGNATURES: [&str; 3] =
     ["oware-tablebase-build 1", "oware-tablebase-build 2", "oware-tablebase-build 3"];
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
+/// The most seeds a build takes: layer 24 alone holds 417 million
+/// positions, and the arrays are indexed for that size.
+pub const MAX_BUILD_SEEDS: u32 = 24;
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
 pub const STATS_FILE: &str = "stats.json";
 pub const ENGINE_FILE: &str = "endgames-2.0.bin";
@@ -86,6 +89,10 @@ pub enum BuildError {
     Busy {
         dir: PathBuf,
     },
+    /// More seeds than this builder supports ([`MAX_BUILD_SEEDS`]).
+    TooManySeeds {
+        max_seeds: u32,
+    },
     /// The table to start from could not be used.
     StartFrom(FileError),
     /// This build and the table it starts from disagree about a position.
@@ -109,6 +116,9 @@ impl fmt::Display for BuildError {
             }
             BuildError::Busy { dir } => {
                 write!(f, "{}: another build is running in this directory", dir.display())
+            }
+            BuildError::TooManySeeds { max_seeds } => {
+                write!(f, "{max_seeds} seeds is beyond what this builder supports ({MAX_BUILD_SEEDS})")
             }
             BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
             BuildError::Contradiction { source, contradiction } => write!(
@@ -386,6 +396,9 @@ pub struct BuildReport {
 /// Builds (or resumes building) the tablebase described by `options`;
 /// `log` receives one line per event worth telling.
 pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<BuildReport, BuildError> {
+    if options.max_seeds > MAX_BUILD_SEEDS {
+        return Err(BuildError::TooManySeeds { max_seeds: options.max_seeds });
+    }
     let dir = &options.dir;
     fs::create_dir_all(dir).map_err(io_at(dir))?;
     let lock_path = dir.join("build.lock");
