@@ -14,8 +14,8 @@ use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
 use oware::tablebase::improve::{improve, ImproveOptions, Improvement};
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
-use oware::tablebase::{build, LayerStats, Proof, SearchBudget, Tablebase};
-use oware::GameState;
+use oware::tablebase::{build, AnyTable, EndgameTable, LayerStats, Proof, SearchBudget, Tablebase};
+use oware::{GameState, Position};
 
 /// Endgame tablebases for Oware Abapa: every position with up to N seeds.
 #[derive(Parser)]
@@ -304,19 +304,58 @@ fn open(path: &Path) -> anyhow::Result<Tablebase> {
     Ok(Tablebase::open(&file)?)
 }
 
+/// What a table says of one position, whatever its format.
+struct Said {
+    lower: u8,
+    upper: u8,
+    on_cycle: bool,
+    /// How it was proven, or why it is not.
+    how: String,
+}
+
+/// The entry of `position` in `table`, `None` above its largest layer.
+fn lookup(table: &AnyTable, position: &Position) -> anyhow::Result<Option<Said>> {
+    Ok(match table {
+        AnyTable::Ours(ours) => ours.entry(position)?.map(|e| Said {
+            lower: e.lower,
+            upper: e.upper,
+            on_cycle: e.on_cycle,
+            how: match e.proof {
+                Proof::Retrograde => "exact, retrograde".to_string(),
+                Proof::Bounds => "exact, cycle bounds".to_string(),
+                Proof::Search => "exact, cycle search".to_string(),
+                Proof::Open => format!("not exact, estimate {}", e.value),
+            },
+        }),
+        AnyTable::Engine(_) => table.probe(position).map(|p| Said {
+            lower: p.lower,
+            upper: p.upper,
+            on_cycle: p.on_cycle,
+            how: if p.is_exact() {
+                "EXACT in the file".to_string()
+            } else {
+                format!("estimate {}", p.estimate)
+            },
+        }),
+    })
+}
+
 fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
-    let table = open(path)?;
+    let table = AnyTable::open(path)?;
     let game = parse_game(Some(game))?;
     let state: &GameState = &game.current;
     let position = state.position();
     let n = position.seeds();
     say!("state: {state}");
+    if !table.is_checked() {
+        say!("table: the engine's layout, which has no checksum: values are read as stored, unverified");
+    }
     if state.is_over() {
         say!("the game is over ({:?}): final score {:?}", state.end().unwrap(), state.final_score().unwrap());
         return Ok(());
     }
-    let entry = table.entry(&position)?.with_context(|| {
-        format!("{n} seeds on the board; the tablebase covers up to {}", table.header().max_seeds)
+    let entry = lookup(&table, &position)?.with_context(|| {
+        format!("{n} seeds on the board; the tablebase covers up to {}", table.max_seeds())
     })?;
     let mover = state.to_move();
     let describe = |lower: u8, upper: u8| {
@@ -329,12 +368,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     say!(
         "{mover:?} to move, {n} seeds on the board: {mover:?} captures {} of them ({})",
         describe(entry.lower, entry.upper),
-        match entry.proof {
-            Proof::Retrograde => "exact, retrograde".to_string(),
-            Proof::Bounds => "exact, cycle bounds".to_string(),
-            Proof::Search => "exact, cycle search".to_string(),
-            Proof::Open => format!("not exact, estimate {}", entry.value),
-        }
+        entry.how
     );
     let store = state.store(mover) as u32;
     let other = state.store(mover.other()) as u32;
@@ -346,7 +380,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
             std::cmp::Ordering::Equal => format!("draw {mine}-{theirs}"),
         }
     };
-    if entry.is_exact() {
+    if entry.lower == entry.upper {
         say!("result: {}", result(entry.lower));
     } else {
         say!("result: between '{}' and '{}'", result(entry.lower), result(entry.upper));
@@ -364,7 +398,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for pit in position.legal_moves() {
         let played = position.play(pit);
-        let child = table.entry(&played.child)?.context("a move never adds seeds")?;
+        let child = lookup(&table, &played.child)?.context("a move never adds seeds")?;
         let (lower, upper) = (n as u8 - child.upper, n as u8 - child.lower);
         best = best.max(lower);
         rows.push((pit, played.captured, lower, upper));

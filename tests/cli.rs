@@ -161,3 +161,34 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
     }
     assert!(!std::path::Path::new("/nonexistent/never-created").exists());
 }
+
+#[test]
+fn probe_and_search_read_every_table_format() {
+    let dir = std::env::temp_dir().join(format!("oware-cli-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/");
+    let engine = format!("{data}endgames-12-2.0.bin");
+    let engine_zst = dir.join("endgames-12-2.0.bin.zst");
+    let bytes = std::fs::read(&engine).unwrap();
+    std::fs::write(&engine_zst, zstd::encode_all(&bytes[..], 3).unwrap()).unwrap();
+    let ours = format!("{data}endgames-12.owtb.zst");
+    // Off every cycle: the engine layout holds it EXACT too.
+    let state = "0-0-0-0-0-2-1-0-0-0-0-0-22-23-S";
+    let tables = [ours.as_str(), engine.as_str(), engine_zst.to_str().unwrap()];
+    for (i, table) in tables.into_iter().enumerate() {
+        let out = Command::new(env!("CARGO_BIN_EXE_endgames"))
+            .args(["probe", "-b", table, state])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{table}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(stdout.contains("no checksum"), i > 0, "{table}: {stdout}");
+        assert!(stdout.contains("result: South loses 22-26"), "{stdout}");
+        let out = Command::new(env!("CARGO_BIN_EXE_search"))
+            .args(["--tablebase", table, "--nodes", "2000", state])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{table}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

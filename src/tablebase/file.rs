@@ -291,6 +291,22 @@ pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
     })
 }
 
+/// The whole content of a zstd file (one or more frames; every frame's
+/// content checksum, when it has one, is checked by the decoder).
+pub(crate) fn decompress(path: &Path) -> io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let mut bytes = Vec::new();
+    let mut decoder = zstd::stream::Decoder::new(file)?;
+    decoder.window_log_max(31)?;
+    decoder.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether a file starts with zstd's magic number.
+pub(crate) fn is_zstd(start: &[u8]) -> bool {
+    start.len() >= 4 && start[..4] == ZSTD_MAGIC
+}
+
 enum Storage {
     Mapped(Mmap),
     Owned(Vec<u8>),
@@ -320,20 +336,22 @@ impl Tablebase {
         let mut magic = [0u8; 4];
         let compressed = file.read_exact(&mut magic).is_ok() && magic == ZSTD_MAGIC;
         let storage = if compressed {
-            let file = File::open(path).map_err(io_error)?;
-            let mut bytes = Vec::new();
-            zstd::stream::Decoder::new(file)
-                .and_then(|mut d| {
-                    d.window_log_max(31)?;
-                    d.read_to_end(&mut bytes)
-                })
-                .map_err(io_error)?;
-            Storage::Owned(bytes)
+            Storage::Owned(decompress(path).map_err(io_error)?)
         } else {
             // Safety: the file is opened read-only; a tablebase file is never
             // modified in place (writers replace it by rename).
             Storage::Mapped(unsafe { Mmap::map(&file) }.map_err(io_error)?)
         };
+        Tablebase::from_storage(storage, path)
+    }
+
+    /// A table whose bytes (a decompressed `.owtb.zst`) are in memory;
+    /// `path` names it in errors.
+    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Tablebase, FileError> {
+        Tablebase::from_storage(Storage::Owned(bytes), path)
+    }
+
+    fn from_storage(storage: Storage, path: &Path) -> Result<Tablebase, FileError> {
         let bytes = match &storage {
             Storage::Mapped(m) => &m[..],
             Storage::Owned(v) => &v[..],

@@ -98,18 +98,69 @@ impl std::fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
-/// Opens any tablebase a search can use: our `.owtb` or `.owtb.zst` file,
-/// a build directory (its `tablebase.owtb`), or an engine "Oware Endgames"
-/// file (told apart by their first bytes).
-pub fn open_any(path: &std::path::Path) -> Result<std::sync::Arc<dyn EndgameTable>, OpenError> {
-    use std::io::Read;
-    let path = if path.is_dir() { path.join(build::TABLEBASE_FILE) } else { path.to_path_buf() };
-    let mut start = [0u8; 8];
-    let read = std::fs::File::open(&path).and_then(|mut f| f.read(&mut start));
-    let ours = matches!(read, Ok(n) if n >= 4 && (&start[..] == file::MAGIC || start[..4] == [0x28, 0xB5, 0x2F, 0xFD]));
-    if ours || read.is_err() {
-        return Ok(std::sync::Arc::new(Tablebase::open(&path).map_err(OpenError::Ours)?));
+/// Any tablebase file the crate reads, opened: ours (checked: header and
+/// per-layer checksums) or the engine's (no checksum: its values are
+/// range-checked only).
+pub enum AnyTable {
+    Ours(Tablebase),
+    Engine(crate::formats::endgames::EndgameFile),
+}
+
+impl AnyTable {
+    /// Opens our `.owtb` or `.owtb.zst` file, a build directory (its
+    /// `tablebase.owtb`), or an engine "Oware Endgames" 1.0/2.0 file,
+    /// compressed with zstd or not, told apart by their first bytes.
+    pub fn open(path: &std::path::Path) -> Result<AnyTable, OpenError> {
+        use std::io::Read;
+        let path = if path.is_dir() { path.join(build::TABLEBASE_FILE) } else { path.to_path_buf() };
+        let mut start = [0u8; 8];
+        let read = std::fs::File::open(&path).and_then(|mut f| f.read(&mut start));
+        let start = match read {
+            Ok(n) => &start[..n],
+            // Our reader names the file and the cause.
+            Err(_) => return Tablebase::open(&path).map(AnyTable::Ours).map_err(OpenError::Ours),
+        };
+        if file::is_zstd(start) {
+            let bytes = file::decompress(&path)
+                .map_err(|error| OpenError::Ours(FileError::Io { path: path.clone(), error }))?;
+            return if bytes.starts_with(file::MAGIC) {
+                Tablebase::from_bytes(bytes, &path).map(AnyTable::Ours).map_err(OpenError::Ours)
+            } else {
+                crate::formats::endgames::EndgameFile::from_bytes(bytes)
+                    .map(AnyTable::Engine)
+                    .map_err(OpenError::Engine)
+            };
+        }
+        if start == file::MAGIC {
+            return Tablebase::open(&path).map(AnyTable::Ours).map_err(OpenError::Ours);
+        }
+        crate::formats::endgames::EndgameFile::open(&path).map(AnyTable::Engine).map_err(OpenError::Engine)
     }
-    let engine = crate::formats::endgames::EndgameFile::open(&path).map_err(OpenError::Engine)?;
-    Ok(std::sync::Arc::new(engine))
+
+    /// Whether every answer is checked against a checksum (ours) or not
+    /// (the engine's layouts have none).
+    pub fn is_checked(&self) -> bool {
+        matches!(self, AnyTable::Ours(_))
+    }
+}
+
+impl EndgameTable for AnyTable {
+    fn max_seeds(&self) -> u32 {
+        match self {
+            AnyTable::Ours(t) => t.max_seeds(),
+            AnyTable::Engine(t) => t.max_seeds(),
+        }
+    }
+
+    fn probe(&self, position: &Position) -> Option<Probe> {
+        match self {
+            AnyTable::Ours(t) => t.probe(position),
+            AnyTable::Engine(t) => t.probe(position),
+        }
+    }
+}
+
+/// Opens any tablebase a search can use ([`AnyTable::open`]).
+pub fn open_any(path: &std::path::Path) -> Result<std::sync::Arc<dyn EndgameTable>, OpenError> {
+    Ok(std::sync::Arc::new(AnyTable::open(path)?))
 }
