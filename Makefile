@@ -8,7 +8,7 @@ build:
 	$(CARGO) build --release --bins
 
 test:
-	$(CARGO) test --release
+	$(CARGO) test --profile ci
 
 bench:
 	$(CARGO) bench
