@@ -84,6 +84,15 @@ pub(crate) fn refuse_output(output: &Path, inputs: &[&Path]) -> Option<String> {
     })
 }
 
+/// The name of a file in `dir` that starts with `prefix` and matches
+/// `pattern`, if there is one.
+pub(crate) fn find(dir: &Path, prefix: &str, pattern: &str) -> Option<String> {
+    fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
+        let name = entry.file_name().to_str()?.to_string();
+        (name.starts_with(prefix) && matches(&name, pattern)).then_some(name)
+    })
+}
+
 /// Removes from `dir` the temporary files of names in `patterns`, and the
 /// files matching `stale` other than `keep`. Errors are ignored: a stray
 /// left behind is harmless, the next run tries again.

@@ -155,7 +155,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
         Err(e) => return Err(io_at(&path)(e)),
     };
     if manifest.as_ref().is_none_or(|m| m.checkpoint.is_none()) {
-        if let Some(found) = unnamed_checkpoint(dir) {
+        if let Some(found) = crate::strays::find(dir, "", CHECKPOINT_NAME) {
             let problem = format!(
                 "{} names no checkpoint, yet {found} is there: the manifest may be damaged (nothing was \
                  changed; if a first save was interrupted instead, remove {found} and run again)",
@@ -165,14 +165,6 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
         }
     }
     Ok(manifest)
-}
-
-/// The name of a checkpoint file in `dir`, if there is one.
-fn unnamed_checkpoint(dir: &Path) -> Option<String> {
-    fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
-        let name = entry.file_name().to_str()?.to_string();
-        crate::strays::matches(&name, CHECKPOINT_NAME).then_some(name)
-    })
 }
 
 /// A book read from its directory.

@@ -611,14 +611,7 @@ fn check_checkpoint(dir: &Path, manifest: &Manifest, manifest_path: &Path) -> Re
         read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
         return Ok(());
     }
-    let unfinished = format!("checkpoint-{layer:02}-");
-    let found = fs::read_dir(dir).ok().and_then(|entries| {
-        entries.flatten().find_map(|entry| {
-            let name = entry.file_name().to_str()?.to_string();
-            (name.starts_with(&unfinished) && crate::strays::matches(&name, CHECKPOINT_NAME)).then_some(name)
-        })
-    });
-    match found {
+    match crate::strays::find(dir, &format!("checkpoint-{layer:02}-"), CHECKPOINT_NAME) {
         None => Ok(()),
         Some(name) => Err(BuildError::Corrupt {
             path: manifest_path.to_path_buf(),

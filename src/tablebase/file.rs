@@ -334,7 +334,7 @@ impl Tablebase {
         let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
         let mut file = File::open(path).map_err(io_error)?;
         let mut magic = [0u8; 4];
-        let compressed = file.read_exact(&mut magic).is_ok() && magic == ZSTD_MAGIC;
+        let compressed = file.read_exact(&mut magic).is_ok() && is_zstd(&magic);
         let storage = if compressed {
             Storage::Owned(decompress(path).map_err(io_error)?)
         } else {
