@@ -14,8 +14,8 @@ use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
 use oware::tablebase::improve::{improve, ImproveOptions, Improvement};
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
-use oware::tablebase::{build, AnyTable, EndgameTable, LayerStats, Proof, SearchBudget, Tablebase};
-use oware::{GameState, Position};
+use oware::tablebase::{build, AnyTable, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase};
+use oware::{GameEnd, GameState, Pit};
 
 /// Endgame tablebases for Oware Abapa: every position with up to N seeds.
 #[derive(Parser)]
@@ -304,60 +304,24 @@ fn open(path: &Path) -> anyhow::Result<Tablebase> {
     Ok(Tablebase::open(&file)?)
 }
 
-/// What a table says of one position, whatever its format.
-struct Said {
-    lower: u8,
-    upper: u8,
-    on_cycle: bool,
-    /// How it was proven, or why it is not.
-    how: String,
-}
-
-/// The entry of `position` in `table`, `None` above its largest layer.
-fn lookup(table: &AnyTable, position: &Position) -> anyhow::Result<Option<Said>> {
-    Ok(match table {
-        AnyTable::Ours(ours) => ours.entry(position)?.map(|e| Said {
-            lower: e.lower,
-            upper: e.upper,
-            on_cycle: e.on_cycle,
-            how: match e.proof {
-                Proof::Retrograde => "exact, retrograde".to_string(),
-                Proof::Bounds => "exact, cycle bounds".to_string(),
-                Proof::Search => "exact, cycle search".to_string(),
-                Proof::Open => format!("not exact, estimate {}", e.value),
-            },
-        }),
-        AnyTable::Engine(_) => table.probe(position).map(|p| Said {
-            lower: p.lower,
-            upper: p.upper,
-            on_cycle: p.on_cycle,
-            how: if p.is_exact() {
-                "EXACT in the file".to_string()
-            } else {
-                format!("estimate {}", p.estimate)
-            },
-        }),
-    })
-}
-
 fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     let table = AnyTable::open(path)?;
     let game = parse_game(Some(game))?;
     let state: &GameState = &game.current;
-    let position = state.position();
-    let n = position.seeds();
     say!("state: {state}");
     if !table.is_checked() {
         say!("table: the engine's layout, which has no checksum: values are read as stored, unverified");
     }
     if state.is_over() {
-        say!("the game is over ({:?}): final score {:?}", state.end().unwrap(), state.final_score().unwrap());
+        say!(
+            "the game is over ({:?}): final score {:?}",
+            state.end().unwrap_or(GameEnd::Decided),
+            state.final_score()
+        );
         return Ok(());
     }
-    let entry = lookup(&table, &position)?.with_context(|| {
-        format!("{n} seeds on the board; the tablebase covers up to {}", table.max_seeds())
-    })?;
-    let mover = state.to_move();
+    let probe = table.probe_after_capture(state)?;
+    let mover = probe.mover;
     let describe = |lower: u8, upper: u8| {
         if lower == upper {
             format!("{lower}")
@@ -365,28 +329,34 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
             format!("{lower}..{upper}")
         }
     };
+    let how = match probe.certainty {
+        Certainty::Checked(Proof::Retrograde) => "exact, retrograde".to_string(),
+        Certainty::Checked(Proof::Bounds) => "exact, cycle bounds".to_string(),
+        Certainty::Checked(Proof::Search) => "exact, cycle search".to_string(),
+        Certainty::Checked(Proof::Open) => format!("not exact, estimate {}", probe.estimate),
+        Certainty::Unverified if probe.is_exact() => "EXACT in the file".to_string(),
+        Certainty::Unverified => format!("estimate {}", probe.estimate),
+    };
     say!(
-        "{mover:?} to move, {n} seeds on the board: {mover:?} captures {} of them ({})",
-        describe(entry.lower, entry.upper),
-        entry.how
+        "{mover:?} to move, {} seeds on the board: {mover:?} captures {} of them ({how})",
+        probe.seeds,
+        describe(probe.lower, probe.upper)
     );
-    let store = state.store(mover) as u32;
-    let other = state.store(mover.other()) as u32;
     let result = |v: u8| {
-        let (mine, theirs) = (store + v as u32, other + n - v as u32);
-        match mine.cmp(&theirs) {
-            std::cmp::Ordering::Greater => format!("{mover:?} wins {mine}-{theirs}"),
-            std::cmp::Ordering::Less => format!("{mover:?} loses {mine}-{theirs}"),
-            std::cmp::Ordering::Equal => format!("draw {mine}-{theirs}"),
+        let (mine, theirs) = probe.final_scores(v);
+        match probe.outcome(v) {
+            Outcome::Win => format!("{mover:?} wins {mine}-{theirs}"),
+            Outcome::Loss => format!("{mover:?} loses {mine}-{theirs}"),
+            Outcome::Draw => format!("draw {mine}-{theirs}"),
         }
     };
-    if entry.lower == entry.upper {
-        say!("result: {}", result(entry.lower));
+    if probe.is_exact() {
+        say!("result: {}", result(probe.lower));
     } else {
-        say!("result: between '{}' and '{}'", result(entry.lower), result(entry.upper));
+        say!("result: between '{}' and '{}'", result(probe.lower), result(probe.upper));
     }
-    if entry.on_cycle {
-        let note = if state.plies_since_capture() == 0 {
+    if probe.on_cycle {
+        let note = if probe.holds_in(state) {
             "this state was reached by a capture (or starts play), so the value holds"
         } else {
             "the value holds only where the position is reached by a capture: this game has moves since the last capture that may repeat"
@@ -394,19 +364,13 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
         say!("on a cycle of game states: {note}");
     }
     say!("moves (value for {mover:?}):");
-    let mut best = 0u8;
-    let mut rows = Vec::new();
-    for pit in position.legal_moves() {
-        let played = position.play(pit);
-        let child = lookup(&table, &played.child)?.context("a move never adds seeds")?;
-        let (lower, upper) = (n as u8 - child.upper, n as u8 - child.lower);
-        best = best.max(lower);
-        rows.push((pit, played.captured, lower, upper));
-    }
-    for (pit, captured, lower, upper) in rows {
-        let marker = if upper >= best && upper >= entry.lower { "  best" } else { "" };
-        let capture = if captured > 0 { format!(" captures {captured},") } else { String::new() };
-        say!("  {}:{capture} {}{marker}", mover.move_letter(pit), describe(lower, upper));
+    let best: Vec<Pit> = probe.candidate_moves().map(|m| m.pit).collect();
+    for m in &probe.moves {
+        let marker = if best.contains(&m.pit) { "  best" } else { "" };
+        let capture = if m.captured > 0 { format!(" captures {},", m.captured) } else { String::new() };
+        let caveat =
+            if m.holds_after_this_move { "" } else { " (if nothing repeats: the child is on a cycle)" };
+        say!("  {}:{capture} {}{marker}{caveat}", m.letter, describe(m.lower, m.upper));
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use oware::say;
 
 use oware::book::eval::{LeafEvaluator, Negamax, SearchEvaluator};
 use oware::book::play::{run_match, MatchOptions, Player};
-use oware::book::LoadedBook;
+use oware::book::AnyBook;
 use oware::cli::run;
 
 /// Plays engine + book A against engine + book B (or no book).
@@ -68,8 +68,8 @@ fn main() {
             bail!("--margin must be a non-negative number");
         }
         let engine = engine(&args.engine, args.nodes)?;
-        let book_a = args.book_a.as_deref().map(LoadedBook::open).transpose()?;
-        let book_b = args.book_b.as_deref().map(LoadedBook::open).transpose()?;
+        let book_a = args.book_a.as_deref().map(AnyBook::open).transpose()?;
+        let book_b = args.book_b.as_deref().map(AnyBook::open).transpose()?;
         let name = |path: &Option<PathBuf>| match path {
             Some(p) => format!("engine + {}", p.display()),
             None => "engine without book".to_string(),

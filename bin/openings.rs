@@ -13,7 +13,7 @@ use oware::book::eval::{
 use oware::book::export::export;
 use oware::book::probe::{probe, stats};
 use oware::book::store::{load, read_manifest};
-use oware::book::{grow, Budget, GrowOptions, LoadedBook, Omega};
+use oware::book::{grow, AnyBook, Budget, GrowOptions, Omega};
 use oware::cli::{parse_game, run, thousands};
 
 /// Opening books for Oware Abapa, grown by drop-out expansion.
@@ -108,7 +108,7 @@ fn main() {
         match cli.command {
             Command::Grow(args) => grow_command(args),
             Command::Probe { book, game } => {
-                let book = LoadedBook::open(&book)?;
+                let book = AnyBook::open(&book)?;
                 let game = parse_game(game.as_deref())?;
                 say!("book: {}", book.kind());
                 say!("{}", probe(&book, &game));
@@ -214,7 +214,7 @@ fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
 
 fn stats_command(book: &std::path::Path) -> anyhow::Result<()> {
     if !book.is_dir() {
-        let loaded = LoadedBook::open(book)?;
+        let loaded = AnyBook::open(book)?;
         let game = parse_game(None)?;
         say!("book: {}", loaded.kind());
         say!("{}", probe(&loaded, &game));

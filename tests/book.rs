@@ -16,7 +16,7 @@ use oware::book::play::{run_match, MatchOptions, Player};
 use oware::book::probe::{best_move, book_line, probe, stats};
 use oware::book::store::{self, checkpoint_path, MANIFEST_FILE};
 use oware::book::{
-    grow, BookError, BookGraph, BookSource, Budget, GrowOptions, LoadedBook, NodeEval, NodeKind, Omega,
+    grow, AnyBook, BookError, BookGraph, BookSource, Budget, GrowOptions, NodeEval, NodeKind, Omega,
 };
 use oware::formats::doe::DoeBook;
 use oware::formats::opening_book::{OpeningBook, NO_SCORE};
@@ -534,8 +534,8 @@ fn exports_round_trip_through_the_format_readers() {
     let lowest = root_children.iter().min_by(|a, b| a.score.total_cmp(&b.score)).unwrap();
     assert_eq!(-lowest.score as i32, graph.node(graph.root()).value);
     // All three sources agree on the book moves of every expanded node.
-    let from_classic = LoadedBook::Classic(classic);
-    let from_doe = LoadedBook::Doe(doe);
+    let from_classic = AnyBook::Classic(classic);
+    let from_doe = AnyBook::Doe(doe);
     for node in graph.nodes().iter().filter(|n| n.kind == NodeKind::Expanded).take(50) {
         let state = oware::rank::state_from_key(node.key).unwrap();
         let ours = graph.book_moves(&state);
@@ -550,7 +550,7 @@ fn exports_round_trip_through_the_format_readers() {
 #[test]
 fn the_engines_books_parse_and_give_plausible_start_moves() {
     for name in ["aalina-2014-book.bin.zst", "aalina-2022-roots.bin.zst"] {
-        let book = LoadedBook::open(&reference(name)).unwrap();
+        let book = AnyBook::open(&reference(name)).unwrap();
         let game: Game = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S".parse().unwrap();
         let report = probe(&book, &game);
         assert_eq!(report.moves.len(), 6, "{name}");
@@ -566,13 +566,28 @@ fn the_engines_books_parse_and_give_plausible_start_moves() {
         assert_eq!(deeper.game_in_book, Some((2, 2)));
         assert!(!deeper.moves.is_empty());
     }
-    let book = LoadedBook::open(&reference("aalina-2014-book.bin.zst")).unwrap();
+    let book = AnyBook::open(&reference("aalina-2014-book.bin.zst")).unwrap();
     let scores: Vec<f64> = book.source().book_moves(&GameState::start()).iter().map(|m| m.score).collect();
     assert_eq!(scores, [-72.0, -34.0, -20.0, -37.0, -35.0, 5.0]);
-    let doe = LoadedBook::open(&reference("aalina-2022-roots.bin.zst")).unwrap();
+    let doe = AnyBook::open(&reference("aalina-2022-roots.bin.zst")).unwrap();
     let f = doe.source().book_moves(&GameState::start())[5];
     assert_eq!(f.count, Some(1_289_084));
     assert!((f.score - 0.92).abs() < 0.01);
+    // Formats are told apart by their bytes, not their names: compressed
+    // under a plain name, plain under a compressed name, or not a book.
+    let scratch = Scratch::new("sniff");
+    let compressed = fs::read(reference("aalina-2014-book.bin.zst")).unwrap();
+    fs::write(scratch.path().join("book.bin"), &compressed).unwrap();
+    let plain = zstd::stream::decode_all(&compressed[..]).unwrap();
+    fs::write(scratch.path().join("book.zst"), &plain).unwrap();
+    for name in ["book.bin", "book.zst"] {
+        let sniffed = AnyBook::open(&scratch.path().join(name)).unwrap();
+        assert!(!sniffed.is_checked());
+        assert_eq!(sniffed.book_moves(&GameState::start()).len(), 6, "{name}");
+    }
+    fs::write(scratch.path().join("notes.txt"), b"Oware? no").unwrap();
+    let refused = AnyBook::open(&scratch.path().join("notes.txt")).unwrap_err();
+    assert!(matches!(refused, oware::book::BookError::UnknownFormat { .. }), "{refused}");
     // The probe command reads them too.
     let out = openings(&["probe", "--book", &reference("aalina-2014-book.bin.zst").to_string_lossy()]);
     assert!(out.status.success());
@@ -622,7 +637,7 @@ fn probe_and_stats_describe_our_books() {
 fn a_short_match_runs_and_counts() {
     let dir = Scratch::new("match");
     grow(&options(dir.path(), 1, 40), &Negamax::depth(3), &mut |_| {}).unwrap();
-    let book = LoadedBook::open(dir.path()).unwrap();
+    let book = AnyBook::open(dir.path()).unwrap();
     let engine = Negamax::nodes(300);
     let a = Player { name: "with book".into(), engine: &engine, book: Some(book.source()) };
     let b = Player { name: "without".into(), engine: &engine, book: None };

@@ -362,3 +362,76 @@ fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
     assert!(report.disagreements >= 1, "{report:?}");
     assert!(report.examples.iter().any(|e| e.contains("(4 seeds)")), "{:?}", report.examples);
 }
+
+/// The library's probe (`AnyTable::probe_after_capture`) on the shipped
+/// table and on the engine file exported from it: the state's bounds are
+/// the entry's, off a cycle the best move's value is the state's value,
+/// the caveat flags follow the rule, and the engine file, which has no
+/// checksum, is labelled unverified and agrees wherever it says exact.
+#[test]
+fn the_state_probe_agrees_with_entries_moves_and_the_engine_export() {
+    use oware::tablebase::{AnyTable, Certainty, Outcome, ProbeError};
+    use oware::{GameState, Side};
+
+    let data = |name: &str| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
+    let ours = AnyTable::open(&data("endgames-12.owtb.zst")).unwrap();
+    let engine = AnyTable::open(&data("endgames-12-2.0.bin")).unwrap();
+    let AnyTable::Ours(table) = &ours else { panic!("our file opened as the engine's") };
+    let (mut states, mut off_cycle, mut engine_exact) = (0, 0, 0);
+    for n in 1..=9u32 {
+        for (i, p) in layer_positions(n).enumerate() {
+            if i % 7 != 0 {
+                continue;
+            }
+            let rest = 48 - n as u8;
+            let stores = [rest / 2, rest - rest / 2];
+            let state = GameState::from_parts(p.pits(), stores, Side::South);
+            if state.is_over() {
+                assert!(matches!(ours.probe_after_capture(&state), Err(ProbeError::GameOver(_))));
+                continue;
+            }
+            let entry = table.entry(&p).unwrap().unwrap();
+            let probe = ours.probe_after_capture(&state).unwrap();
+            states += 1;
+            assert_eq!(
+                (probe.lower, probe.upper, probe.on_cycle),
+                (entry.lower, entry.upper, entry.on_cycle)
+            );
+            assert_eq!(probe.certainty, Certainty::Checked(entry.proof));
+            assert_eq!(probe.moves.len(), p.legal_moves().count());
+            for m in &probe.moves {
+                let played = p.play(m.pit);
+                let child = table.entry(&played.child).unwrap().unwrap();
+                assert_eq!((m.lower, m.upper), (n as u8 - child.upper, n as u8 - child.lower));
+                assert_eq!(m.holds_after_this_move, played.captured > 0 || !child.on_cycle);
+            }
+            if !probe.on_cycle {
+                off_cycle += 1;
+                let best = probe.moves.iter().map(|m| m.lower).max().unwrap();
+                assert_eq!(best, probe.lower, "{state}");
+                assert!(probe.candidate_moves().all(|m| m.lower == probe.lower));
+            }
+            let (mine, theirs) = probe.final_scores(probe.lower);
+            assert_eq!(mine + theirs, 48);
+            let expected = match mine.cmp(&theirs) {
+                std::cmp::Ordering::Less => Outcome::Loss,
+                std::cmp::Ordering::Equal => Outcome::Draw,
+                std::cmp::Ordering::Greater => Outcome::Win,
+            };
+            assert_eq!(probe.outcome_bounds().0, expected);
+            let theirs = engine.probe_after_capture(&state).unwrap();
+            assert_eq!(theirs.certainty, Certainty::Unverified);
+            if theirs.is_exact() {
+                assert_eq!(theirs.lower, probe.lower, "{state}");
+                engine_exact += 1;
+            }
+        }
+    }
+    let big = GameState::from_parts([2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0], [17, 18], Side::South);
+    assert!(matches!(
+        ours.probe_after_capture(&big),
+        Err(ProbeError::NotCovered { seeds: 13, max_seeds: 12 })
+    ));
+    eprintln!("{states} states probed, {off_cycle} off a cycle, {engine_exact} exact in the engine file");
+    assert!(off_cycle > 1_000 && engine_exact > 1_000);
+}

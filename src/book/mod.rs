@@ -78,7 +78,7 @@ pub use dropout::{Omega, Selection};
 pub use eval::{Evaluation, EvaluationError, LeafEvaluator, Negamax};
 pub use graph::{BookGraph, Edge, Node, NodeEval, NodeId, NodeKind};
 pub use grow::{grow, Budget, GrowOptions, GrowReport};
-pub use probe::{BookMove, BookSource, BookStats, LoadedBook, ProbeReport};
+pub use probe::{AnyBook, BookMove, BookSource, BookStats, ProbeReport};
 pub use store::{Manifest, Parameters};
 
 /// Everything that can go wrong with a book.
@@ -117,6 +117,11 @@ pub enum BookError {
         path: PathBuf,
         reason: String,
     },
+    /// The file is neither a book directory nor an opening book layout
+    /// this crate reads.
+    UnknownFormat {
+        path: PathBuf,
+    },
     BadOption(String),
     Evaluation(EvaluationError),
     /// Reading or writing one of the engine's layouts.
@@ -150,6 +155,11 @@ impl fmt::Display for BookError {
             BookError::Busy { dir } => {
                 write!(f, "{}: another growth is running in this directory", dir.display())
             }
+            BookError::UnknownFormat { path } => write!(
+                f,
+                "{}: neither a book directory nor an opening book file (Oware Opening Book 1.0, DOE Opening Book 1.0)",
+                path.display()
+            ),
             BookError::BadOption(text) => f.write_str(text),
             BookError::Evaluation(e) => write!(f, "{e}"),
             BookError::Format { path: Some(path), error } => write!(f, "{}: {error}", path.display()),

@@ -95,7 +95,7 @@ pub fn best_move(moves: &[BookMove]) -> Option<&BookMove> {
 
 /// A book in any of the layouts we read.
 #[derive(Clone, Debug)]
-pub enum LoadedBook {
+pub enum AnyBook {
     /// Our own book directory.
     Graph { graph: BookGraph, parameters: Parameters },
     /// "Oware Opening Book 1.0".
@@ -104,47 +104,59 @@ pub enum LoadedBook {
     Doe(DoeBook),
 }
 
-impl LoadedBook {
-    /// Opens a book directory, or a file in either engine layout (zstd
-    /// compressed if its name ends in `.zst`).
-    pub fn open(path: &Path) -> Result<LoadedBook, BookError> {
+impl AnyBook {
+    /// Opens a book directory (checked: manifest and checkpoint
+    /// checksums), or a file in either engine layout, "Oware Opening Book
+    /// 1.0" or "DOE Opening Book 1.0", compressed with zstd or not, told
+    /// apart by their first bytes. The engine's layouts carry no checksum:
+    /// their entries are range-checked when read.
+    pub fn open(path: &Path) -> Result<AnyBook, BookError> {
         if path.is_dir() {
             let stored = super::store::load(path)?;
             let graph = stored.graph.ok_or_else(|| BookError::Empty { dir: path.to_path_buf() })?;
-            return Ok(LoadedBook::Graph { graph, parameters: stored.manifest.parameters });
+            return Ok(AnyBook::Graph { graph, parameters: stored.manifest.parameters });
         }
         let io = |error| BookError::Io { path: path.to_path_buf(), error };
         let mut bytes = std::fs::read(path).map_err(io)?;
-        if path.extension().is_some_and(|e| e == "zst") {
+        if crate::tablebase::file::is_zstd(&bytes) {
             bytes = zstd::stream::decode_all(&bytes[..]).map_err(io)?;
         }
         let format = |error| BookError::Format { path: Some(path.to_path_buf()), error };
         match detect(&bytes) {
             Some(FileKind::OpeningBook) => {
-                Ok(LoadedBook::Classic(OpeningBook::from_bytes(&bytes).map_err(format)?))
+                Ok(AnyBook::Classic(OpeningBook::from_bytes(&bytes).map_err(format)?))
             }
-            Some(FileKind::Doe) => Ok(LoadedBook::Doe(DoeBook::from_bytes(&bytes).map_err(format)?)),
-            _ => Err(BookError::BadOption(format!(
-                "{}: neither a book directory nor an opening book file",
-                path.display()
-            ))),
+            Some(FileKind::Doe) => Ok(AnyBook::Doe(DoeBook::from_bytes(&bytes).map_err(format)?)),
+            _ => Err(BookError::UnknownFormat { path: path.to_path_buf() }),
         }
+    }
+
+    /// Whether the book's contents are checked against checksums (our
+    /// directories) or not (the engine's layouts have none).
+    pub fn is_checked(&self) -> bool {
+        matches!(self, AnyBook::Graph { .. })
     }
 
     pub fn source(&self) -> &dyn BookSource {
         match self {
-            LoadedBook::Graph { graph, .. } => graph,
-            LoadedBook::Classic(book) => book,
-            LoadedBook::Doe(book) => book,
+            AnyBook::Graph { graph, .. } => graph,
+            AnyBook::Classic(book) => book,
+            AnyBook::Doe(book) => book,
         }
     }
 
     pub fn kind(&self) -> &'static str {
         match self {
-            LoadedBook::Graph { .. } => "book directory",
-            LoadedBook::Classic(_) => "Oware Opening Book 1.0",
-            LoadedBook::Doe(_) => "DOE Opening Book 1.0",
+            AnyBook::Graph { .. } => "book directory",
+            AnyBook::Classic(_) => "Oware Opening Book 1.0",
+            AnyBook::Doe(_) => "DOE Opening Book 1.0",
         }
+    }
+}
+
+impl BookSource for AnyBook {
+    fn book_moves(&self, state: &GameState) -> Vec<BookMove> {
+        self.source().book_moves(state)
     }
 }
 
@@ -210,12 +222,12 @@ pub struct ProbeReport {
 }
 
 /// Probes a book with a game (or a bare state).
-pub fn probe(book: &LoadedBook, game: &Game) -> ProbeReport {
+pub fn probe(book: &AnyBook, game: &Game) -> ProbeReport {
     let source = book.source();
     let state = game.current.clone();
     let key = state_key(&state);
     let depth = match book {
-        LoadedBook::Graph { graph, .. } => {
+        AnyBook::Graph { graph, .. } => {
             graph.get(key).map(|id| graph.depths()[id as usize]).filter(|&d| d != u32::MAX)
         }
         _ => book_depth(source, key, 2_000_000),
@@ -233,7 +245,7 @@ pub fn probe(book: &LoadedBook, game: &Game) -> ProbeReport {
         (inside, game.moves.chars().count())
     });
     let node = match book {
-        LoadedBook::Graph { graph, .. } => graph.get(key).map(|id| {
+        AnyBook::Graph { graph, .. } => graph.get(key).map(|id| {
             let n = graph.node(id);
             let kind = match n.kind {
                 NodeKind::Leaf => "leaf",

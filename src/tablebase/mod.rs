@@ -25,6 +25,7 @@ mod games;
 pub mod improve;
 pub mod layer;
 mod layer_entries;
+pub mod probe;
 mod resolve;
 mod retrograde;
 pub mod scc;
@@ -37,6 +38,7 @@ pub use build::{build, BuildError, BuildOptions, BuildReport};
 pub use entry::{Entry, Proof};
 pub use file::{FileError, Tablebase};
 pub use layer::{Checkpointer, Cursor, LayerSolver, NoCheckpoints, SearchBudget, Step};
+pub use probe::{Certainty, MoveValue, Outcome, ProbeError, StateProbe};
 pub use solved::{LayerBytes, SolvedLayers};
 pub use stats::LayerStats;
 
