@@ -2,14 +2,16 @@
 //! engine's own benchmark: tests/reference/bench-games.txt, 669 positions).
 //! Prints nodes, time, nodes/s and depths, aggregated.
 
+mod common;
+
+use common::say;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use oware::say;
 
-use oware::cli::{progress_bar, run, thousands};
+use common::{progress_bar, run, thousands};
 use oware::search::{bench_positions, Limits, Options, Ordering, Searcher, Weights};
 
 /// Benchmark the search on the positions of the benchmark games.
@@ -30,7 +32,7 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     every: usize,
     #[command(flatten)]
-    engine: oware::cli::EngineArgs,
+    engine: common::EngineArgs,
     /// Aspiration half-width in engine units (0: full window).
     #[arg(long, default_value_t = 30)]
     aspiration: i32,

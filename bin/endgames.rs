@@ -1,14 +1,16 @@
 //! `endgames`: build, probe, verify and export Oware Abapa endgame
 //! tablebases.
 
+mod common;
+
+use common::say;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
-use oware::{note, say};
 
-use oware::cli::{parse_game, run, thousands};
+use common::{parse_game, run, thousands, Console};
 use oware::formats::endgames::EndgamesVersion;
 use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
@@ -221,11 +223,10 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
             min_seeds: args.search_min_seeds,
         },
         checkpoint_every: args.run.checkpoint_every()?,
-        progress: !args.run.quiet,
         compress: !args.no_compress,
         start_from: args.from,
     };
-    let report = build(&options, &mut layer_log(args.run.quiet))?;
+    let report = build(&options, &layer_log(args.run.quiet))?;
     let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
     let summary = print_layers(&report.layers);
     say!(
@@ -236,18 +237,9 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
 }
 
 /// Where a build's log lines go: stderr, under the table header (shown
-/// with the first line), unless quiet.
-fn layer_log(quiet: bool) -> impl FnMut(String) {
-    let mut header_shown = false;
-    move |line| {
-        if !quiet {
-            if !header_shown {
-                note!("{}", LayerStats::table_header());
-                header_shown = true;
-            }
-            note!("{line}");
-        }
-    }
+/// with the first line), unless quiet; progress bars on a terminal.
+fn layer_log(quiet: bool) -> Console {
+    Console::new(quiet).with_header(LayerStats::table_header())
 }
 
 /// Prints one row per layer; returns "P positions, E exact (x%)".
@@ -279,10 +271,9 @@ fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
             cut_max_seeds: if args.cut_nodes > 0 { last } else { 0 },
         },
         checkpoint_every: args.run.checkpoint_every()?,
-        progress: !args.run.quiet,
         compress: !args.no_compress,
     };
-    let outcome = improve(&options, &mut layer_log(args.run.quiet))?;
+    let outcome = improve(&options, &layer_log(args.run.quiet))?;
     match outcome {
         Improvement::FinishedEarlierCommit { generation } => say!(
             "finished committing an interrupted pass (generation {generation}); run again for a new pass"

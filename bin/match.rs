@@ -1,16 +1,18 @@
 //! `match`: our engine with an opening book against itself without one (or
 //! with another book), N games from the start, colours alternated.
 
+mod common;
+
+use common::say;
 use std::path::PathBuf;
 
 use anyhow::bail;
 use clap::Parser;
-use oware::say;
 
+use common::run;
 use oware::book::eval::{LeafEvaluator, Negamax, SearchEvaluator};
 use oware::book::play::{run_match, MatchOptions, Player};
 use oware::book::AnyBook;
-use oware::cli::run;
 
 /// Plays engine + book A against engine + book B (or no book).
 #[derive(Parser)]

@@ -1,12 +1,15 @@
 //! `openings`: grow, probe, describe and export Oware Abapa opening books.
 
+mod common;
+
+use common::say;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{ArgGroup, Args, Parser, Subcommand};
-use oware::{note, say};
 
+use common::{parse_game, run, thousands, Console};
 use oware::book::eval::{
     evaluator_from_description, LeafEvaluator, Negamax, SearchEvaluator, NEGAMAX_MAX_DEPTH,
 };
@@ -14,7 +17,6 @@ use oware::book::export::export;
 use oware::book::probe::{probe, stats};
 use oware::book::store::{load, read_manifest};
 use oware::book::{grow, AnyBook, Budget, GrowOptions, Omega};
-use oware::cli::{parse_game, run, thousands};
 
 /// Opening books for Oware Abapa, grown by drop-out expansion.
 #[derive(Parser)]
@@ -189,14 +191,9 @@ fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
         threads,
         budget,
         checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
-        progress: !args.quiet,
     };
-    let quiet = args.quiet;
-    let report = grow(&options, evaluator.as_ref(), &mut |line| {
-        if !quiet {
-            note!("{line}");
-        }
-    })?;
+    let report = grow(&options, evaluator.as_ref(), &Console::new(args.quiet))?;
+
     say!(
         "{} expansions in {:.1} s ({:.0} per hour, {} threads, {} leaves evaluated); the book holds {} expansions, {} nodes, root value {:+}{}",
         thousands(report.expansions - report.expansions_before),

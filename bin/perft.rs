@@ -1,15 +1,17 @@
 //! `perft`: move-path counts from a state or game, and a checker for perft
 //! files (`state-or-game | c1 c2 … cd` per line).
 
+mod common;
+
+use common::say;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Parser;
-use oware::say;
 use rayon::prelude::*;
 
-use oware::cli::{parse_game, run, thousands};
+use common::{parse_game, run, thousands};
 use oware::perft::{perft, perft_divide};
 use oware::Game;
 

@@ -1,12 +1,14 @@
 //! `search`: the best move, score and principal variation of a state or
 //! game, from the alpha-beta search.
 
+mod common;
+
+use common::say;
 use std::time::Duration;
 
 use clap::Parser;
-use oware::say;
 
-use oware::cli::{parse_game, run, thousands};
+use common::{parse_game, run, thousands};
 use oware::search::{Limits, Options, Searcher};
 
 /// Search a state or game with the alpha-beta engine.
@@ -25,7 +27,7 @@ struct Args {
     #[arg(long)]
     time: Option<f64>,
     #[command(flatten)]
-    engine: oware::cli::EngineArgs,
+    engine: common::EngineArgs,
     /// An endgame tablebase: our .owtb / .owtb.zst file or build directory,
     /// or an engine "Oware Endgames" file.
     #[arg(long, short = 'b')]

@@ -4,13 +4,15 @@
 //! (random one-byte reads over an array the size of the layer); and the
 //! retrograde phase with un-moves against a precomputed reverse graph (CSR).
 
+mod common;
+
+use common::say;
 use std::time::Instant;
 
 use clap::Parser;
-use oware::say;
 use rayon::prelude::*;
 
-use oware::cli::{run, thousands};
+use common::{run, thousands};
 use oware::rank::{layer_index, layer_positions, layer_size};
 use oware::tablebase::{LayerBytes, LayerSolver, SearchBudget, SolvedLayers};
 

@@ -54,18 +54,19 @@
 pub mod atomic;
 pub mod book;
 pub mod checksum;
-pub mod cli;
 pub mod cpu;
 pub mod error;
 pub mod formats;
 pub mod game;
 pub mod notation;
 pub mod perft;
+pub mod progress;
 pub mod rank;
 pub mod rules;
 pub mod search;
 mod strays;
 pub mod tablebase;
+pub mod text;
 
 pub use error::{MoveError, NotationError};
 pub use game::{GameEnd, GameState, Side};

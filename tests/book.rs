@@ -20,6 +20,7 @@ use oware::book::{
 };
 use oware::formats::doe::DoeBook;
 use oware::formats::opening_book::{OpeningBook, NO_SCORE};
+use oware::progress::Silent;
 use oware::rank::state_key;
 use oware::{Game, GameState};
 
@@ -71,7 +72,6 @@ fn options(dir: &Path, threads: usize, expansions: u64) -> GrowOptions {
         threads,
         budget: Budget::Expansions(expansions),
         checkpoint_every: Duration::from_secs(3600),
-        progress: false,
     }
 }
 
@@ -226,8 +226,8 @@ fn growth_is_the_same_with_one_or_two_threads() {
     let one = Scratch::new("threads-1");
     let two = Scratch::new("threads-2");
     let evaluator = Negamax::depth(3);
-    let a = grow(&options(one.path(), 1, 300), &evaluator, &mut |_| {}).unwrap();
-    let b = grow(&options(two.path(), 2, 300), &evaluator, &mut |_| {}).unwrap();
+    let a = grow(&options(one.path(), 1, 300), &evaluator, &Silent).unwrap();
+    let b = grow(&options(two.path(), 2, 300), &evaluator, &Silent).unwrap();
     assert_eq!(a.expansions, 300);
     assert_eq!((a.nodes, a.root_value), (b.nodes, b.root_value));
     assert_same_book(one.path(), two.path(), "1 and 2 threads");
@@ -245,7 +245,7 @@ fn resumed_growth_equals_uninterrupted_growth() {
     let whole = Scratch::new("whole");
     let parts = Scratch::new("parts");
     let evaluator = Negamax::depth(3);
-    grow(&options(whole.path(), 2, 250), &evaluator, &mut |_| {}).unwrap();
+    grow(&options(whole.path(), 2, 250), &evaluator, &Silent).unwrap();
     // Stops at batch boundaries (multiples of 8), then resumes, with other
     // thread counts and checkpoints after every batch.
     for (threads, target) in [(1, 40), (2, 160), (1, 250)] {
@@ -255,13 +255,13 @@ fn resumed_growth_equals_uninterrupted_growth() {
             o.omega = None; // taken from the book
             o.batch = None;
         }
-        let report = grow(&o, &evaluator, &mut |_| {}).unwrap();
+        let report = grow(&o, &evaluator, &Silent).unwrap();
         assert_eq!(report.expansions, target);
         assert_eq!(report.resumed, target != 40);
     }
     assert_same_book(whole.path(), parts.path(), "resumed");
     // Growing to the same target again changes nothing.
-    let report = grow(&options(parts.path(), 2, 250), &evaluator, &mut |_| {}).unwrap();
+    let report = grow(&options(parts.path(), 2, 250), &evaluator, &Silent).unwrap();
     assert_eq!(report.expansions_before, 250);
     assert_same_book(whole.path(), parts.path(), "grown again");
 }
@@ -270,17 +270,17 @@ fn resumed_growth_equals_uninterrupted_growth() {
 fn other_parameters_and_a_held_lock_are_refused() {
     let dir = Scratch::new("params");
     let evaluator = Negamax::depth(2);
-    grow(&options(dir.path(), 1, 16), &evaluator, &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 16), &evaluator, &Silent).unwrap();
     let before = book_files(dir.path());
     let mut other = options(dir.path(), 1, 32);
     other.omega = Some(omega(0.5));
-    let error = grow(&other, &evaluator, &mut |_| {}).unwrap_err();
+    let error = grow(&other, &evaluator, &Silent).unwrap_err();
     assert!(matches!(error, BookError::Parameters { .. }), "{error}");
-    let error = grow(&options(dir.path(), 1, 32), &Negamax::depth(3), &mut |_| {}).unwrap_err();
+    let error = grow(&options(dir.path(), 1, 32), &Negamax::depth(3), &Silent).unwrap_err();
     assert!(matches!(error, BookError::Parameters { .. }), "{error}");
     let lock = fs::File::open(dir.join("grow.lock")).unwrap();
     lock.lock().unwrap();
-    let error = grow(&options(dir.path(), 1, 32), &evaluator, &mut |_| {}).unwrap_err();
+    let error = grow(&options(dir.path(), 1, 32), &evaluator, &Silent).unwrap_err();
     assert!(matches!(error, BookError::Busy { .. }), "{error}");
     drop(lock);
     assert!(before == book_files(dir.path()), "the book changed");
@@ -290,7 +290,7 @@ fn other_parameters_and_a_held_lock_are_refused() {
 fn a_damaged_book_is_refused_and_left_as_it_is() {
     let dir = Scratch::new("damaged");
     let evaluator = Negamax::depth(2);
-    grow(&options(dir.path(), 1, 40), &evaluator, &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 40), &evaluator, &Silent).unwrap();
     let record = store::read_manifest(dir.path()).unwrap().unwrap().checkpoint.unwrap();
     let path = checkpoint_path(dir.path(), record.expansions);
     let good = fs::read(&path).unwrap();
@@ -303,7 +303,7 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
             _ => bad.clear(),
         }
         fs::write(&path, &bad).unwrap();
-        let error = grow(&options(dir.path(), 1, 80), &evaluator, &mut |_| {}).unwrap_err();
+        let error = grow(&options(dir.path(), 1, 80), &evaluator, &Silent).unwrap_err();
         assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
         assert!(error.to_string().contains("left as it is"), "{error}");
         assert!(store::load(dir.path()).is_err());
@@ -315,7 +315,7 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
         fs::write(dir.join(MANIFEST_FILE), text).unwrap();
         let error = store::load(dir.path()).unwrap_err();
         assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
-        assert!(grow(&options(dir.path(), 1, 80), &evaluator, &mut |_| {}).is_err());
+        assert!(grow(&options(dir.path(), 1, 80), &evaluator, &Silent).is_err());
         assert_eq!(fs::read(dir.join(MANIFEST_FILE)).unwrap(), text.as_bytes());
     }
 }
@@ -324,7 +324,7 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
 fn a_manifest_that_lost_its_checkpoint_line_deletes_nothing() {
     let dir = Scratch::new("lost-line");
     let evaluator = Negamax::depth(2);
-    grow(&options(dir.path(), 1, 24), &evaluator, &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 24), &evaluator, &Silent).unwrap();
     let before = book_files(dir.path());
     let manifest = fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
     let without: String =
@@ -338,20 +338,20 @@ fn a_manifest_that_lost_its_checkpoint_line_deletes_nothing() {
         let error = store::load(dir.path()).unwrap_err();
         assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
         assert!(error.to_string().contains("checkpoint-"), "{error}");
-        let error = grow(&options(dir.path(), 1, 48), &evaluator, &mut |_| {}).unwrap_err();
+        let error = grow(&options(dir.path(), 1, 48), &evaluator, &Silent).unwrap_err();
         assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
         let checkpoint = checkpoint_path(dir.path(), 24);
         assert!(before.1 == fs::read(&checkpoint).unwrap(), "the checkpoint changed");
     }
     fs::write(dir.join(MANIFEST_FILE), &manifest).unwrap();
     assert!(before == book_files(dir.path()));
-    grow(&options(dir.path(), 1, 48), &evaluator, &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 48), &evaluator, &Silent).unwrap();
 }
 
 #[test]
 fn the_checkpoint_decoder_survives_any_bytes() {
     let dir = Scratch::new("decoder");
-    grow(&options(dir.path(), 1, 24), &Negamax::depth(2), &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 24), &Negamax::depth(2), &Silent).unwrap();
     let (_, compressed) = book_files(dir.path());
     let raw = zstd::decode_all(&compressed[..]).unwrap();
     let (parameters, graph) = store::decode(&raw).unwrap();
@@ -487,7 +487,7 @@ fn kill_nine_never_corrupts_and_resumes_to_the_same_bytes() {
 #[test]
 fn exports_round_trip_through_the_format_readers() {
     let dir = Scratch::new("export");
-    let report = grow(&options(dir.path(), 2, 120), &Negamax::depth(3), &mut |_| {}).unwrap();
+    let report = grow(&options(dir.path(), 2, 120), &Negamax::depth(3), &Silent).unwrap();
     let stored = store::load(dir.path()).unwrap();
     let graph = stored.graph.unwrap();
     let fields = header_fields(&graph, &stored.manifest.parameters);
@@ -598,7 +598,7 @@ fn the_engines_books_parse_and_give_plausible_start_moves() {
 #[test]
 fn probe_and_stats_describe_our_books() {
     let dir = Scratch::new("probe");
-    grow(&options(dir.path(), 1, 64), &Negamax::depth(3), &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 64), &Negamax::depth(3), &Silent).unwrap();
     let graph = loaded_graph(dir.path());
     let s = stats(&graph, &store::load(dir.path()).unwrap().manifest.parameters);
     assert_eq!(s.expansions, 64);
@@ -636,7 +636,7 @@ fn probe_and_stats_describe_our_books() {
 #[test]
 fn a_short_match_runs_and_counts() {
     let dir = Scratch::new("match");
-    grow(&options(dir.path(), 1, 40), &Negamax::depth(3), &mut |_| {}).unwrap();
+    grow(&options(dir.path(), 1, 40), &Negamax::depth(3), &Silent).unwrap();
     let book = AnyBook::open(dir.path()).unwrap();
     let engine = Negamax::nodes(300);
     let a = Player { name: "with book".into(), engine: &engine, book: Some(book.source()) };

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use oware::progress::Silent;
 use oware::rank::layer_positions;
 use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, Entry, SearchBudget, Tablebase};
@@ -30,11 +31,10 @@ fn good() -> &'static Good {
             max_seeds: SEEDS,
             budget: SearchBudget::default(),
             checkpoint_every: Duration::from_secs(3600),
-            progress: false,
             compress: true,
             start_from: None,
         };
-        build(&options, &mut |_| {}).unwrap();
+        build(&options, &Silent).unwrap();
         let owtb = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
         let zst = fs::read(dir.join(COMPRESSED_FILE)).unwrap();
         let table = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();

@@ -9,6 +9,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use oware::checksum::checksum;
+use oware::progress::Silent;
 use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, BuildError, Entry, SearchBudget, Tablebase};
 
@@ -81,7 +82,6 @@ fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
         max_seeds,
         budget: SearchBudget::default(),
         checkpoint_every: Duration::from_secs(3600),
-        progress: false,
         compress: false,
         start_from: None,
     }
@@ -90,27 +90,27 @@ fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
 #[test]
 fn other_parameters_are_refused_and_nothing_is_touched() {
     let dir = scratch("params");
-    build(&options(&dir, 4), &mut |_| {}).unwrap();
+    build(&options(&dir, 4), &Silent).unwrap();
     let manifest = fs::read(dir.join("manifest")).unwrap();
     let table = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
-    let error = build(&options(&dir, 3), &mut |_| {}).unwrap_err();
+    let error = build(&options(&dir, 3), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
     assert!(error.to_string().contains("max-seeds 4"), "{error}");
     let mut other_budget = options(&dir, 4);
     other_budget.budget.nodes_per_search += 1;
-    assert!(matches!(build(&other_budget, &mut |_| {}), Err(BuildError::Parameters { .. })));
+    assert!(matches!(build(&other_budget, &Silent), Err(BuildError::Parameters { .. })));
     assert_eq!(fs::read(dir.join("manifest")).unwrap(), manifest);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
     // The same parameters again: everything is reused and rewritten alike.
-    let report = build(&options(&dir, 4), &mut |_| {}).unwrap();
+    let report = build(&options(&dir, 4), &Silent).unwrap();
     assert_eq!(report.reused_layers, 5);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
     // More seeds with the same budget extend the build, to the bytes of a
     // build made that size at once.
-    let report = build(&options(&dir, 6), &mut |_| {}).unwrap();
+    let report = build(&options(&dir, 6), &Silent).unwrap();
     assert_eq!(report.reused_layers, 5);
     let at_once = scratch("params-at-once");
-    build(&options(&at_once, 6), &mut |_| {}).unwrap();
+    build(&options(&at_once, 6), &Silent).unwrap();
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), fs::read(at_once.join(TABLEBASE_FILE)).unwrap());
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&at_once).unwrap();
@@ -119,12 +119,12 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
 #[test]
 fn damaged_files_are_refused_and_left_as_they_are() {
     let dir = scratch("damaged");
-    build(&options(&dir, 5), &mut |_| {}).unwrap();
+    build(&options(&dir, 5), &Silent).unwrap();
     // A truncated layer.
     let layer = dir.join("layer-03.bin");
     let bytes = fs::read(&layer).unwrap();
     fs::write(&layer, &bytes[..bytes.len() - 1]).unwrap();
-    let error = build(&options(&dir, 5), &mut |_| {}).unwrap_err();
+    let error = build(&options(&dir, 5), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
     assert!(error.to_string().contains("layer-03.bin"), "{error}");
     assert_eq!(fs::read(&layer).unwrap().len(), bytes.len() - 1);
@@ -187,7 +187,7 @@ fn a_small_rebuild_matches_the_shipped_tablebase() {
     assert_eq!(header.budget, budget);
     assert_eq!(header.provenance, None);
     let dir = scratch("shipped");
-    build(&BuildOptions { budget, ..options(&dir, 7) }, &mut |_| {}).unwrap();
+    build(&BuildOptions { budget, ..options(&dir, 7) }, &Silent).unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     rebuilt.verify_checksums().unwrap();
     for n in 0..=7 {
@@ -214,7 +214,7 @@ fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
         SearchBudget { nodes_per_search: 1_000_000, min_seeds: 13, max_seeds: 13, ..SearchBudget::default() };
     let report = build(
         &BuildOptions { budget, start_from: Some(PathBuf::from(SHIPPED)), ..options(&dir, 13) },
-        &mut |_| {},
+        &Silent,
     )
     .unwrap();
     let layer = &report.layers[13];
@@ -233,7 +233,7 @@ fn a_build_removes_only_files_it_could_have_written() {
     for name in theirs.iter().chain(&ours) {
         fs::write(dir.join(name), b"not a build's").unwrap();
     }
-    build(&options(&dir, 4), &mut |_| {}).unwrap();
+    build(&options(&dir, 4), &Silent).unwrap();
     for name in theirs {
         assert_eq!(fs::read(dir.join(name)).unwrap(), b"not a build's", "{name}");
     }

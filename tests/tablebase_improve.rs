@@ -11,6 +11,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use oware::checksum::checksum;
+use oware::progress::Silent;
 use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
 use oware::tablebase::entry::{Entry, ENTRY_BYTES};
 use oware::tablebase::file::{write_tablebase, Provenance};
@@ -31,7 +32,6 @@ fn options(dir: &Path, max_seeds: u32, budget: SearchBudget) -> BuildOptions {
         max_seeds,
         budget,
         checkpoint_every: Duration::from_secs(3600),
-        progress: false,
         compress: false,
         start_from: None,
     }
@@ -46,7 +46,7 @@ fn a_build_from_the_shipped_table_needs_no_search_and_gives_its_bytes() {
     let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
     let dir = scratch("from-shipped");
     let from = BuildOptions { start_from: Some(SHIPPED.into()), ..options(&dir, 8, no_search()) };
-    let report = build(&from, &mut |_| {}).unwrap();
+    let report = build(&from, &Silent).unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     for n in 0..=8 {
         assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
@@ -58,7 +58,7 @@ fn a_build_from_the_shipped_table_needs_no_search_and_gives_its_bytes() {
     let provenance = rebuilt.header().provenance.expect("provenance recorded");
     assert_eq!(provenance, Provenance { body_checksum: shipped.header().body_checksum, layers: 9 });
     // Resuming the finished build needs the same table to start from.
-    let error = build(&options(&dir, 8, no_search()), &mut |_| {}).unwrap_err();
+    let error = build(&options(&dir, 8, no_search()), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
     assert!(error.to_string().contains("starting from table"), "{error}");
     fs::remove_dir_all(&dir).unwrap();
@@ -89,7 +89,7 @@ fn a_table_that_contradicts_the_build_stops_it() {
 
     let build_dir = dir.join("build");
     let from = BuildOptions { start_from: Some(bad_table.clone()), ..options(&build_dir, 6, no_search()) };
-    let error = build(&from, &mut |_| {}).unwrap_err();
+    let error = build(&from, &Silent).unwrap_err();
     match &error {
         BuildError::Contradiction { contradiction, .. } => {
             assert_eq!((contradiction.seeds, contradiction.index), (5, at as u64));
@@ -109,7 +109,6 @@ fn improve_options(dir: &Path, first: u32, last: u32) -> ImproveOptions {
         dir: dir.to_path_buf(),
         budget: SearchBudget { min_seeds: first, max_seeds: last, ..SearchBudget::default() },
         checkpoint_every: Duration::from_secs(3600),
-        progress: false,
         compress: true,
     }
 }
@@ -118,12 +117,12 @@ fn improve_options(dir: &Path, first: u32, last: u32) -> ImproveOptions {
 fn an_improvement_pass_equals_the_build_that_searched_from_the_start() {
     let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
     let dir = scratch("pass");
-    build(&options(&dir, 7, no_search()), &mut |_| {}).unwrap();
+    build(&options(&dir, 7, no_search()), &Silent).unwrap();
     let before = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     let before_exact = (0..=7).map(|n| exact_count(before.layer(n))).sum::<u64>();
     // Layers 0..=5 first (they were left open without a search), then 6..=7.
     for (first, last, generation) in [(0, 5, 1), (6, 7, 2)] {
-        match improve(&improve_options(&dir, first, last), &mut |_| {}).unwrap() {
+        match improve(&improve_options(&dir, first, last), &Silent).unwrap() {
             Improvement::Committed { generation: g, .. } => assert_eq!(g, generation),
             other => panic!("{other:?}"),
         }
@@ -171,7 +170,7 @@ fn a_killed_improvement_pass_resumes_to_the_same_bytes() {
     let straight = scratch("straight");
     let killed = scratch("killed");
     for dir in [&straight, &killed] {
-        build(&options(dir, 7, no_search()), &mut |_| {}).unwrap();
+        build(&options(dir, 7, no_search()), &Silent).unwrap();
     }
     assert!(endgames_improve(&straight).status().unwrap().success());
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;

@@ -34,9 +34,10 @@ use super::eval::{terminal_value, Evaluation, EvaluationError, LeafEvaluator};
 use super::graph::{BookGraph, NodeEval, NodeId, NodeKind};
 use super::store::{BookDir, Parameters};
 use super::BookError;
-use crate::cli::thousands;
 use crate::game::GameState;
+use crate::progress::Observer;
 use crate::rank::{state_from_key, state_key};
+use crate::text::thousands;
 
 /// ω of a new book unless given: 0.04 plies per engine unit (a seed of
 /// deviation weighs one ply).
@@ -65,8 +66,6 @@ pub struct GrowOptions {
     pub budget: Budget,
     /// Least time between two checkpoints (zero: after every batch).
     pub checkpoint_every: Duration,
-    /// Draw a progress bar (hidden anyway when stderr is not a terminal).
-    pub progress: bool,
 }
 
 /// What a growth did.
@@ -109,12 +108,12 @@ fn choose_parameters(
     })
 }
 
-/// Grows (or resumes growing) the book in `options.dir`; `log` receives a
-/// line per event worth telling.
+/// Grows (or resumes growing) the book in `options.dir`, reporting its
+/// progress and a line per event worth telling to `observer`.
 pub fn grow(
     options: &GrowOptions,
     evaluator: &dyn LeafEvaluator,
-    log: &mut dyn FnMut(String),
+    observer: &dyn Observer,
 ) -> Result<GrowReport, BookError> {
     if options.batch == Some(0) {
         return Err(BookError::BadOption("the batch size must be at least 1".into()));
@@ -124,7 +123,7 @@ pub fn grow(
     let started = Instant::now();
     let (mut graph, resumed) = match dir.load_graph()? {
         Some(graph) => {
-            log(format!(
+            observer.line(&format!(
                 "resuming from the checkpoint at {} expansions ({} nodes)",
                 thousands(graph.expansions()),
                 thousands(graph.len() as u64)
@@ -135,7 +134,7 @@ pub fn grow(
     };
     let expansions_before = graph.expansions();
     let batch_size = parameters.batch as u64;
-    let bar = progress(options, expansions_before);
+    start_phase(observer, options, expansions_before);
     let mut evaluations = 0;
     let mut checkpoints = 0;
     let mut last_checkpoint = Instant::now();
@@ -169,7 +168,7 @@ pub fn grow(
             let (results, evaluated) = pool.evaluate(&plan)?;
             evaluations += evaluated;
             apply(&mut graph, &batch, &plan, &results);
-            update(&bar, options, &graph, started);
+            update(observer, options, &graph, started);
             if last_checkpoint.elapsed() >= options.checkpoint_every {
                 dir.save(&graph)?;
                 checkpoints += 1;
@@ -185,9 +184,9 @@ pub fn grow(
     if before_save != Some(graph.expansions()) {
         checkpoints += 1;
     }
-    bar.finish_and_clear();
+    observer.finish();
     if complete {
-        log("the book is complete: every line ends in a finished game".into());
+        observer.line("the book is complete: every line ends in a finished game");
     }
     Ok(GrowReport {
         parameters,
@@ -359,36 +358,27 @@ fn apply(graph: &mut BookGraph, batch: &[Selection], plan: &Plan, results: &[(No
     graph.refresh(&leaves);
 }
 
-fn progress(options: &GrowOptions, done: u64) -> indicatif::ProgressBar {
-    if !options.progress {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = match options.budget {
+fn start_phase(observer: &dyn Observer, options: &GrowOptions, done: u64) {
+    match options.budget {
         Budget::Expansions(target) => {
-            let bar = crate::cli::progress_bar(target, "", "expansions");
-            bar.set_position(done.min(target));
-            bar
+            observer.phase("", target, "expansions");
+            observer.position(done.min(target));
         }
-        Budget::Time(limit) => crate::cli::progress_bar(limit.as_secs().max(1), "", "s"),
-    };
-    bar.reset_eta();
-    bar
+        Budget::Time(limit) => observer.phase("", limit.as_secs().max(1), "s"),
+    }
 }
 
-fn update(bar: &indicatif::ProgressBar, options: &GrowOptions, graph: &BookGraph, started: Instant) {
-    if bar.is_hidden() {
-        return;
-    }
+fn update(observer: &dyn Observer, options: &GrowOptions, graph: &BookGraph, started: Instant) {
     let root = graph.node(graph.root()).value;
     let size = thousands(graph.len() as u64);
     match options.budget {
         Budget::Expansions(_) => {
-            bar.set_message(format!("{size} nodes, root {root:+}"));
-            bar.set_position(graph.expansions());
+            observer.detail(&format!("{size} nodes, root {root:+}"));
+            observer.position(graph.expansions());
         }
         Budget::Time(_) => {
-            bar.set_message(format!("{} exp, {size} nodes, root {root:+}", thousands(graph.expansions())));
-            bar.set_position(started.elapsed().as_secs());
+            observer.detail(&format!("{} exp, {size} nodes, root {root:+}", thousands(graph.expansions())));
+            observer.position(started.elapsed().as_secs());
         }
     }
 }

@@ -439,7 +439,7 @@ pub fn stats(graph: &BookGraph, parameters: &Parameters) -> BookStats {
 
 impl fmt::Display for BookStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::cli::thousands;
+        use crate::text::thousands;
         let p = &self.parameters;
         writeln!(
             f,

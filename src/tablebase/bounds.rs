@@ -167,7 +167,7 @@ impl LayerSolver<'_> {
         for t in (1..=first).rev() {
             if big {
                 self.progress
-                    .set_message(format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
+                    .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
             }
             if t < first && checkpoints.due() {
                 let mut state = Vec::with_capacity(4 * members.len());

@@ -30,6 +30,7 @@ use super::stats::LayerStats;
 use crate::atomic::{lock_file, write_atomically, write_bytes_atomically};
 use crate::checksum::{checksum, Checksum};
 use crate::formats::endgames::EndgamesVersion;
+use crate::progress::Observer;
 use crate::rank::layer_size;
 use crate::tablebase::entry::ENTRY_BYTES;
 
@@ -56,9 +57,6 @@ pub struct BuildOptions {
     /// Least time between two checkpoints inside a layer (zero: at every
     /// safe point, which the kill tests use).
     pub checkpoint_every: Duration,
-    /// Draw progress bars (they are hidden anyway when stderr is not a
-    /// terminal).
-    pub progress: bool,
     /// Also write the zstd-compressed copy of the tablebase.
     pub compress: bool,
     /// A proven table (`.owtb` or `.owtb.zst`) whose intervals every layer
@@ -393,9 +391,10 @@ pub struct BuildReport {
     pub checkpoints_written: u64,
 }
 
-/// Builds (or resumes building) the tablebase described by `options`;
-/// `log` receives one line per event worth telling.
-pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<BuildReport, BuildError> {
+/// Builds (or resumes building) the tablebase described by `options`,
+/// reporting its progress and one line per event worth telling to
+/// `observer`.
+pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildReport, BuildError> {
     if options.max_seeds > MAX_BUILD_SEEDS {
         return Err(BuildError::TooManySeeds { max_seeds: options.max_seeds });
     }
@@ -427,7 +426,10 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
             let extendable = (found.budget, found.seed) == (wanted.budget, wanted.seed)
                 && found.layers.len() <= wanted.max_seeds as usize + 1;
             if found.max_seeds != wanted.max_seeds && extendable {
-                log(format!("now building up to {} seeds (was {})", wanted.max_seeds, found.max_seeds));
+                observer.line(&format!(
+                    "now building up to {} seeds (was {})",
+                    wanted.max_seeds, found.max_seeds
+                ));
                 found.max_seeds = wanted.max_seeds;
                 write_bytes_atomically(&manifest_path, found.render().as_bytes())
                     .map_err(io_at(&manifest_path))?;
@@ -456,15 +458,11 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
     // directory is left exactly as it was found.
     remove_strays(dir, &manifest);
     if report.reused_layers > 0 {
-        log(format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
+        observer
+            .line(&format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
     }
 
     for n in manifest.layers.len() as u32..=options.max_seeds {
-        let bar = if options.progress {
-            crate::cli::progress_bar(0, "", "positions")
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
         let seed = match &start_from {
             Some(source) if n < source.provenance.layers => Some(source.layer(n)?),
             _ => None,
@@ -478,7 +476,7 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
                     zstd::stream::decode_all(&compressed[..]).map_err(|e| corrupt(e.to_string()))?;
                 let restored = LayerSolver::restore(n, &solved, options.budget, &snapshot)
                     .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
-                log(format!("layer {n}: resuming from checkpoint {sequence}"));
+                observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
                 report.resumed_checkpoint = true;
                 restored
             }
@@ -495,7 +493,7 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
             Some(entries) => solver.with_seed(entries),
             None => solver,
         };
-        let result = solver.with_progress(bar).run(cursor, components, &mut checkpoints);
+        let result = solver.with_observer(observer).run(cursor, components, &mut checkpoints);
         report.checkpoints_written += checkpoints.saved;
         let (bytes, stats) = result.map_err(|error| match error {
             LayerError::Io(error) => BuildError::Io { path: dir.clone(), error },
@@ -505,7 +503,7 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
             },
         })?;
         finish_layer(dir, &mut manifest, n, &bytes, &stats)?;
-        log(stats.table_row());
+        observer.line(&stats.table_row());
         drop(bytes);
         let path = layer_path(dir, manifest.generation, n as usize);
         let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
@@ -514,7 +512,7 @@ pub fn build(options: &BuildOptions, log: &mut dyn FnMut(String)) -> Result<Buil
         solved.push(LayerBytes::Mapped { map, offset: 0, len });
         report.layers.push(stats);
     }
-    write_outputs(options, manifest.seed, &solved, &report, log)?;
+    write_outputs(options, manifest.seed, &solved, &report, observer)?;
     Ok(report)
 }
 
@@ -642,7 +640,7 @@ fn write_outputs(
     provenance: Option<Provenance>,
     solved: &SolvedLayers,
     report: &BuildReport,
-    log: &mut dyn FnMut(String),
+    observer: &dyn Observer,
 ) -> Result<(), BuildError> {
     let dir = &options.dir;
     let table = dir.join(TABLEBASE_FILE);
@@ -658,7 +656,7 @@ fn write_outputs(
     let stats = dir.join(STATS_FILE);
     let json = stats_json(options, &report.layers);
     write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
-    log(format!("wrote {}", table.display()));
+    observer.line(&format!("wrote {}", table.display()));
     Ok(())
 }
 

@@ -29,6 +29,7 @@ use super::build::{
 use super::file::{write_compressed, Tablebase};
 use super::layer::SearchBudget;
 use crate::atomic::{lock_file, write_bytes_atomically};
+use crate::progress::Observer;
 
 /// The subdirectory holding a pass in progress.
 pub const PASS_DIR: &str = "improve";
@@ -42,7 +43,6 @@ pub struct ImproveOptions {
     /// again (their open positions only).
     pub budget: SearchBudget,
     pub checkpoint_every: Duration,
-    pub progress: bool,
     /// Rewrite the zstd-compressed copy.
     pub compress: bool,
 }
@@ -57,7 +57,7 @@ pub enum Improvement {
 }
 
 /// Runs one improvement pass on `options.dir` (see the module comment).
-pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<Improvement, BuildError> {
+pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Improvement, BuildError> {
     let dir = &options.dir;
     let lock_path = dir.join("build.lock");
     if !dir.join("manifest").is_file() {
@@ -80,7 +80,7 @@ pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<
     if pass_dir.join("manifest").is_file() {
         let pass = read_manifest(&pass_dir)?;
         if pass.complete() && pass.layers == manifest.layers && manifest.generation > 0 {
-            log(format!("finishing the commit of generation {}", manifest.generation));
+            observer.line(&format!("finishing the commit of generation {}", manifest.generation));
             finish_commit(options, &manifest, None)?;
             return Ok(Improvement::FinishedEarlierCommit { generation: manifest.generation });
         }
@@ -93,11 +93,10 @@ pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<
         max_seeds: manifest.max_seeds,
         budget: options.budget,
         checkpoint_every: options.checkpoint_every,
-        progress: options.progress,
         compress: false,
         start_from: Some(table_path),
     };
-    let report = build(&pass_options, log).map_err(|error| match error {
+    let report = build(&pass_options, observer).map_err(|error| match error {
         BuildError::Parameters { found, wanted, .. } => BuildError::Corrupt {
             path: pass_dir.clone(),
             problem: format!(
@@ -123,7 +122,7 @@ pub fn improve(options: &ImproveOptions, log: &mut dyn FnMut(String)) -> Result<
     write_bytes_atomically(&manifest_path, committed.render().as_bytes()).map_err(io_at(&manifest_path))?;
     // 3. Outputs and cleaning up.
     finish_commit(options, &committed, Some(&manifest))?;
-    log(format!("committed generation {}", committed.generation));
+    observer.line(&format!("committed generation {}", committed.generation));
     Ok(Improvement::Committed { generation: committed.generation, pass: report })
 }
 

@@ -17,7 +17,6 @@
 //! seeds is worth `n − V(child)` whether or not it captures (the captured
 //! seeds plus what the opponent leaves of the rest).
 
-use indicatif::ProgressBar;
 use std::time::Instant;
 
 pub use super::layer_entries::Contradiction;
@@ -25,6 +24,7 @@ use super::layer_entries::LayerEntries;
 use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
+use crate::progress::{Observer, SILENT};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
 
@@ -160,7 +160,7 @@ pub struct LayerSolver<'a> {
     /// The layer's entries under construction (their only owner).
     pub(crate) entries: LayerEntries<'a>,
     pub(crate) budget: SearchBudget,
-    pub(crate) progress: ProgressBar,
+    pub(crate) progress: &'a dyn Observer,
     pub stats: LayerStats,
     /// A second opinion asked of some cycle positions (`verify --deep`).
     pub(crate) audit: Option<Audit>,
@@ -201,7 +201,7 @@ impl<'a> LayerSolver<'a> {
             size,
             entries: LayerEntries::new(n, lower),
             budget,
-            progress: ProgressBar::hidden(),
+            progress: &SILENT,
             stats: LayerStats::new(n, size as u64),
             audit: None,
         }
@@ -215,9 +215,9 @@ impl<'a> LayerSolver<'a> {
         self
     }
 
-    /// Shows progress on this bar (one phase after the other).
-    pub fn with_progress(mut self, bar: ProgressBar) -> Self {
-        self.progress = bar;
+    /// Reports each phase's progress to `observer`.
+    pub fn with_observer(mut self, observer: &'a dyn Observer) -> Self {
+        self.progress = observer;
         self
     }
 
@@ -297,7 +297,7 @@ impl<'a> LayerSolver<'a> {
                 self.checkpoint(checkpoints, &cursor, components.as_ref())?;
             }
         }
-        self.progress.finish_and_clear();
+        self.progress.finish();
         if let Some(found) = self.entries.contradiction() {
             return Err(LayerError::Contradiction(found));
         }

@@ -29,9 +29,12 @@ impl LayerSolver<'_> {
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<()> {
         let mut work: Option<BoundWork> = None;
-        self.progress.set_message(format!("{} seeds: cycles", self.n));
-        self.progress.set_length(components.members.len() as u64);
-        self.progress.set_position(components.starts[first] as u64);
+        self.progress.phase(
+            &format!("{} seeds: cycles", self.n),
+            components.members.len() as u64,
+            "positions",
+        );
+        self.progress.position(components.starts[first] as u64);
         for k in first..components.count() {
             let members = components.of(k);
             if members.len() == 1 {
@@ -46,7 +49,7 @@ impl LayerSolver<'_> {
                     checkpoints,
                 )?;
             }
-            self.progress.inc(members.len() as u64);
+            self.progress.advance(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
                 let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
                 self.checkpoint(checkpoints, &cursor, Some(components))?;
@@ -131,7 +134,7 @@ impl LayerSolver<'_> {
                     open += (root_lower[end] < root_upper[end]) as usize;
                     end += 1;
                 }
-                self.progress.set_message(format!(
+                self.progress.detail(&format!(
                     "{} seeds: searching cycle positions, {} of {}",
                     self.n,
                     start,

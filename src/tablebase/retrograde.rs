@@ -27,9 +27,7 @@ impl LayerSolver<'_> {
     /// The first pass over the layer; returns the positions it decided.
     pub(crate) fn first_pass(&mut self) -> Vec<Position> {
         let n = self.n;
-        self.progress.set_message(format!("{n} seeds: retrograde"));
-        self.progress.set_length(self.size as u64);
-        self.progress.set_position(0);
+        self.progress.phase(&format!("{n} seeds: retrograde"), self.size as u64, "positions");
         let chunks: Vec<usize> = (0..self.size).step_by(CHUNK).collect();
         chunks
             .par_iter()
@@ -42,7 +40,7 @@ impl LayerSolver<'_> {
                         decided.push(position);
                     }
                 }
-                self.progress.inc((end - start) as u64);
+                self.progress.advance((end - start) as u64);
                 decided.into_iter()
             })
             .collect()
@@ -51,7 +49,7 @@ impl LayerSolver<'_> {
     /// Tells the parents of one frontier; returns the next frontier.
     pub(crate) fn propagate_round(&mut self, frontier: &[Position]) -> Vec<Position> {
         self.stats.retrograde_rounds += 1;
-        self.progress.set_message(format!("{} seeds: propagate {}", self.n, self.stats.retrograde_rounds));
+        self.progress.detail(&format!("{} seeds: propagate {}", self.n, self.stats.retrograde_rounds));
         frontier.par_iter().flat_map_iter(|child| self.propagate(child).into_iter()).collect()
     }
 

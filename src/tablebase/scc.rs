@@ -96,12 +96,10 @@ impl LayerSolver<'_> {
         let mut finished: Vec<u32> = Vec::new();
         let mut frames: Vec<Frame> = Vec::new();
         let (mut deepest, mut most_finished) = (0usize, 0usize);
-        self.progress.set_message(format!("{} seeds: components", self.n));
-        self.progress.set_length(size as u64);
-        self.progress.set_position(0);
+        self.progress.phase(&format!("{} seeds: components", self.n), size as u64, "positions");
         for (start, position) in layer_positions(self.n).enumerate() {
             if start % (1 << 16) == 0 {
-                self.progress.set_position(start as u64);
+                self.progress.position(start as u64);
             }
             if rank[start] != 0 {
                 continue;

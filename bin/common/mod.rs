@@ -1,14 +1,20 @@
-//! What every binary shares: one-line errors with a non-zero exit, the
-//! progress-bar factory (hidden when stderr is not a terminal), and reading
-//! a state or game from an argument.
+//! What every binary shares: one-line errors with a non-zero exit, output
+//! that survives a closed pipe, progress bars (drawn only when stderr is a
+//! terminal) behind the library's observer, and reading a state or game
+//! from an argument. The library knows nothing of this.
+
+// Each binary uses its own part of this module.
+#![allow(dead_code, unused_imports, unused_macros)]
 
 use std::fmt::{Arguments, Display};
 use std::io::{ErrorKind, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
-use crate::notation::Game;
+use oware::progress::Observer;
+use oware::Game;
 
 /// Runs a binary's body: on error prints `name: error: cause: cause` on one
 /// line of stderr and exits with status 1.
@@ -45,16 +51,16 @@ pub fn note_line(line: Arguments) {
 
 /// `println!` for a command's output: ends the program quietly when the
 /// reader has gone (see [`say_line`]).
-#[macro_export]
 macro_rules! say {
-    ($($arg:tt)*) => { $crate::cli::say_line(format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::common::say_line(format_args!($($arg)*)) };
 }
 
 /// `eprintln!` for a job's log: never stops the job (see [`note_line`]).
-#[macro_export]
 macro_rules! note {
-    ($($arg:tt)*) => { $crate::cli::note_line(format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::common::note_line(format_args!($($arg)*)) };
 }
+
+pub(crate) use {note, say};
 
 /// Reads a game (or a bare state) given on the command line; the default is
 /// the start of the game.
@@ -78,18 +84,7 @@ pub fn progress_bar(total: u64, message: impl Into<String>, unit: &str) -> Progr
     bar
 }
 
-/// Formats a count with thousands separators: 1234567 → "1,234,567".
-pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use oware::text::thousands;
 
 /// The search engine's options shared by the `search` and `bench`
 /// binaries.
@@ -105,4 +100,103 @@ pub struct EngineArgs {
     /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
     #[arg(long, default_value = "fitted")]
     pub weights: String,
+}
+
+/// The observer a binary hands to a long job: log lines on stderr (unless
+/// quiet), and one progress bar, redrawn for each phase, when stderr is a
+/// terminal.
+pub struct Console {
+    quiet: bool,
+    /// Printed once, above the first log line (a table's column names).
+    header: Option<String>,
+    header_shown: AtomicBool,
+    bar: Mutex<Option<ProgressBar>>,
+    /// The bar's first position of a phase is where a resumed job starts,
+    /// not progress: the rate and ETA start counting after it.
+    fresh: AtomicBool,
+}
+
+impl Console {
+    pub fn new(quiet: bool) -> Console {
+        Console {
+            quiet,
+            header: None,
+            header_shown: AtomicBool::new(false),
+            bar: Mutex::new(None),
+            fresh: AtomicBool::new(false),
+        }
+    }
+
+    /// Prints `header` above the first log line.
+    pub fn with_header(mut self, header: String) -> Console {
+        self.header = Some(header);
+        self
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
+        if let Ok(bar) = self.bar.lock() {
+            if let Some(bar) = bar.as_ref() {
+                f(bar);
+            }
+        }
+    }
+}
+
+impl Observer for Console {
+    fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        let print = || {
+            if let Some(header) = &self.header {
+                if !self.header_shown.swap(true, Ordering::Relaxed) {
+                    note!("{header}");
+                }
+            }
+            note!("{text}");
+        };
+        match self.bar.lock().ok().and_then(|bar| bar.clone()) {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
+    }
+
+    fn phase(&self, name: &str, total: u64, unit: &'static str) {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return;
+        }
+        if let Ok(mut slot) = self.bar.lock() {
+            if let Some(old) = slot.take() {
+                old.finish_and_clear();
+            }
+            *slot = Some(progress_bar(total, name, unit));
+            self.fresh.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn position(&self, done: u64) {
+        self.with_bar(|bar| {
+            bar.set_position(done);
+            if self.fresh.swap(false, Ordering::Relaxed) {
+                bar.reset_eta();
+            }
+        });
+    }
+
+    fn advance(&self, more: u64) {
+        self.fresh.store(false, Ordering::Relaxed);
+        self.with_bar(|bar| bar.inc(more));
+    }
+
+    fn detail(&self, text: &str) {
+        self.with_bar(|bar| bar.set_message(text.to_string()));
+    }
+
+    fn finish(&self) {
+        if let Ok(mut slot) = self.bar.lock() {
+            if let Some(bar) = slot.take() {
+                bar.finish_and_clear();
+            }
+        }
+    }
 }
