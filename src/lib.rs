@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Oware Abapa toolchain: exact rules, endgame tablebases proven by
 //! retrograde analysis and cycle resolution, an alpha-beta search, and
 //! opening books grown by drop-out expansion, in our own checked formats
@@ -51,7 +52,6 @@
 //! * [`formats`]: readers and writers of the engine's file layouts.
 //! * [`error`]: typed errors.
 
-pub mod atomic;
 pub mod book;
 pub mod checksum;
 pub mod cpu;
@@ -62,9 +62,9 @@ pub mod notation;
 pub mod perft;
 pub mod progress;
 pub mod rank;
+mod resumable;
 pub mod rules;
 pub mod search;
-mod strays;
 pub mod tablebase;
 pub mod text;
 

@@ -97,7 +97,7 @@ pub fn export(
     // Checked before anything is written: an export writes over nothing it
     // reads and over no file of a book or build directory.
     for path in [out_2014, out_doe].into_iter().flatten() {
-        if let Some(reason) = crate::strays::refuse_output(path, &[dir]) {
+        if let Some(reason) = crate::resumable::names::refuse_output(path, &[dir]) {
             return Err(BookError::WouldOverwrite { path: path.to_path_buf(), reason });
         }
     }

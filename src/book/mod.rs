@@ -168,6 +168,17 @@ impl fmt::Display for BookError {
     }
 }
 
+impl From<crate::resumable::DirectoryError> for BookError {
+    fn from(error: crate::resumable::DirectoryError) -> BookError {
+        use crate::resumable::DirectoryError;
+        match error {
+            DirectoryError::Io { path, error } => BookError::Io { path, error },
+            DirectoryError::Busy { dir } => BookError::Busy { dir },
+            DirectoryError::Corrupt { path, problem } => BookError::Corrupt { path, problem },
+        }
+    }
+}
+
 impl std::error::Error for BookError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

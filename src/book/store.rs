@@ -14,18 +14,18 @@
 //! be the state the move reaches), acyclicity. Any failure is a
 //! [`BookError::Corrupt`] naming the file, and nothing is written.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::dropout::Omega;
 use super::graph::{BookGraph, Edge, Node, NodeEval, NodeKind};
 use super::BookError;
-use crate::atomic::write_bytes_atomically;
 use crate::checksum::checksum;
 use crate::formats::is_state_key;
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
+use crate::resumable::{self, HeldDirectory, BOOK_DIRECTORY};
 use crate::rules::ROW;
 
 pub const MANIFEST_FILE: &str = "manifest";
@@ -131,7 +131,13 @@ impl Manifest {
 
 /// The checkpoint file of a book after `expansions` expansions.
 pub fn checkpoint_path(dir: &Path, expansions: u64) -> PathBuf {
-    dir.join(format!("checkpoint-{expansions:010}.owbook"))
+    dir.join(checkpoint_name(expansions))
+}
+
+/// The name of [`checkpoint_path`] (`resumable::BOOK_DIRECTORY` lists its
+/// pattern).
+fn checkpoint_name(expansions: u64) -> String {
+    format!("checkpoint-{expansions:010}.owbook")
 }
 
 fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
@@ -146,23 +152,12 @@ fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
 /// one and its checkpoint for a stray.
 pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
     let path = dir.join(MANIFEST_FILE);
-    let manifest = match fs::read_to_string(&path) {
-        Ok(text) => Some(Manifest::parse(&text, &path)?),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-            return Err(BookError::Corrupt { path, problem: "the manifest is not text".into() });
-        }
-        Err(e) => return Err(io_at(&path)(e)),
+    let manifest = match resumable::read_manifest(dir)? {
+        Some(text) => Some(Manifest::parse(&text, &path)?),
+        None => None,
     };
     if manifest.as_ref().is_none_or(|m| m.checkpoint.is_none()) {
-        if let Some(found) = crate::strays::find(dir, "", CHECKPOINT_NAME) {
-            let problem = format!(
-                "{} names no checkpoint, yet {found} is there: the manifest may be damaged (nothing was \
-                 changed; if a first save was interrupted instead, remove {found} and run again)",
-                if manifest.is_some() { "the manifest" } else { "there is no manifest: it" }
-            );
-            return Err(BookError::Corrupt { path, problem });
-        }
+        resumable::refuse_unnamed_checkpoint(dir, &BOOK_DIRECTORY, "", "", manifest.is_some())?;
     }
     Ok(manifest)
 }
@@ -217,17 +212,7 @@ pub fn load_checkpoint(
 ) -> Result<BookGraph, BookError> {
     let path = checkpoint_path(dir, record.expansions);
     let corrupt = |problem: String| BookError::Corrupt { path: path.clone(), problem };
-    let data = fs::read(&path).map_err(io_at(&path))?;
-    if data.len() as u64 != record.bytes {
-        return Err(corrupt(format!(
-            "{} bytes, the manifest records {} (truncated?)",
-            data.len(),
-            record.bytes
-        )));
-    }
-    if checksum(&data) != record.checksum {
-        return Err(corrupt("checksum mismatch".into()));
-    }
+    let data = resumable::read_checked(&path, record.bytes, record.checksum)?;
     let raw = zstd::stream::decode_all(&data[..]).map_err(|e| corrupt(format!("zstd: {e}")))?;
     let (found, graph) = decode(&raw).map_err(corrupt)?;
     if found != *parameters {
@@ -249,9 +234,8 @@ pub fn load_checkpoint(
 
 /// A book directory held for growth (the lock is released on drop).
 pub struct BookDir {
-    dir: PathBuf,
+    held: HeldDirectory,
     manifest: Manifest,
-    _lock: File,
 }
 
 impl BookDir {
@@ -264,11 +248,7 @@ impl BookDir {
         dir: &Path,
         choose: impl FnOnce(Option<&Parameters>) -> Result<Parameters, BookError>,
     ) -> Result<BookDir, BookError> {
-        fs::create_dir_all(dir).map_err(io_at(dir))?;
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = crate::atomic::lock_file(dir, LOCK_FILE)
-            .map_err(io_at(&lock_path))?
-            .ok_or_else(|| BookError::Busy { dir: dir.to_path_buf() })?;
+        let held = HeldDirectory::take(dir, &BOOK_DIRECTORY)?;
         let found = read_manifest(dir)?;
         let parameters = choose(found.as_ref().map(|m| &m.parameters))?;
         if parameters.evaluator.contains(['\n', '\r']) || parameters.batch == 0 {
@@ -287,14 +267,17 @@ impl BookDir {
             }
             None => {
                 let manifest = Manifest { parameters, checkpoint: None };
-                let path = dir.join(MANIFEST_FILE);
-                write_bytes_atomically(&path, manifest.render().as_bytes()).map_err(io_at(&path))?;
+                held.commit_manifest(&manifest.render())?;
                 manifest
             }
         };
-        let book = BookDir { dir: dir.to_path_buf(), manifest, _lock: lock };
-        book.remove_strays();
-        Ok(book)
+        if let Some(record) = manifest.checkpoint {
+            // Checked before anything is removed (it is read again, and
+            // decoded, when the growth loads it).
+            resumable::read_checked(&checkpoint_path(dir, record.expansions), record.bytes, record.checksum)?;
+        }
+        held.remove_strays(manifest.checkpoint.map(|c| checkpoint_name(c.expansions)).as_deref());
+        Ok(BookDir { held, manifest })
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -302,14 +285,14 @@ impl BookDir {
     }
 
     pub fn path(&self) -> &Path {
-        &self.dir
+        self.held.path()
     }
 
     /// The graph of the current checkpoint, if there is one.
     pub fn load_graph(&self) -> Result<Option<BookGraph>, BookError> {
         match self.manifest.checkpoint {
             None => Ok(None),
-            Some(record) => load_checkpoint(&self.dir, &self.manifest.parameters, record).map(Some),
+            Some(record) => load_checkpoint(self.path(), &self.manifest.parameters, record).map(Some),
         }
     }
 
@@ -322,38 +305,21 @@ impl BookDir {
             return Ok(());
         }
         let raw = encode(graph, &self.manifest.parameters);
-        let path = checkpoint_path(&self.dir, expansions);
-        let compressed = zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(io_at(&path))?;
-        write_bytes_atomically(&path, &compressed).map_err(io_at(&path))?;
+        let name = checkpoint_name(expansions);
+        let compressed = zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(io_at(&self.path().join(&name)))?;
+        self.held.commit(&name, &compressed)?;
         let previous = self.manifest.checkpoint.replace(CheckpointRecord {
             expansions,
             bytes: compressed.len() as u64,
             checksum: checksum(&compressed),
         });
-        let manifest_path = self.dir.join(MANIFEST_FILE);
-        write_bytes_atomically(&manifest_path, self.manifest.render().as_bytes())
-            .map_err(io_at(&manifest_path))?;
+        self.held.commit_manifest(&self.manifest.render())?;
         if let Some(old) = previous {
-            let _ = fs::remove_file(checkpoint_path(&self.dir, old.expansions));
+            self.held.discard(&checkpoint_name(old.expansions));
         }
         Ok(())
     }
-
-    /// Removes temporary files of interrupted writes and checkpoints the
-    /// manifest does not name; touches nothing else.
-    fn remove_strays(&self) {
-        let current = self.manifest.checkpoint.map(|c| checkpoint_path(&self.dir, c.expansions));
-        crate::strays::remove_strays(
-            &self.dir,
-            crate::strays::BOOK_DIRECTORY.files,
-            CHECKPOINT_NAME,
-            current.as_ref(),
-        );
-    }
 }
-
-/// A checkpoint's name ([`checkpoint_path`]; `#`: digits).
-const CHECKPOINT_NAME: &str = "checkpoint-#.owbook";
 
 // ------------------------------------------------------------ the record
 

@@ -49,9 +49,9 @@ use std::path::Path;
 
 use super::header::{Header, HeaderEncoding};
 use super::{be_i32, be_u64, is_state_key, read_file, FormatError};
-use crate::atomic::write_atomically;
 use crate::game::{GameState, Side};
 use crate::rank::state_key;
+use crate::resumable::atomic::write_atomically;
 use crate::rules::{PITS, ROW};
 
 /// The format name in the signature.

@@ -75,8 +75,8 @@ use memmap2::Mmap;
 
 use super::header::{Header, HeaderEncoding};
 use super::FormatError;
-use crate::atomic::write_atomically;
 use crate::rank::{self, layer_offset, MAX_SEEDS};
+use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 use crate::tablebase::{EndgameTable, Probe};
 

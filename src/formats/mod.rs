@@ -20,7 +20,7 @@
 //! * **Byte-exact round trips.** What a reader accepts, the matching writer
 //!   writes back unchanged, header lines and their order included.
 //! * **Atomic files.** Every `save` goes through
-//!   [`crate::atomic::write_atomically`]: readers of the old file never see
+//!   [`crate::resumable::atomic::write_atomically`]: readers of the old file never see
 //!   a torn one, and a memory map of the old file stays valid, since the new
 //!   file is a new inode renamed over the old name.
 

@@ -42,9 +42,9 @@ use std::path::Path;
 
 use super::header::{Header, HeaderEncoding};
 use super::{be_i16, be_u64, is_state_key, read_file, FormatError};
-use crate::atomic::write_atomically;
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
+use crate::resumable::atomic::write_atomically;
 use crate::rules::ROW;
 
 /// The format name in the signature.

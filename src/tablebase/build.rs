@@ -15,23 +15,22 @@
 //! checksum, or the build stops with an error and touches nothing.
 
 use std::fmt;
-use std::fs::{self, File};
+
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-use memmap2::Mmap;
 
 use super::codec::{Decoder, Encoder};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
 use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget};
 use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
-use crate::atomic::{lock_file, write_atomically, write_bytes_atomically};
-use crate::checksum::{checksum, Checksum};
+use crate::checksum::checksum;
 use crate::formats::endgames::EndgamesVersion;
 use crate::progress::Observer;
 use crate::rank::layer_size;
+use crate::resumable::atomic::write_atomically;
+use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
 use crate::tablebase::entry::ENTRY_BYTES;
 
 const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
@@ -98,6 +97,16 @@ pub enum BuildError {
         source: PathBuf,
         contradiction: Contradiction,
     },
+}
+
+impl From<resumable::DirectoryError> for BuildError {
+    fn from(error: resumable::DirectoryError) -> BuildError {
+        match error {
+            resumable::DirectoryError::Io { path, error } => BuildError::Io { path, error },
+            resumable::DirectoryError::Busy { dir } => BuildError::Busy { dir },
+            resumable::DirectoryError::Corrupt { path, problem } => BuildError::Corrupt { path, problem },
+        }
+    }
 }
 
 impl fmt::Display for BuildError {
@@ -281,51 +290,46 @@ impl Manifest {
 
 /// The file of finished layer `n` in a generation (`Manifest::generation`).
 pub(super) fn layer_path(dir: &Path, generation: u32, n: usize) -> PathBuf {
+    dir.join(layer_name(generation, n))
+}
+
+fn layer_name(generation: u32, n: usize) -> String {
     match generation {
-        0 => dir.join(format!("layer-{n:02}.bin")),
-        g => dir.join(format!("layer-{n:02}-g{g}.bin")),
+        0 => format!("layer-{n:02}.bin"),
+        g => format!("layer-{n:02}-g{g}.bin"),
     }
 }
 
+/// The statistics of finished layer `n` in a generation.
 pub(super) fn stats_path(dir: &Path, generation: u32, n: usize) -> PathBuf {
+    dir.join(stats_name(generation, n))
+}
+
+fn stats_name(generation: u32, n: usize) -> String {
     match generation {
-        0 => dir.join(format!("layer-{n:02}.stats")),
-        g => dir.join(format!("layer-{n:02}-g{g}.stats")),
+        0 => format!("layer-{n:02}.stats"),
+        g => format!("layer-{n:02}-g{g}.stats"),
     }
 }
 
 fn checkpoint_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
-    dir.join(format!("checkpoint-{n:02}-{sequence:06}.zst"))
+    dir.join(checkpoint_name(n, sequence))
+}
+
+/// The name of [`checkpoint_path`] (`resumable::BUILD_DIRECTORY` lists its
+/// pattern).
+fn checkpoint_name(n: usize, sequence: u64) -> String {
+    format!("checkpoint-{n:02}-{sequence:06}.zst")
 }
 
 /// Reads a file the manifest names and checks its size and checksum.
 pub(super) fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
-    let data = fs::read(path).map_err(io_at(path))?;
-    if data.len() as u64 != bytes {
-        let problem = format!("{} bytes, the manifest records {bytes} (truncated?)", data.len());
-        return Err(BuildError::Corrupt { path: path.to_path_buf(), problem });
-    }
-    if checksum(&data) != sum {
-        return Err(BuildError::Corrupt { path: path.to_path_buf(), problem: "checksum mismatch".into() });
-    }
-    Ok(data)
-}
-
-/// Maps a layer file read-only after checking it.
-fn map_checked(path: &Path, bytes: u64, sum: u64) -> Result<Mmap, BuildError> {
-    let file = File::open(path).map_err(io_at(path))?;
-    // Safety: finished layer files are never modified in place.
-    let map = unsafe { Mmap::map(&file) }.map_err(io_at(path))?;
-    if map.len() as u64 != bytes || checksum(&map) != sum {
-        let problem = format!("{} bytes or checksum differ from the manifest", map.len());
-        return Err(BuildError::Corrupt { path: path.to_path_buf(), problem });
-    }
-    Ok(map)
+    Ok(resumable::read_checked(path, bytes, sum)?)
 }
 
 /// Saves snapshots of the layer in progress.
 struct DirectoryCheckpoints<'m> {
-    dir: PathBuf,
+    held: &'m HeldDirectory,
     manifest: &'m mut Manifest,
     every: Duration,
     last: Instant,
@@ -340,21 +344,20 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
     fn save(&mut self, write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>) -> io::Result<()> {
         let n = self.manifest.layers.len();
         let sequence = self.manifest.checkpoint.map_or(1, |c| c.0 + 1);
-        let path = checkpoint_path(&self.dir, n, sequence);
         // Streamed: compressed as it is produced, checksummed as written.
-        let mut record = (0u64, 0u64);
-        write_atomically(&path, |file| {
-            let mut counted = CountingWriter { inner: file, sum: Checksum::new(), bytes: 0 };
-            let mut encoder = zstd::stream::Encoder::new(&mut counted, 1)?;
-            write(&mut encoder)?;
-            encoder.finish()?;
-            record = (counted.bytes, counted.sum.finish());
-            Ok(())
-        })?;
-        let previous = self.manifest.checkpoint.replace((sequence, record.0, record.1));
-        write_bytes_atomically(&self.dir.join("manifest"), self.manifest.render().as_bytes())?;
+        let (bytes, sum) = self
+            .held
+            .commit_streamed(&checkpoint_name(n, sequence), |file| {
+                let mut encoder = zstd::stream::Encoder::new(file, 1)?;
+                write(&mut encoder)?;
+                encoder.finish()?;
+                Ok(())
+            })
+            .map_err(directory_io)?;
+        let previous = self.manifest.checkpoint.replace((sequence, bytes, sum));
+        self.held.commit_manifest(&self.manifest.render()).map_err(directory_io)?;
         if let Some((old, _, _)) = previous {
-            let _ = fs::remove_file(checkpoint_path(&self.dir, n, old));
+            self.held.discard(&checkpoint_name(n, old));
         }
         self.saved += 1;
         self.last = Instant::now();
@@ -362,22 +365,11 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
     }
 }
 
-/// Passes bytes through, counting them and their checksum.
-struct CountingWriter<W> {
-    inner: W,
-    sum: Checksum,
-    bytes: u64,
-}
-
-impl<W: io::Write> io::Write for CountingWriter<W> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let written = self.inner.write(data)?;
-        self.sum.update(&data[..written]);
-        self.bytes += written as u64;
-        Ok(written)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+/// A protocol error where the layer solver expects an I/O error.
+fn directory_io(error: resumable::DirectoryError) -> io::Error {
+    match error {
+        resumable::DirectoryError::Io { error, .. } => error,
+        other => io::Error::other(other.to_string()),
     }
 }
 
@@ -399,11 +391,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
         return Err(BuildError::TooManySeeds { max_seeds: options.max_seeds });
     }
     let dir = &options.dir;
-    fs::create_dir_all(dir).map_err(io_at(dir))?;
-    let lock_path = dir.join("build.lock");
-    let _lock = lock_file(dir, "build.lock")
-        .map_err(io_at(&lock_path))?
-        .ok_or(BuildError::Busy { dir: dir.clone() })?;
+    let held = HeldDirectory::take(dir, &BUILD_DIRECTORY)?;
     let start_from = match &options.start_from {
         Some(path) => Some(StartFrom::open(path, options.max_seeds)?),
         None => None,
@@ -417,8 +405,8 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
         checkpoint: None,
     };
     let manifest_path = dir.join("manifest");
-    let mut manifest = match fs::read_to_string(&manifest_path) {
-        Ok(text) => {
+    let mut manifest = match resumable::read_manifest(dir)? {
+        Some(text) => {
             let mut found = Manifest::parse(&text, &manifest_path)?;
             // A layer does not depend on how many layers follow it: a build
             // may be extended to more seeds (or cut to fewer, down to its
@@ -431,8 +419,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
                     wanted.max_seeds, found.max_seeds
                 ));
                 found.max_seeds = wanted.max_seeds;
-                write_bytes_atomically(&manifest_path, found.render().as_bytes())
-                    .map_err(io_at(&manifest_path))?;
+                held.commit_manifest(&found.render())?;
             }
             if !found.same_build(&wanted) {
                 return Err(BuildError::Parameters {
@@ -443,20 +430,20 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
             }
             found
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            write_bytes_atomically(&manifest_path, wanted.render().as_bytes())
-                .map_err(io_at(&manifest_path))?;
+        None => {
+            held.commit_manifest(&wanted.render())?;
             wanted
         }
-        Err(e) => return Err(io_at(&manifest_path)(e)),
     };
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
     let (mut solved, stats) = open_layers(dir, &manifest)?;
     report.layers = stats;
-    check_checkpoint(dir, &manifest, &manifest_path)?;
+    check_checkpoint(dir, &manifest)?;
     // Only once everything the manifest names has been checked: a damaged
     // directory is left exactly as it was found.
-    remove_strays(dir, &manifest);
+    let current =
+        manifest.checkpoint.map(|(sequence, _, _)| checkpoint_name(manifest.layers.len(), sequence));
+    held.remove_strays(current.as_deref());
     if report.reused_layers > 0 {
         observer
             .line(&format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
@@ -483,7 +470,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
             None => (LayerSolver::new(n, &solved, options.budget), Cursor::Start, None),
         };
         let mut checkpoints = DirectoryCheckpoints {
-            dir: dir.clone(),
+            held: &held,
             manifest: &mut manifest,
             every: options.checkpoint_every,
             last: Instant::now(),
@@ -502,12 +489,12 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
                 contradiction,
             },
         })?;
-        finish_layer(dir, &mut manifest, n, &bytes, &stats)?;
+        finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
         observer.line(&stats.table_row());
         drop(bytes);
         let path = layer_path(dir, manifest.generation, n as usize);
         let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
-        let map = map_checked(&path, layer_bytes, layer_sum)?;
+        let map = resumable::map_checked(&path, layer_bytes, layer_sum)?;
         let len = map.len();
         solved.push(LayerBytes::Mapped { map, offset: 0, len });
         report.layers.push(stats);
@@ -553,7 +540,7 @@ pub(super) fn open_layers(
     let mut solved = SolvedLayers::new();
     let mut all_stats = Vec::new();
     for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
-        let map = map_checked(&layer_path(dir, manifest.generation, n), bytes, sum)?;
+        let map = resumable::map_checked(&layer_path(dir, manifest.generation, n), bytes, sum)?;
         let len = map.len();
         solved.push(LayerBytes::Mapped { map, offset: 0, len });
         let stats_file = stats_path(dir, manifest.generation, n);
@@ -568,19 +555,17 @@ pub(super) fn open_layers(
 
 /// Makes layer `n` durable, then records it in the manifest.
 fn finish_layer(
-    dir: &Path,
+    held: &HeldDirectory,
     manifest: &mut Manifest,
     n: u32,
     bytes: &[u8],
     stats: &LayerStats,
 ) -> Result<(), BuildError> {
     debug_assert_eq!(bytes.len() as u64, layer_size(n) * ENTRY_BYTES as u64);
-    let path = layer_path(dir, manifest.generation, n as usize);
-    write_bytes_atomically(&path, bytes).map_err(io_at(&path))?;
+    held.commit(&layer_name(manifest.generation, n as usize), bytes)?;
     let mut encoded = Encoder::default();
     stats.encode(&mut encoded);
-    let stats_file = stats_path(dir, manifest.generation, n as usize);
-    write_bytes_atomically(&stats_file, &encoded.bytes).map_err(io_at(&stats_file))?;
+    held.commit(&stats_name(manifest.generation, n as usize), &encoded.bytes)?;
     let old_checkpoint = manifest.checkpoint.take();
     manifest.layers.push((
         bytes.len() as u64,
@@ -588,51 +573,32 @@ fn finish_layer(
         encoded.bytes.len() as u64,
         checksum(&encoded.bytes),
     ));
-    let manifest_path = dir.join("manifest");
-    write_bytes_atomically(&manifest_path, manifest.render().as_bytes()).map_err(io_at(&manifest_path))?;
+    held.commit_manifest(&manifest.render())?;
     if let Some((sequence, _, _)) = old_checkpoint {
-        let _ = fs::remove_file(checkpoint_path(dir, n as usize, sequence));
+        held.discard(&checkpoint_name(n as usize, sequence));
     }
     Ok(())
 }
 
-/// Removes temporary files of interrupted writes and snapshots the manifest
-/// does not name; never touches anything else.
 /// Checks the checkpoint the manifest names, or, if it names none, that
-/// no checkpoint of the unfinished layer is there: the manifest names each
-/// checkpoint from its first save on, so one it does not name beside it
-/// means a damaged manifest (or a first save interrupted between the two
-/// writes), and the build stops rather than throw the work away.
-fn check_checkpoint(dir: &Path, manifest: &Manifest, manifest_path: &Path) -> Result<(), BuildError> {
+/// no checkpoint of the unfinished layer is there (see
+/// [`resumable::refuse_unnamed_checkpoint`]).
+fn check_checkpoint(dir: &Path, manifest: &Manifest) -> Result<(), BuildError> {
     let layer = manifest.layers.len();
-    if let Some((sequence, bytes, sum)) = manifest.checkpoint {
-        read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
-        return Ok(());
+    match manifest.checkpoint {
+        Some((sequence, bytes, sum)) => {
+            read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
+        }
+        None => resumable::refuse_unnamed_checkpoint(
+            dir,
+            &BUILD_DIRECTORY,
+            &format!("checkpoint-{layer:02}-"),
+            &format!(" of layer {layer}"),
+            true,
+        )?,
     }
-    match crate::strays::find(dir, &format!("checkpoint-{layer:02}-"), CHECKPOINT_NAME) {
-        None => Ok(()),
-        Some(name) => Err(BuildError::Corrupt {
-            path: manifest_path.to_path_buf(),
-            problem: format!(
-                "names no checkpoint of layer {layer}, yet {name} is there: the manifest may be damaged \
-                 (nothing was changed; if a first checkpoint was interrupted instead, remove {name} and run again)"
-            ),
-        }),
-    }
+    Ok(())
 }
-
-fn remove_strays(dir: &Path, manifest: &Manifest) {
-    let current = manifest.checkpoint.map(|(s, _, _)| checkpoint_path(dir, manifest.layers.len(), s));
-    crate::strays::remove_strays(
-        dir,
-        crate::strays::BUILD_DIRECTORY.files,
-        CHECKPOINT_NAME,
-        current.as_ref(),
-    );
-}
-
-/// A checkpoint's name ([`checkpoint_path`]).
-const CHECKPOINT_NAME: &str = "checkpoint-#-#.zst";
 
 /// The finished products: our file, its compressed copy, the statistics.
 fn write_outputs(

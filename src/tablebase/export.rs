@@ -50,7 +50,7 @@ pub fn export_engine(
     date: Option<&str>,
     path: &Path,
 ) -> Result<(), FormatError> {
-    if let Some(reason) = crate::strays::refuse_output(path, &[read_from]) {
+    if let Some(reason) = crate::resumable::names::refuse_output(path, &[read_from]) {
         return Err(FormatError::WouldOverwrite { path: path.to_path_buf(), reason });
     }
     write_engine_file(source, version, date, path)

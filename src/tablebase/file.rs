@@ -43,9 +43,9 @@ use memmap2::Mmap;
 use super::entry::{Entry, ENTRY_BYTES};
 use super::layer::SearchBudget;
 use super::{EndgameTable, Probe};
-use crate::atomic::write_atomically;
 use crate::checksum::{checksum, Checksum};
 use crate::rank::{index, layer_offset, layer_size};
+use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 
 pub const MAGIC: &[u8; 8] = b"OWARETB\0";

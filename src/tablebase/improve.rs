@@ -28,8 +28,9 @@ use super::build::{
 };
 use super::file::{write_compressed, Tablebase};
 use super::layer::SearchBudget;
-use crate::atomic::{lock_file, write_bytes_atomically};
 use crate::progress::Observer;
+use crate::resumable::atomic::write_bytes_atomically;
+use crate::resumable::{HeldDirectory, BUILD_DIRECTORY};
 
 /// The subdirectory holding a pass in progress.
 pub const PASS_DIR: &str = "improve";
@@ -59,14 +60,11 @@ pub enum Improvement {
 /// Runs one improvement pass on `options.dir` (see the module comment).
 pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Improvement, BuildError> {
     let dir = &options.dir;
-    let lock_path = dir.join("build.lock");
     if !dir.join("manifest").is_file() {
         let problem = "no build here (no manifest): build one with `endgames build` first".to_string();
         return Err(BuildError::Corrupt { path: dir.clone(), problem });
     }
-    let _lock = lock_file(dir, "build.lock")
-        .map_err(io_at(&lock_path))?
-        .ok_or(BuildError::Busy { dir: dir.clone() })?;
+    let held = HeldDirectory::take(dir, &BUILD_DIRECTORY)?;
     let manifest = read_manifest(dir)?;
     if !manifest.complete() {
         let problem = format!(
@@ -116,10 +114,9 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
             link_or_copy(&from, &to)?;
         }
     }
-    crate::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
+    crate::resumable::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
     // 2. The commit point.
-    let manifest_path = dir.join("manifest");
-    write_bytes_atomically(&manifest_path, committed.render().as_bytes()).map_err(io_at(&manifest_path))?;
+    held.commit_manifest(&committed.render())?;
     // 3. Outputs and cleaning up.
     finish_commit(options, &committed, Some(&manifest))?;
     observer.line(&format!("committed generation {}", committed.generation));
@@ -177,7 +174,7 @@ fn finish_commit(
             fs::rename(&from, dir.join(name)).map_err(io_at(&from))?;
         }
     }
-    crate::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
+    crate::resumable::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
     let compressed = dir.join(COMPRESSED_FILE);
     if options.compress || compressed.is_file() {
         write_compressed(&dir.join(TABLEBASE_FILE), &compressed).map_err(io_at(&compressed))?;

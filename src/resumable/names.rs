@@ -1,14 +1,16 @@
-//! The files a build or book directory owns, by exact name: a run removes
+//! The files a resumable directory owns, by exact name: a run removes
 //! only leftovers it could have written itself (never the user's own files
 //! beside them), and no command writes its output over one of them or
 //! over its own input.
 //!
 //! A name pattern is literal text in which `#` stands for one or more
 //! decimal digits; a temporary file is a pattern's name with `.tmp`
-//! appended (`atomic::temporary_path`).
+//! appended (`super::atomic::temporary_path`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use super::{BOOK_DIRECTORY, BUILD_DIRECTORY};
 
 /// Whether `name` is one of `patterns` exactly (see the module notes).
 pub(crate) fn matches(name: &str, pattern: &str) -> bool {
@@ -29,37 +31,6 @@ pub(crate) fn matches(name: &str, pattern: &str) -> bool {
         }
     }
 }
-
-/// What a kind of resumable directory owns: the first word of its
-/// manifest, and the names of the files it writes (`#`: digits).
-pub(crate) struct DirectoryKind {
-    pub manifest_signature: &'static str,
-    pub files: &'static [&'static str],
-}
-
-/// A tablebase build directory (`tablebase::build`).
-pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
-    manifest_signature: "oware-tablebase-build",
-    files: &[
-        "manifest",
-        "build.lock",
-        "layer-#.bin",
-        "layer-#.stats",
-        "layer-#-g#.bin",
-        "layer-#-g#.stats",
-        "checkpoint-#-#.zst",
-        "tablebase.owtb",
-        "tablebase.owtb.zst",
-        "stats.json",
-        "endgames-2.0.bin",
-    ],
-};
-
-/// An opening book directory (`book::store`).
-pub(crate) const BOOK_DIRECTORY: DirectoryKind = DirectoryKind {
-    manifest_signature: "oware-opening-book",
-    files: &["manifest", "grow.lock", "checkpoint-#.owbook"],
-};
 
 /// Why writing `output` would destroy something, if it would: `output`
 /// is one of `inputs`, or a file (or a file's temporary) a build or book
