@@ -40,7 +40,7 @@
 mod engine;
 pub mod eval;
 pub mod ordering;
-pub mod tt;
+mod tt;
 
 use std::fmt;
 use std::sync::Arc;
