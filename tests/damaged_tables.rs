@@ -53,7 +53,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Every entry the table answers, in layer order (`None`: refused).
 fn all_entries(table: &Tablebase) -> Vec<Option<Entry>> {
-    (0..=SEEDS).flat_map(|n| layer_positions(n)).map(|p| table.entry(&p).ok().flatten()).collect()
+    (0..=SEEDS).flat_map(layer_positions).map(|p| table.entry(&p).ok().flatten()).collect()
 }
 
 #[derive(Clone, Debug)]

@@ -53,6 +53,10 @@ pub(crate) enum Candidate {
 /// counted down either). Joined states get `mark`, and `joined(state,
 /// via)` hears of each with the dequeued state that let it join. Returns
 /// true, and stops at once, when the state numbered `stop` joins.
+// The caller owns the per-state arrays of every threshold game it runs
+// (they are reused across thresholds and checkpointed between them), so
+// they are passed one by one rather than bundled.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn attract<G: StateGraph>(
     g: &G,
     player: usize,
@@ -195,6 +199,10 @@ pub(crate) fn safety_set<G: StateGraph>(
 /// `(usize::MAX, usize::MAX)`). `most_sets` cuts the peeling short after
 /// that many safety sets (each costs a pass over the graph): the states
 /// that joined by then joined in the same order as without the cut.
+// The caller owns the per-state arrays of every threshold game it runs
+// (they are reused across thresholds and checkpointed between them), so
+// they are passed one by one rather than bundled.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn peel<G: StateGraph>(
     g: &G,
     player: usize,

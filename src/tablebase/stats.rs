@@ -38,8 +38,10 @@ impl NodeHistogram {
                                                      // The two bits below the leading one pick the quarter, compared
                                                      // against 2^(k/4) for k = 1, 2, 3 (1.19, 1.41, 1.68).
         let fraction = value as f64 / (1u64 << log) as f64;
-        let quarter =
-            [1.189_207_115, 1.414_213_562, 1.681_792_831].iter().filter(|&&q| fraction >= q).count();
+        let quarter = [1.189_207_115, std::f64::consts::SQRT_2, 1.681_792_831]
+            .iter()
+            .filter(|&&q| fraction >= q)
+            .count();
         4 * log + quarter as u16
     }
 

@@ -130,9 +130,9 @@ impl ProofLeaves {
             let (pessimistic, _) = g.exit_for(s, 0);
             if g.share(s, 0) < t {
                 Candidate::No
-            } else if s % 2 == 0 && pessimistic >= t {
+            } else if s.is_multiple_of(2) && pessimistic >= t {
                 Candidate::Anchored
-            } else if s % 2 == 0 || pessimistic >= t {
+            } else if s.is_multiple_of(2) || pessimistic >= t {
                 Candidate::Yes
             } else {
                 Candidate::No
@@ -309,7 +309,7 @@ impl<'g> ThresholdSearch<'g> {
         }
         let g = self.graph;
         let t = self.t;
-        let players_move = s % 2 == 0;
+        let players_move = s.is_multiple_of(2);
         let (pessimistic, optimistic) = g.exit_for(s, 0);
         // Where the mover's own exit settles the node, or may still count.
         let mut unknown = if players_move {
