@@ -2,13 +2,21 @@
 CARGO ?= cargo
 RELEASE := $(CARGO) run --release --quiet --bin
 
-.PHONY: build test bench endgames endgames-more openings perft-check clean
+.PHONY: build test lint bench endgames endgames-more openings perft-check clean
 
 build:
 	$(CARGO) build --release --bins
 
-test:
+# The gates first (seconds), then the tests.
+test: lint
 	$(CARGO) test --profile ci
+
+# Formatting, lints with every warning an error, and documentation that
+# builds without a warning (missing docs and broken links included).
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --profile ci --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --profile ci
 
 bench:
 	$(CARGO) bench

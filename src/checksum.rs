@@ -28,6 +28,7 @@ fn round(lane: u64, word: u64) -> u64 {
 }
 
 impl Checksum {
+    /// An empty checksum, before any bytes.
     pub fn new() -> Checksum {
         Checksum {
             lanes: [PRIME_1.wrapping_add(PRIME_2), PRIME_2, 0, PRIME_1.wrapping_neg()],
@@ -43,6 +44,8 @@ impl Checksum {
         }
     }
 
+    /// Feeds the next bytes; the result does not depend on how the input is
+    /// split between calls.
     pub fn update(&mut self, mut bytes: &[u8]) {
         self.total += bytes.len() as u64;
         if self.pending_len > 0 {
@@ -66,6 +69,8 @@ impl Checksum {
         self.pending_len = rest.len();
     }
 
+    /// The checksum of every byte fed so far. It does not reset the state,
+    /// so more bytes may follow.
     pub fn finish(&self) -> u64 {
         let mut hash = self.total.wrapping_mul(PRIME_3);
         for &lane in &self.lanes {

@@ -24,6 +24,7 @@ pub const MAX_THREADS: usize = 1024;
 /// A thread count outside `1..=MAX_THREADS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThreadCountError {
+    /// The thread count asked for.
     pub requested: usize,
 }
 

@@ -13,7 +13,12 @@ pub enum MoveError {
     /// A pit number outside 0..6.
     NoSuchPit(usize),
     /// The letter belongs to the side not to move.
-    WrongSide { letter: char, to_move: Side },
+    WrongSide {
+        /// The move letter given.
+        letter: char,
+        /// The side whose turn it is.
+        to_move: Side,
+    },
     /// The pit sown is empty.
     EmptyPit(char),
     /// The opponent's row is empty and this move does not reach it.
@@ -50,19 +55,56 @@ impl std::error::Error for MoveError {}
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum NotationError {
     /// A state has `p0-…-p11-S-N-T`: 15 fields separated by '-'.
-    FieldCount { found: usize },
+    FieldCount {
+        /// How many '-'-separated fields the state has.
+        found: usize,
+    },
     /// A field that should be a seed count is not a decimal number.
-    BadCount { field: usize, column: usize, text: String },
+    BadCount {
+        /// The 1-based number of the field (1..=14).
+        field: usize,
+        /// Where the field starts in the input.
+        column: usize,
+        /// The field as written.
+        text: String,
+    },
     /// A seed count above 48.
-    CountTooLarge { field: usize, column: usize, value: u64 },
+    CountTooLarge {
+        /// The 1-based number of the field (1..=14).
+        field: usize,
+        /// Where the field starts in the input.
+        column: usize,
+        /// The count read (`u64::MAX` if it does not fit in a `u64`).
+        value: u64,
+    },
     /// Pits and stores must total 48.
-    BadTotal { total: u64 },
+    BadTotal {
+        /// The sum of the twelve pits and both stores.
+        total: u64,
+    },
     /// The side to move must be `S` or `N`.
-    BadSide { column: usize, text: String },
+    BadSide {
+        /// Where the side field starts in the input.
+        column: usize,
+        /// The side field as written.
+        text: String,
+    },
     /// Something other than `moves` after the state.
-    ExpectedMoves { column: usize, text: String },
+    ExpectedMoves {
+        /// Where the unexpected word starts in the input.
+        column: usize,
+        /// The word found instead of `moves`.
+        text: String,
+    },
     /// A move of the game that cannot be played.
-    BadMove { column: usize, ply: usize, error: MoveError },
+    BadMove {
+        /// Where the move letter is in the input.
+        column: usize,
+        /// The 1-based number of the move in the game's move list.
+        ply: usize,
+        /// Why the move cannot be played.
+        error: MoveError,
+    },
 }
 
 impl fmt::Display for NotationError {

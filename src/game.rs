@@ -8,11 +8,14 @@ use crate::rules::{Moves, Pit, Position, PITS, ROW};
 /// A player. South moves first and owns pits A..F (0..6 absolute).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Side {
+    /// The first player, owner of pits A..F; index 0 in store pairs.
     South,
+    /// The second player, owner of pits a..f; index 1 in store pairs.
     North,
 }
 
 impl Side {
+    /// The opponent.
     #[inline]
     pub fn other(self) -> Side {
         match self {
@@ -20,6 +23,8 @@ impl Side {
             Side::North => Side::South,
         }
     }
+    /// 0 for South, 1 for North: the index into `[south, north]` pairs
+    /// such as [`GameState::stores`].
     #[inline]
     pub fn index(self) -> usize {
         self as usize
@@ -83,18 +88,24 @@ impl GameState {
     pub fn position(&self) -> Position {
         self.position
     }
+    /// Seeds captured so far, `[South, North]` (not the side to move first).
     pub fn stores(&self) -> [u8; 2] {
         self.stores
     }
+    /// Seeds captured so far by `side`.
     pub fn store(&self, side: Side) -> u8 {
         self.stores[side.index()]
     }
+    /// The side whose turn it is (after the game ends: the side that would
+    /// move next).
     pub fn to_move(&self) -> Side {
         self.to_move
     }
+    /// How the game ended, or `None` while it is still in play.
     pub fn end(&self) -> Option<GameEnd> {
         self.end
     }
+    /// Whether the game has ended (by any of the [`GameEnd`] rules).
     pub fn is_over(&self) -> bool {
         self.end.is_some()
     }

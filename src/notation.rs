@@ -33,13 +33,16 @@ impl FromStr for GameState {
 /// A game: where it started and the moves played, with the state they reach.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Game {
+    /// The state the game was read from, before any move.
     pub start: GameState,
     /// Move letters in order (`A..F` South, `a..f` North).
     pub moves: String,
+    /// The state after every move, with its history since the last capture.
     pub current: GameState,
 }
 
 impl Game {
+    /// A game with no moves yet, starting (and standing) at `start`.
     pub fn new(start: GameState) -> Game {
         Game { current: start.clone(), start, moves: String::new() }
     }

@@ -73,18 +73,22 @@ fn row_sum(row: u64) -> u32 {
 pub struct Moves(u8);
 
 impl Moves {
+    /// Whether there is no legal move (the mover is stuck).
     #[inline]
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// Whether sowing `pit` is legal; false for any pit outside 0..6.
     #[inline]
     pub fn contains(self, pit: Pit) -> bool {
         pit < ROW && self.0 & (1 << pit) != 0
     }
+    /// How many moves are legal (at most 6), or left to iterate.
     #[inline]
     pub fn len(self) -> usize {
         self.0.count_ones() as usize
     }
+    /// The raw mask: bit `k` set when pit `k` is a legal move.
     #[inline]
     pub fn bits(self) -> u8 {
         self.0
@@ -269,6 +273,8 @@ impl fmt::Debug for Position {
 pub mod reference {
     use super::{Pit, Played, Position, PITS, ROW};
 
+    /// Plays `pit` like [`Position::play`], one seed at a time: same
+    /// caveats (the caller checks legality), same result.
     pub fn play(position: &Position, pit: Pit) -> Played {
         let mut board = position.pits();
         let mut seeds = board[pit];

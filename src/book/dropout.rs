@@ -82,14 +82,18 @@ impl Omega {
         (plies.is_finite() && micro >= 0.0 && micro <= Self::MAX_MICRO as f64).then_some(Omega(micro as i64))
     }
 
+    /// ω given in micro-plies per engine unit; `None` outside
+    /// `0..=MAX_MICRO`.
     pub fn from_micro(micro: i64) -> Option<Omega> {
         (0..=Self::MAX_MICRO).contains(&micro).then_some(Omega(micro))
     }
 
+    /// ω in micro-plies per engine unit (the unit of priorities).
     pub fn micro(self) -> i64 {
         self.0
     }
 
+    /// ω in plies per engine unit (what `Display` prints).
     pub fn plies_per_unit(self) -> f64 {
         self.0 as f64 / PLY as f64
     }
@@ -116,6 +120,7 @@ pub fn child_term(child_priority: i64, best: i32, value: i32, omega: Omega) -> i
 /// A leaf chosen for expansion and the way the descent took to it.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Selection {
+    /// The leaf to expand.
     pub leaf: NodeId,
     /// `(node, edge index)` from the root down to the leaf's parent.
     pub path: Vec<(NodeId, usize)>,

@@ -52,6 +52,7 @@ pub struct Evaluation {
 pub struct EvaluationError {
     /// The state, in notation.
     pub state: String,
+    /// What went wrong, in words.
     pub reason: String,
 }
 
@@ -66,6 +67,8 @@ impl std::error::Error for EvaluationError {}
 /// Values the new leaves of the book (see the module documentation for the
 /// contract: side-to-move view, engine units, deterministic).
 pub trait LeafEvaluator: Send + Sync {
+    /// The value and best move of `state` (which carries no history) for
+    /// its side to move. An error stops the growth or match that asked.
     fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError>;
     /// One line naming the evaluator and its limits, e.g.
     /// `negamax-2014 depth 7`.
@@ -124,7 +127,10 @@ pub fn heuristic(position: &Position, own_store: u8, other_store: u8) -> i32 {
 /// book states carry no history).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Negamax {
+    /// The deepest iteration, in plies (`1..=NEGAMAX_MAX_DEPTH`).
     pub depth: u32,
+    /// Nodes after which an iteration is abandoned (iteration 1 is never
+    /// stopped); `None`: no limit.
     pub max_nodes: Option<u64>,
 }
 
@@ -134,6 +140,8 @@ pub const NEGAMAX_MAX_DEPTH: u32 = 40;
 const NEGAMAX_NAME: &str = "negamax-2014";
 
 impl Negamax {
+    /// Iterative deepening to `depth` plies, clamped to
+    /// `1..=NEGAMAX_MAX_DEPTH`, with no node limit.
     pub fn depth(depth: u32) -> Negamax {
         Negamax { depth: depth.clamp(1, NEGAMAX_MAX_DEPTH), max_nodes: None }
     }
@@ -220,6 +228,7 @@ pub fn evaluator_from_description(text: &str) -> Option<Box<dyn LeafEvaluator>> 
 /// fitted evaluation weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchEvaluator {
+    /// The node limit of each leaf's search.
     pub nodes: u64,
 }
 
@@ -231,6 +240,8 @@ thread_local! {
 impl SearchEvaluator {
     const PREFIX: &'static str = "search nodes ";
 
+    /// Reads what [`LeafEvaluator::describe`] wrote (`search nodes N`, with
+    /// `N > 0`); `None` for any other text.
     pub fn from_description(text: &str) -> Option<SearchEvaluator> {
         let nodes = text.strip_prefix(Self::PREFIX)?.parse().ok()?;
         (nodes > 0).then_some(SearchEvaluator { nodes })

@@ -83,7 +83,11 @@ pub fn to_doe(graph: &BookGraph, fields: &[(String, String)]) -> Result<DoeBook,
 /// What [`export`] wrote.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct ExportReport {
+    /// Entries written in the "Oware Opening Book 1.0" layout (0 when that
+    /// file was not asked for).
     pub entries_2014: usize,
+    /// Entries written in the "DOE Opening Book 1.0" layout (0 when that
+    /// file was not asked for).
     pub entries_doe: usize,
 }
 

@@ -36,6 +36,7 @@ use crate::rules::ROW;
 /// Index of a node; the root is 0.
 pub type NodeId = u32;
 
+/// Where a node stands in the growth.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum NodeKind {
     /// Evaluated, children not generated yet.
@@ -51,6 +52,8 @@ pub enum NodeKind {
 pub struct Edge {
     /// The mover's pit, 0..6 (A..F or a..f).
     pub pit: u8,
+    /// The node the move leads to (for a repetition edge, the existing node
+    /// it points back at).
     pub child: NodeId,
     /// Set on a repetition edge: its exact value for the child's side to
     /// move.
@@ -73,10 +76,15 @@ pub struct NodeEval {
     pub best: Option<u8>,
 }
 
+/// One game state of the book (transpositions share a node).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Node {
+    /// The engine's 44-bit key of the state (pits, stores, side to move;
+    /// no history).
     pub key: u64,
+    /// Leaf, expanded or terminal.
     pub kind: NodeKind,
+    /// What the evaluator said of the state when it was added.
     pub eval: NodeEval,
     /// Expansions whose selection reached this node (its own included).
     pub visits: u64,
@@ -116,26 +124,33 @@ impl BookGraph {
         graph
     }
 
+    /// ω, the weight of a deviation in the priorities.
     pub fn omega(&self) -> Omega {
         self.omega
     }
 
+    /// The root's id (always 0).
     pub fn root(&self) -> NodeId {
         0
     }
 
+    /// The node `id`; panics if there is no such node.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id as usize]
     }
 
+    /// Every node, indexed by [`NodeId`].
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
 
+    /// Number of nodes, the root included.
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
 
+    /// Whether the graph has no node; one made by [`BookGraph::new`] always
+    /// holds its root.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }

@@ -54,8 +54,11 @@ pub enum Budget {
     Time(Duration),
 }
 
+/// What to grow and how.
 #[derive(Clone, Debug)]
 pub struct GrowOptions {
+    /// The book directory, created if missing; a book already there is
+    /// resumed (with the same parameters and evaluator).
     pub dir: PathBuf,
     /// ω; `None`: the book's own, or [`DEFAULT_OMEGA_MICRO`] for a new one.
     pub omega: Option<Omega>,
@@ -63,6 +66,7 @@ pub struct GrowOptions {
     pub batch: Option<u32>,
     /// Worker threads evaluating leaves (at least 1).
     pub threads: usize,
+    /// When this run stops.
     pub budget: Budget,
     /// Least time between two checkpoints (zero: after every batch).
     pub checkpoint_every: Duration,
@@ -71,14 +75,22 @@ pub struct GrowOptions {
 /// What a growth did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GrowReport {
+    /// The book's parameters (ω, batch, evaluator) the growth used.
     pub parameters: Parameters,
+    /// Expansions the book held when this run started.
     pub expansions_before: u64,
+    /// Expansions it holds now.
     pub expansions: u64,
+    /// Nodes it holds now.
     pub nodes: usize,
     /// Leaves evaluated by the workers in this run.
     pub evaluations: u64,
+    /// The root's backed-up value, for South (to move at the start), in
+    /// engine units.
     pub root_value: i32,
+    /// Wall time of this run, in seconds.
     pub seconds: f64,
+    /// Checkpoints this run wrote (the final save included).
     pub checkpoints: u64,
     /// Nothing is left to expand (every line ends in a finished game).
     pub complete: bool,
@@ -87,6 +99,7 @@ pub struct GrowReport {
 }
 
 impl GrowReport {
+    /// This run's expansions per hour of wall time.
     pub fn expansions_per_hour(&self) -> f64 {
         (self.expansions - self.expansions_before) as f64 * 3600.0 / self.seconds.max(1e-9)
     }

@@ -84,49 +84,68 @@ pub use store::{Manifest, Parameters};
 /// Everything that can go wrong with a book.
 #[derive(Debug)]
 pub enum BookError {
+    /// A file or directory could not be read or written.
     Io {
+        /// The file or directory concerned.
         path: PathBuf,
+        /// What the system (or the zstd decoder) said.
         error: io::Error,
     },
     /// A file of the book directory is damaged; nothing was written.
     Corrupt {
+        /// The damaged file.
         path: PathBuf,
+        /// What is wrong with it.
         problem: String,
     },
     /// The directory holds no book manifest.
     NotABook {
+        /// The directory given.
         dir: PathBuf,
     },
     /// The book holds no checkpoint yet.
     Empty {
+        /// The book directory.
         dir: PathBuf,
     },
     /// The directory holds a book grown with other parameters.
     Parameters {
+        /// The book directory.
         dir: PathBuf,
+        /// The parameters its manifest records, as text.
         found: String,
+        /// The parameters asked for, as text.
         wanted: String,
     },
     /// Another growth holds the directory.
     Busy {
+        /// The book directory.
         dir: PathBuf,
     },
     /// Writing there would destroy a file this command reads, or one a
     /// build or book directory owns; nothing was written.
     WouldOverwrite {
+        /// The file that was not written.
         path: PathBuf,
+        /// Whose file it is, in words.
         reason: String,
     },
     /// The file is neither a book directory nor an opening book layout
     /// this crate reads.
     UnknownFormat {
+        /// The file given.
         path: PathBuf,
     },
+    /// An option or parameter that cannot be used (out of range, or not
+    /// understood); the text says which and why.
     BadOption(String),
+    /// The leaf evaluator failed on a state.
     Evaluation(EvaluationError),
     /// Reading or writing one of the engine's layouts.
     Format {
+        /// The file concerned, when there is one.
         path: Option<PathBuf>,
+        /// What the layout's reader or writer said.
         error: FormatError,
     },
 }

@@ -18,15 +18,23 @@ use super::BookError;
 use crate::game::{GameEnd, GameState, Side};
 use crate::rules::Pit;
 
+/// One side of a match: an engine, optionally with a book.
 pub struct Player<'a> {
+    /// A label for reports; it plays no part in the games.
     pub name: String,
+    /// Plays its best move wherever the book has none.
     pub engine: &'a dyn LeafEvaluator,
+    /// The book consulted first, if any.
     pub book: Option<&'a dyn BookSource>,
 }
 
+/// How a match is played.
 #[derive(Clone, Copy, Debug)]
 pub struct MatchOptions {
+    /// Games to play; consecutive pairs share their opening and swap
+    /// colours, so an even number is fairer.
     pub games: usize,
+    /// The seed every random choice of the match derives from.
     pub seed: u64,
     /// Book moves within this many engine units of the best are played.
     pub margin: f64,
@@ -48,6 +56,7 @@ impl Default for MatchOptions {
 pub struct GameRecord {
     /// Player A had South (moved first).
     pub a_south: bool,
+    /// The move letters played from the start position.
     pub moves: String,
     /// Final seeds of South and North.
     pub score: [u32; 2],
@@ -55,15 +64,21 @@ pub struct GameRecord {
     pub points_a: f64,
     /// Moves each player (A, B) took from its book.
     pub book_moves: [usize; 2],
+    /// How the game ended; `None` when it was adjudicated after
+    /// `max_plies`.
     pub end: Option<GameEnd>,
 }
 
 /// A match: every game and A's score.
 #[derive(Clone, PartialEq, Debug)]
 pub struct MatchReport {
+    /// Every game, in the order played.
     pub games: Vec<GameRecord>,
+    /// Games player A won.
     pub wins: usize,
+    /// Games drawn.
     pub draws: usize,
+    /// Games player A lost.
     pub losses: usize,
     /// A's mean points per game.
     pub score: f64,
@@ -76,9 +91,11 @@ pub struct MatchReport {
 pub struct SplitMix(u64);
 
 impl SplitMix {
+    /// A generator whose sequence depends only on `seed`.
     pub fn new(seed: u64) -> SplitMix {
         SplitMix(seed)
     }
+    /// The next 64 uniformly distributed bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

@@ -97,7 +97,12 @@ pub fn best_move(moves: &[BookMove]) -> Option<&BookMove> {
 #[derive(Clone, Debug)]
 pub enum AnyBook {
     /// Our own book directory.
-    Graph { graph: BookGraph, parameters: Parameters },
+    Graph {
+        /// The book's graph, from its latest checkpoint.
+        graph: BookGraph,
+        /// The parameters its manifest records.
+        parameters: Parameters,
+    },
     /// "Oware Opening Book 1.0".
     Classic(OpeningBook),
     /// "DOE Opening Book 1.0".
@@ -137,6 +142,7 @@ impl AnyBook {
         matches!(self, AnyBook::Graph { .. })
     }
 
+    /// The book as a [`BookSource`], whatever its layout.
     pub fn source(&self) -> &dyn BookSource {
         match self {
             AnyBook::Graph { graph, .. } => graph,
@@ -145,6 +151,8 @@ impl AnyBook {
         }
     }
 
+    /// The layout's name, for messages: "book directory", "Oware Opening
+    /// Book 1.0" or "DOE Opening Book 1.0".
     pub fn kind(&self) -> &'static str {
         match self {
             AnyBook::Graph { .. } => "book directory",
@@ -209,13 +217,18 @@ pub fn book_depth(source: &dyn BookSource, target: u64, cap: usize) -> Option<u3
 /// What `openings probe` prints.
 #[derive(Clone, Debug)]
 pub struct ProbeReport {
+    /// The state probed: where the game stands after its moves.
     pub state: GameState,
+    /// The state's book moves, in pit order (empty if it is not in the
+    /// book).
     pub moves: Vec<BookMove>,
     /// Plies from the start to the state along book moves.
     pub depth: Option<u32>,
     /// For a game: how many of its moves were played from book states with
     /// a book move, and how many it has.
     pub game_in_book: Option<(usize, usize)>,
+    /// The book line from the state: each move's letter and its value for
+    /// the player who plays it (engine units).
     pub line: Vec<(char, f64)>,
     /// Our own books: what the node holds.
     pub node: Option<String>,
@@ -326,24 +339,37 @@ impl fmt::Display for ProbeReport {
 /// Nodes at one distance from the root.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct DepthRow {
+    /// Expanded nodes at this distance.
     pub expanded: usize,
+    /// Leaves (evaluated, not expanded) at this distance.
     pub leaves: usize,
+    /// Finished games at this distance.
     pub terminal: usize,
 }
 
 /// The shape and values of a grown book.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BookStats {
+    /// The parameters the book was grown with.
     pub parameters: Parameters,
+    /// Leaves expanded so far.
     pub expansions: u64,
+    /// Nodes in the graph, the root included.
     pub nodes: usize,
+    /// Expanded nodes reachable from the root.
     pub expanded: usize,
+    /// Leaves (evaluated, not expanded) reachable from the root.
     pub leaves: usize,
+    /// Finished games reachable from the root.
     pub terminal: usize,
+    /// Edges of the reachable nodes, repetition edges included.
     pub edges: usize,
     /// Edges into a node that already had another parent.
     pub transpositions: usize,
+    /// Edges whose move ends the game by repetition.
     pub repetition_edges: usize,
+    /// The root's backed-up value for its side to move (South in a book
+    /// grown from the start), engine units.
     pub root_value: i32,
     /// The root's priority in plies (`None`: nothing left to expand).
     pub root_priority: Option<f64>,

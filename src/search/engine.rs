@@ -245,6 +245,8 @@ pub struct Searcher {
 }
 
 impl Searcher {
+    /// A searcher with an empty transposition table; fails with
+    /// [`SearchError::TableAllocation`] if the table cannot be allocated.
     pub fn new(options: Options) -> Result<Searcher, SearchError> {
         let table = if options.full_width || options.table_megabytes == 0 {
             None
@@ -267,6 +269,7 @@ impl Searcher {
         })
     }
 
+    /// The options the searcher was made with.
     pub fn options(&self) -> &Options {
         &self.options
     }

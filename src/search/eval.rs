@@ -33,6 +33,7 @@ impl Features {
     /// Names, in the order of [`Features::to_array`], for CSV headers.
     pub const NAMES: [&'static str; 5] = ["store", "big", "empty", "small", "row"];
 
+    /// The features in the order of [`Features::NAMES`].
     pub fn to_array(self) -> [i32; 5] {
         [self.store, self.big, self.empty, self.small, self.row]
     }
@@ -41,10 +42,15 @@ impl Features {
 /// Weights of the linear evaluation, in engine units (25 = one seed).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Weights {
+    /// Per seed of store difference (25 in both built-in sets: the unit).
     pub store: i32,
+    /// Per pit holding more than 12 seeds.
     pub big: i32,
+    /// Per empty pit.
     pub empty: i32,
+    /// Per pit holding 1 or 2 seeds.
     pub small: i32,
+    /// Per seed of row difference (0 in both built-in sets).
     pub row: i32,
 }
 

@@ -111,8 +111,11 @@ impl fmt::Display for Score {
 /// A proven game result for the side to move.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Outcome {
+    /// The side to move ends with more than 24 seeds.
     Win,
+    /// Both sides end with 24 seeds.
     Draw,
+    /// The side to move ends with fewer than 24 seeds.
     Loss,
 }
 
@@ -130,12 +133,15 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Only a depth limit (plies, at most [`MAX_DEPTH`]).
     pub fn depth(depth: u32) -> Limits {
         Limits { depth: Some(depth), ..Limits::default() }
     }
+    /// Only a node limit.
     pub fn nodes(nodes: u64) -> Limits {
         Limits { nodes: Some(nodes), ..Limits::default() }
     }
+    /// Only a wall-clock limit (results then vary from run to run).
     pub fn time(time: Duration) -> Limits {
         Limits { time: Some(time), ..Limits::default() }
     }
@@ -215,6 +221,7 @@ pub struct Stats {
     pub horizon_nodes: u64,
     /// Table probes, and those that found the state.
     pub table_probes: u64,
+    /// Table probes that found the state.
     pub table_hits: u64,
     /// Hits whose score ended the node.
     pub table_cutoffs: u64,
@@ -224,6 +231,7 @@ pub struct Stats {
     pub repetitions: u64,
     /// Tablebase probes, and those that settled the node.
     pub tablebase_probes: u64,
+    /// Tablebase probes that settled the node with an exact value.
     pub tablebase_hits: u64,
 }
 
@@ -240,15 +248,19 @@ pub struct SearchResult {
     pub depth: u32,
     /// Nodes visited (all iterations, including an interrupted one).
     pub nodes: u64,
+    /// Wall-clock time the search took.
     pub elapsed: Duration,
     /// No heuristic evaluation influenced the score: it is the game's
     /// result under perfect play (given the root's history).
     pub proven: bool,
+    /// Why the search stopped.
     pub stop: Stop,
+    /// Counters of this search.
     pub stats: Stats,
 }
 
 impl SearchResult {
+    /// Search speed: nodes over elapsed wall-clock seconds.
     pub fn nodes_per_second(&self) -> f64 {
         self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
@@ -268,6 +280,7 @@ impl SearchResult {
 /// The value of one move, from [`Searcher::score_moves`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct MoveScore {
+    /// The move: the mover's pit, 0..6 from its left.
     pub pit: Pit,
     /// For the side playing the move.
     pub score: Score,
@@ -282,6 +295,7 @@ pub struct MoveScore {
 pub struct ParseOptionError {
     /// What was being read ("ordering", "weights").
     pub option: &'static str,
+    /// The text that could not be read.
     pub text: String,
     /// What is accepted.
     pub expected: &'static str,
@@ -301,11 +315,20 @@ pub enum SearchError {
     /// No depth, node or time limit: the search would never stop.
     Unbounded,
     /// A depth above [`MAX_DEPTH`].
-    DepthTooLarge { depth: u32 },
+    DepthTooLarge {
+        /// The depth asked for.
+        depth: u32,
+    },
     /// The transposition table could not be allocated.
-    TableAllocation { megabytes: usize },
+    TableAllocation {
+        /// The table size asked for, in MiB.
+        megabytes: usize,
+    },
     /// Board and stores do not hold 48 seeds.
-    SeedCount { total: u32 },
+    SeedCount {
+        /// Seeds on the board plus both stores.
+        total: u32,
+    },
 }
 
 impl fmt::Display for SearchError {

@@ -71,10 +71,12 @@ pub struct History {
 const HISTORY_CAP: u32 = 1 << 20;
 
 impl History {
+    /// Every score zero.
     pub fn new() -> History {
         History { scores: [[0; 49]; ROW] }
     }
 
+    /// Resets every score to zero.
     pub fn clear(&mut self) {
         self.scores = [[0; 49]; ROW];
     }
@@ -109,14 +111,20 @@ impl Default for History {
 /// A legal move with its outcome and ordering key.
 #[derive(Clone, Copy)]
 pub struct Child {
+    /// The move: the mover's pit, 0..6.
     pub pit: Pit,
+    /// The position it leads to (from the opponent's view) and the seeds
+    /// it captures.
     pub played: Played,
     key: u32,
 }
 
 /// Up to six children, best first.
 pub struct Children {
+    /// The children in search order; only the first `len` are moves, the
+    /// rest are placeholders.
     pub list: [Child; ROW],
+    /// How many legal moves `list` holds.
     pub len: usize,
 }
 
@@ -158,6 +166,7 @@ impl Children {
         children
     }
 
+    /// The legal moves, best first.
     #[inline]
     pub fn as_slice(&self) -> &[Child] {
         &self.list[..self.len]

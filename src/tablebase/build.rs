@@ -39,19 +39,29 @@ const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
 /// builds could start from a proven table (3).
 const OLD_SIGNATURES: [&str; 3] =
     ["oware-tablebase-build 1", "oware-tablebase-build 2", "oware-tablebase-build 3"];
+/// The finished tablebase in a build directory (our format).
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
 /// The most seeds a build takes: layer 24 alone holds 417 million
 /// positions, and the arrays are indexed for that size.
 pub const MAX_BUILD_SEEDS: u32 = 24;
+/// Its zstd-compressed copy, written when [`BuildOptions::compress`] asks.
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
+/// The build's parameters and per-layer figures, as JSON.
 pub const STATS_FILE: &str = "stats.json";
+/// The same table in the engine's "Oware Endgames 2.0" layout.
 pub const ENGINE_FILE: &str = "endgames-2.0.bin";
 
 /// What to build and how.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
+    /// The build directory, created if missing; an existing build there is
+    /// resumed.
     pub dir: PathBuf,
+    /// The largest layer to build (layers `0..=max_seeds`), at most
+    /// [`MAX_BUILD_SEEDS`].
     pub max_seeds: u32,
+    /// How hard to search cycle positions; a resumed build must use the one
+    /// it was started with.
     pub budget: SearchBudget,
     /// Least time between two checkpoints inside a layer (zero: at every
     /// safe point, which the kill tests use).
@@ -67,34 +77,46 @@ pub struct BuildOptions {
 /// Why a build stopped.
 #[derive(Debug)]
 pub enum BuildError {
+    /// A file or directory could not be read or written.
     Io {
+        /// The file or directory concerned.
         path: PathBuf,
+        /// The underlying error.
         error: io::Error,
     },
     /// The directory holds a build with other parameters.
     Parameters {
+        /// The build directory.
         dir: PathBuf,
+        /// The parameters its manifest records, as text.
         found: String,
+        /// The parameters asked for, as text.
         wanted: String,
     },
     /// A file the manifest names is damaged.
     Corrupt {
+        /// The damaged file.
         path: PathBuf,
+        /// What is wrong with it.
         problem: String,
     },
     /// Another build holds the directory.
     Busy {
+        /// The build directory.
         dir: PathBuf,
     },
     /// More seeds than this builder supports ([`MAX_BUILD_SEEDS`]).
     TooManySeeds {
+        /// The largest layer asked for.
         max_seeds: u32,
     },
     /// The table to start from could not be used.
     StartFrom(FileError),
     /// This build and the table it starts from disagree about a position.
     Contradiction {
+        /// The table the build started from.
         source: PathBuf,
+        /// The position and the two intervals that do not meet.
         contradiction: Contradiction,
     },
 }
@@ -376,10 +398,14 @@ fn directory_io(error: resumable::DirectoryError) -> io::Error {
 /// What a build did.
 #[derive(Debug, Default)]
 pub struct BuildReport {
+    /// The figures of every layer, those found finished included, by seed
+    /// count.
     pub layers: Vec<LayerStats>,
     /// Layers found finished, and whether a layer resumed from a snapshot.
     pub reused_layers: u32,
+    /// Whether a layer resumed from a checkpoint.
     pub resumed_checkpoint: bool,
+    /// Checkpoints this run wrote.
     pub checkpoints_written: u64,
 }
 

@@ -28,6 +28,8 @@ pub enum Proof {
 }
 
 impl Proof {
+    /// The proof stored in the two low bits of `bits` (higher bits are
+    /// ignored).
     pub fn from_bits(bits: u8) -> Proof {
         match bits & 3 {
             0 => Proof::Retrograde,
@@ -41,10 +43,17 @@ impl Proof {
 /// A decoded entry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Entry {
+    /// The as-root value (seeds of the board the mover captures), or an
+    /// estimate inside the bounds when not exact.
     pub value: u8,
+    /// Proven lower bound on the as-root value.
     pub lower: u8,
+    /// Proven upper bound on the as-root value.
     pub upper: u8,
+    /// The position lies on a cycle of game states, so the value holds only
+    /// where it was reached by a capture (or starts play).
     pub on_cycle: bool,
+    /// How the value was established.
     pub proof: Proof,
 }
 
@@ -54,16 +63,21 @@ impl Entry {
         Entry { value, lower: value, upper: value, on_cycle, proof }
     }
 
+    /// Lower and upper bound meet: the value is proven.
     #[inline]
     pub fn is_exact(&self) -> bool {
         self.lower == self.upper
     }
 
+    /// The three bytes of the file record. The values must fit in six
+    /// bits (any entry of a position, at most 48, does).
     #[inline]
     pub fn pack(&self) -> [u8; ENTRY_BYTES] {
         [self.value | (self.proof as u8) << 6, self.lower | (self.on_cycle as u8) << 6, self.upper]
     }
 
+    /// Decodes a file record without checking it (reserved bits are
+    /// ignored): see [`Entry::is_well_formed`] for the check.
     #[inline]
     pub fn unpack(bytes: [u8; ENTRY_BYTES]) -> Entry {
         Entry {
@@ -88,6 +102,8 @@ impl Entry {
             && (e.proof == Proof::Open) != e.is_exact()
     }
 
+    /// The entry as a search sees it: bounds, the value as the estimate,
+    /// and the cycle flag.
     pub fn probe(&self) -> Probe {
         Probe { lower: self.lower, upper: self.upper, estimate: self.value, on_cycle: self.on_cycle }
     }

@@ -48,7 +48,9 @@ use crate::rank::{index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 
+/// The first eight bytes of every `.owtb` file.
 pub const MAGIC: &[u8; 8] = b"OWARETB\0";
+/// The format version this crate writes.
 pub const VERSION: u32 = 3;
 /// The oldest version this reader accepts.
 const OLDEST_VERSION: u32 = 2;
@@ -65,11 +67,39 @@ pub const MAX_FILE_SEEDS: u32 = 32;
 /// Why a tablebase file was refused.
 #[derive(Debug)]
 pub enum FileError {
-    Io { path: PathBuf, error: io::Error },
-    NotATablebase { path: PathBuf },
-    Version { path: PathBuf, found: u32 },
-    Header { path: PathBuf, problem: String },
-    Checksum { path: PathBuf, what: String },
+    /// The file could not be opened, read or decompressed.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system or the decompressor said.
+        error: io::Error,
+    },
+    /// The file is shorter than a header or does not start with [`MAGIC`].
+    NotATablebase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A format version this reader does not know.
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version the header declares.
+        found: u32,
+    },
+    /// The header is inconsistent, or the file's length does not match it.
+    Header {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in words.
+        problem: String,
+    },
+    /// Stored bytes do not match their checksum: the file is damaged.
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// The part that failed: "the header", "the entries" or "layer n".
+        what: String,
+    },
 }
 
 impl fmt::Display for FileError {
@@ -112,8 +142,11 @@ pub struct Provenance {
 pub struct Header {
     /// The format version the file was written in.
     pub version: u32,
+    /// N: the file holds layers `0..=N`.
     pub max_seeds: u32,
+    /// The search budget the cycle positions were resolved with.
     pub budget: SearchBudget,
+    /// The checksum of all the entries (offset 48).
     pub body_checksum: u64,
     /// `None` for a table proven from scratch (and in version 2 files).
     pub provenance: Option<Provenance>,
@@ -368,6 +401,7 @@ impl Tablebase {
         Ok(Tablebase { storage, header, path: path.to_path_buf(), checked })
     }
 
+    /// The decoded header (checked against its own checksum on opening).
     pub fn header(&self) -> &Header {
         &self.header
     }

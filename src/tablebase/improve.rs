@@ -43,6 +43,7 @@ pub struct ImproveOptions {
     /// The pass's budget: `min_seeds..=max_seeds` are the layers searched
     /// again (their open positions only).
     pub budget: SearchBudget,
+    /// Least time between two checkpoints inside a layer, as for a build.
     pub checkpoint_every: Duration,
     /// Rewrite the zstd-compressed copy.
     pub compress: bool,
@@ -52,9 +53,17 @@ pub struct ImproveOptions {
 #[derive(Debug)]
 pub enum Improvement {
     /// A pass ran (or resumed) and was committed as this generation.
-    Committed { generation: u32, pass: BuildReport },
+    Committed {
+        /// The generation the directory's layers now belong to.
+        generation: u32,
+        /// What the pass's build did.
+        pass: BuildReport,
+    },
     /// An interrupted commit was finished; no new pass ran.
-    FinishedEarlierCommit { generation: u32 },
+    FinishedEarlierCommit {
+        /// The generation whose commit was finished.
+        generation: u32,
+    },
 }
 
 /// Runs one improvement pass on `options.dir` (see the module comment).

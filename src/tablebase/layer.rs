@@ -161,6 +161,7 @@ pub struct LayerSolver<'a> {
     pub(crate) entries: LayerEntries<'a>,
     pub(crate) budget: SearchBudget,
     pub(crate) progress: &'a dyn Observer,
+    /// The layer's figures so far, complete once it is solved.
     pub stats: LayerStats,
     /// A second opinion asked of some cycle positions (`verify --deep`).
     pub(crate) audit: Option<Audit>,

@@ -48,6 +48,7 @@ pub struct Probe {
     /// Proven bounds on the as-root value: `lower ≤ value ≤ upper`. When the
     /// source proves nothing (an engine estimate), they are `0` and `n`.
     pub lower: u8,
+    /// The upper bound (see `lower`).
     pub upper: u8,
     /// The best available value, inside `lower..=upper`; equal to both when
     /// the entry is exact.
@@ -85,7 +86,11 @@ pub trait EndgameTable: Send + Sync {
 /// Why no tablebase could be opened.
 #[derive(Debug)]
 pub enum OpenError {
+    /// The file could not be read, or starts like ours and is not a valid
+    /// tablebase of ours.
     Ours(FileError),
+    /// The file is not ours and does not read as an engine "Oware Endgames"
+    /// file either.
     Engine(crate::formats::FormatError),
 }
 
@@ -104,7 +109,9 @@ impl std::error::Error for OpenError {}
 /// per-layer checksums) or the engine's (no checksum: its values are
 /// range-checked only).
 pub enum AnyTable {
+    /// Our format, checked against its checksums.
     Ours(Tablebase),
+    /// An engine "Oware Endgames" 1.0/2.0 file, range-checked only.
     Engine(crate::formats::endgames::EndgameFile),
 }
 

@@ -32,8 +32,11 @@ pub enum Certainty {
 /// A game result from one side's point of view, worst first.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Outcome {
+    /// The side ends with fewer seeds than the other.
     Loss,
+    /// Both sides end with 24 seeds.
     Draw,
+    /// The side ends with more seeds than the other.
     Win,
 }
 
@@ -50,6 +53,7 @@ pub struct MoveValue {
     /// playing this move, under perfect play afterwards, from the child's
     /// as-root value: `seeds − child`.
     pub lower: u8,
+    /// The upper bound (see `lower`).
     pub upper: u8,
     /// The child's as-root value holds after this move: the move captures
     /// (nothing before it can come back) or the child is on no cycle. When
@@ -72,6 +76,7 @@ pub struct StateProbe {
     /// Bounds on the seeds of the board the mover captures from now to the
     /// end under perfect play, as-root: `lower ≤ value ≤ upper ≤ seeds`.
     pub lower: u8,
+    /// The upper bound (see `lower`).
     pub upper: u8,
     /// The best available value inside the bounds (equal to both when
     /// exact).
@@ -135,12 +140,21 @@ pub enum ProbeError {
     /// The game is over: there is nothing to probe.
     GameOver(GameEnd),
     /// The board holds more seeds than the table covers.
-    NotCovered { seeds: u32, max_seeds: u32 },
+    NotCovered {
+        /// Seeds on the probed board.
+        seeds: u32,
+        /// The most seeds the table covers.
+        max_seeds: u32,
+    },
     /// A layer the answer needs failed its checksum (or could not be read):
     /// the table answers nothing from it.
     Damaged(FileError),
     /// A file without checksum holds a value no position can have.
-    OutOfRange { seeds: u32 },
+    OutOfRange {
+        /// Seeds on the board of the position whose entry is impossible
+        /// (the probed one or a child).
+        seeds: u32,
+    },
 }
 
 impl fmt::Display for ProbeError {

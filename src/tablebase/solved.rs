@@ -10,11 +10,21 @@ use crate::rules::Position;
 
 /// The bytes of one layer: `ENTRY_BYTES` per position.
 pub enum LayerBytes {
+    /// Held in memory.
     Owned(Vec<u8>),
-    Mapped { map: Mmap, offset: usize, len: usize },
+    /// A byte range of a read-only file mapping.
+    Mapped {
+        /// The mapped file.
+        map: Mmap,
+        /// Where the layer starts in the mapping, in bytes.
+        offset: usize,
+        /// The layer's length in bytes.
+        len: usize,
+    },
 }
 
 impl LayerBytes {
+    /// The layer's packed entries, wherever they are held.
     #[inline]
     pub fn bytes(&self) -> &[u8] {
         match self {
@@ -31,6 +41,7 @@ pub struct SolvedLayers {
 }
 
 impl SolvedLayers {
+    /// No layer yet.
     pub fn new() -> SolvedLayers {
         SolvedLayers::default()
     }
@@ -49,10 +60,13 @@ impl SolvedLayers {
         self.layers.len() as u32
     }
 
+    /// Whether no layer is held.
     pub fn is_empty(&self) -> bool {
         self.layers.is_empty()
     }
 
+    /// The packed entries of layer `n` (`n` seeds); panics unless
+    /// `n < self.len()`.
     pub fn layer_bytes(&self, n: u32) -> &[u8] {
         self.layers[n as usize].bytes()
     }

@@ -127,20 +127,32 @@ pub struct ComponentStats {
     pub size_histogram: BTreeMap<String, u64>,
 }
 
+/// Figures of one layer's build: what each phase decided, the searches'
+/// work and the time each phase took.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LayerStats {
+    /// The layer: seeds on the board of its positions.
     pub seeds: u32,
+    /// Positions in the layer.
     pub positions: u64,
     /// Decided by the retrograde phase (no cycle involved).
     pub decided_by_retrograde: u64,
+    /// Frontiers the retrograde phase propagated, one round each.
     pub retrograde_rounds: u64,
     /// Undecided after retrograde, on no cycle, decided in component order.
     pub decided_acyclic: u64,
+    /// The strongly connected components of the layer's quiet moves.
     pub components: ComponentStats,
+    /// Cycle positions whose history-free bounds meet ([`Proof::Bounds`]).
     pub exact_by_bounds: u64,
+    /// Cycle positions the searches made exact ([`Proof::Search`]).
     pub exact_by_search: u64,
+    /// Questions the threshold search answered.
     pub searches: u64,
+    /// Nodes of every search, threshold and path-cut together.
     pub search_nodes: u64,
+    /// Co-Büchi rounds of the cycle bounds that added states beyond the
+    /// attractor, summed over the layer's components.
     pub safety_rounds: u64,
     /// Cycle positions whose history-free bounds differ: what the searches
     /// start from.
@@ -150,7 +162,9 @@ pub struct LayerStats {
     /// Positions the threshold search left open, and how many of them the
     /// path-cut search then closed (with its nodes).
     pub left_open_by_threshold: u64,
+    /// Of those, the positions the path-cut search made exact.
     pub closed_by_cut: u64,
+    /// Nodes of the path-cut search (also counted in `search_nodes`).
     pub cut_nodes: u64,
     /// Cycle positions whose interval was narrowed to one value by the
     /// proven intervals of the table the build started from (before any
@@ -158,15 +172,21 @@ pub struct LayerStats {
     pub exact_from_seed: u64,
     /// Exact entries of every kind, and the rest.
     pub exact: u64,
+    /// Positions left with `lower < upper` (proof `Open`).
     pub unresolved: u64,
     /// Gap `upper − lower` over all positions of the layer.
     pub mean_gap: f64,
+    /// The widest gap `upper − lower` in the layer.
     pub max_gap: u8,
+    /// Peak memory of the component search, in bytes per position of the
+    /// layer (measured, not estimated).
     pub scc_memory_bytes_per_position: f64,
+    /// Wall time (and the searches' CPU time) of each phase, in seconds.
     pub seconds: PhaseSeconds,
 }
 
 impl LayerStats {
+    /// Empty figures for layer `seeds`, of `positions` positions.
     pub fn new(seeds: u32, positions: u64) -> LayerStats {
         LayerStats { seeds, positions, ..LayerStats::default() }
     }

@@ -22,7 +22,10 @@ use crate::rules::Position;
 
 /// Anything that holds packed layers.
 pub trait LayerSource: Sync {
+    /// The largest layer held: layers `0..=max_seeds` are there.
     fn max_seeds(&self) -> u32;
+    /// The packed entries of layer `n`, as stored (not checked against any
+    /// checksum); `n` must be at most [`LayerSource::max_seeds`].
     fn layer(&self, n: u32) -> &[u8];
 }
 
@@ -47,6 +50,7 @@ impl LayerSource for SolvedLayers {
 /// What the check found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VerifyReport {
+    /// Positions checked, every layer together.
     pub positions: u64,
     /// Positions on no cycle whose bounds were re-derived from children.
     pub rederived: u64,
@@ -54,6 +58,8 @@ pub struct VerifyReport {
     pub exact_rederived: u64,
     /// Positions on cycles whose upper bound was checked against exits.
     pub cycle_checked: u64,
+    /// Entries that failed a check (malformed or inconsistent with their
+    /// children); 0 for a sound table.
     pub failures: u64,
     /// The first few failures, described.
     pub examples: Vec<String>,
@@ -180,6 +186,7 @@ pub struct DeepReport {
     /// It proved bounds that exclude the entry's value: one of the two
     /// algorithms is wrong.
     pub disagreements: u64,
+    /// The first few disagreements, described.
     pub examples: Vec<String>,
 }
 
