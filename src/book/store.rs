@@ -106,6 +106,12 @@ impl Manifest {
         let batch =
             field(2, "batch")?.parse().ok().filter(|&b| b > 0).ok_or_else(|| corrupt(3, "bad batch size"))?;
         let evaluator = field(3, "evaluator")?.to_string();
+        // A carriage return would not survive `render` and `parse` (a
+        // line's last one is taken for its CRLF end); growth refuses such
+        // parameters anyway.
+        if evaluator.contains('\r') {
+            return Err(corrupt(4, "bad evaluator"));
+        }
         let checkpoint = match lines.get(4) {
             None => None,
             Some(_) => {
@@ -217,17 +223,7 @@ pub fn load_checkpoint(
 ) -> Result<BookGraph, BookError> {
     let path = checkpoint_path(dir, record.expansions);
     let corrupt = |problem: String| BookError::Corrupt { path: path.clone(), problem };
-    let data = fs::read(&path).map_err(io_at(&path))?;
-    if data.len() as u64 != record.bytes {
-        return Err(corrupt(format!(
-            "{} bytes, the manifest records {} (truncated?)",
-            data.len(),
-            record.bytes
-        )));
-    }
-    if checksum(&data) != record.checksum {
-        return Err(corrupt("checksum mismatch".into()));
-    }
+    let data = read_checkpoint_file(dir, record)?;
     let raw = zstd::stream::decode_all(&data[..]).map_err(|e| corrupt(format!("zstd: {e}")))?;
     let (found, graph) = decode(&raw).map_err(corrupt)?;
     if found != *parameters {
@@ -247,6 +243,25 @@ pub fn load_checkpoint(
     Ok(graph)
 }
 
+/// The bytes of the checkpoint file `record` names, after checking their
+/// size and checksum.
+fn read_checkpoint_file(dir: &Path, record: CheckpointRecord) -> Result<Vec<u8>, BookError> {
+    let path = checkpoint_path(dir, record.expansions);
+    let corrupt = |problem: String| BookError::Corrupt { path: path.clone(), problem };
+    let data = fs::read(&path).map_err(io_at(&path))?;
+    if data.len() as u64 != record.bytes {
+        return Err(corrupt(format!(
+            "{} bytes, the manifest records {} (truncated?)",
+            data.len(),
+            record.bytes
+        )));
+    }
+    if checksum(&data) != record.checksum {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    Ok(data)
+}
+
 /// A book directory held for growth (the lock is released on drop).
 pub struct BookDir {
     dir: PathBuf,
@@ -256,8 +271,9 @@ pub struct BookDir {
 
 impl BookDir {
     /// Creates or opens `dir` for growth: takes the lock, reads the
-    /// manifest or writes a new one with `parameters`, removes temporary
-    /// files and checkpoints the manifest does not name. `choose` gets the
+    /// manifest or writes a new one with `parameters`, checks the size and
+    /// checksum of the checkpoint it names, then removes temporary files
+    /// and checkpoints the manifest does not name. `choose` gets the
     /// recorded parameters (if any) and returns the ones to use; a book
     /// with other parameters is refused.
     pub fn open(
@@ -292,6 +308,12 @@ impl BookDir {
                 manifest
             }
         };
+        // Strays go only once the checkpoint the manifest names is found
+        // intact: a damaged manifest naming another checkpoint would
+        // otherwise have the real one removed as a stray.
+        if let Some(record) = manifest.checkpoint {
+            read_checkpoint_file(dir, record)?;
+        }
         let book = BookDir { dir: dir.to_path_buf(), manifest, _lock: lock };
         book.remove_strays();
         Ok(book)
