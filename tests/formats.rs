@@ -696,14 +696,37 @@ proptest! {
     }
 }
 
+/// An entry scoring legal moves only (the readers refuse others).
 fn book_entry() -> impl Strategy<Value = BookEntry> {
     (0u64..(1 << 20), any::<bool>(), proptest::array::uniform6(prop_oneof![Just(NO_SCORE), -1000i16..=1000]))
-        .prop_map(|(rank, south, scores)| BookEntry { key: rank | if south { 1 << 43 } else { 0 }, scores })
+        .prop_map(|(rank, south, mut scores)| {
+            let key = rank | if south { 1 << 43 } else { 0 };
+            let legal = state_from_key(key).unwrap().legal_moves();
+            (0..6).filter(|&pit| !legal.contains(pit)).for_each(|pit| scores[pit] = NO_SCORE);
+            BookEntry { key, scores }
+        })
 }
 
+/// A legal edge from the start or one of its children (the readers refuse
+/// others); few enough that edges repeat.
 fn doe_entry() -> impl Strategy<Value = DoeEntry> {
-    (0u64..40, 0u64..40, 0u8..12, any::<f64>(), 0u64..1000).prop_map(|(parent, child, pit, score, count)| {
-        DoeEntry { parent: 0xDD0094F6488 + parent, child: child << 20, pit, score, count }
+    (0usize..7, 0usize..6, any::<f64>(), 0u64..1000).prop_map(|(first, nth, score, count)| {
+        let mut state = GameState::start();
+        if first < 6 {
+            state.play(first).unwrap();
+        }
+        let parent = state_key(&state);
+        let moves: Vec<usize> = state.legal_moves().collect();
+        let pit = moves[nth % moves.len()];
+        let north = state.to_move() == Side::North;
+        state.play(pit).unwrap();
+        DoeEntry {
+            parent,
+            child: state_key(&state),
+            pit: (pit + if north { 6 } else { 0 }) as u8,
+            score,
+            count,
+        }
     })
 }
 

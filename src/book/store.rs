@@ -106,6 +106,12 @@ impl Manifest {
         let batch =
             field(2, "batch")?.parse().ok().filter(|&b| b > 0).ok_or_else(|| corrupt(3, "bad batch size"))?;
         let evaluator = field(3, "evaluator")?.to_string();
+        // A carriage return would not survive `render` and `parse` (a
+        // line's last one is taken for its CRLF end); growth refuses such
+        // parameters anyway.
+        if evaluator.contains('\r') {
+            return Err(corrupt(4, "bad evaluator"));
+        }
         let checkpoint = match lines.get(4) {
             None => None,
             Some(_) => {
@@ -240,8 +246,9 @@ pub struct BookDir {
 
 impl BookDir {
     /// Creates or opens `dir` for growth: takes the lock, reads the
-    /// manifest or writes a new one with `parameters`, removes temporary
-    /// files and checkpoints the manifest does not name. `choose` gets the
+    /// manifest or writes a new one with `parameters`, checks the size and
+    /// checksum of the checkpoint it names, then removes temporary files
+    /// and checkpoints the manifest does not name. `choose` gets the
     /// recorded parameters (if any) and returns the ones to use; a book
     /// with other parameters is refused.
     pub fn open(
@@ -271,9 +278,11 @@ impl BookDir {
                 manifest
             }
         };
+        // Strays go only once the checkpoint the manifest names is found
+        // intact: a damaged manifest naming another checkpoint would
+        // otherwise have the real one removed as a stray. (It is read
+        // again, and decoded, when the growth loads it.)
         if let Some(record) = manifest.checkpoint {
-            // Checked before anything is removed (it is read again, and
-            // decoded, when the growth loads it).
             resumable::read_checked(&checkpoint_path(dir, record.expansions), record.bytes, record.checksum)?;
         }
         held.remove_strays(manifest.checkpoint.map(|c| checkpoint_name(c.expansions)).as_deref());

@@ -37,11 +37,13 @@
 //! # Reading and writing
 //!
 //! The reader checks the signature, whole entries, state keys, moves
-//! 0..=11 and the strict order, refusing a repeated (parent, child) pair.
-//! The writer ([`DoeBook::new`], then [`DoeBook::write_to`] or
-//! [`DoeBook::save`]) sorts the entries and keeps, of entries sharing a
-//! (parent, child) pair, the one with the larger count (the first given on
-//! a tie). Scores are kept bit for bit, NaN payloads included.
+//! 0..=11 and the strict order, refusing a repeated (parent, child) pair,
+//! and that every edge is a legal move of the parent's side to move that
+//! leads to the child. The writer ([`DoeBook::new`], then
+//! [`DoeBook::write_to`] or [`DoeBook::save`]) refuses the same edges,
+//! sorts the entries and keeps, of entries sharing a (parent, child) pair,
+//! the one with the larger count (the first given on a tie). Scores are
+//! kept bit for bit, NaN payloads included.
 
 use std::cmp::Reverse;
 use std::io::Write;
@@ -50,7 +52,7 @@ use std::path::Path;
 use super::header::{Header, HeaderEncoding};
 use super::{be_i32, be_u64, is_state_key, read_file, FormatError};
 use crate::game::{GameState, Side};
-use crate::rank::state_key;
+use crate::rank::{state_from_key, state_key};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::{PITS, ROW};
 
@@ -128,7 +130,8 @@ impl DoeBook {
     }
 
     /// Reads a whole book held in memory. The `Entries` field is not
-    /// checked: the body decides.
+    /// checked (the engine's own file overstates it): the body decides, so
+    /// a body cut on an entry boundary reads as the shorter book.
     pub fn from_bytes(bytes: &[u8]) -> Result<DoeBook, FormatError> {
         let (header, start, records) =
             super::read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf8, ENTRY_LEN)?;
@@ -174,6 +177,7 @@ impl DoeBook {
                     return Err(FormatError::Unsorted { format: FORMAT, entry: number, offset });
                 }
             }
+            check_edge(&entry, number, Some(offset))?;
             entries.push(entry);
         }
         Ok(DoeBook { header, entries })
@@ -182,7 +186,8 @@ impl DoeBook {
     /// A book of `entries` (any order) under `header`, which must be a
     /// `DOE Opening Book 1.0` header. Entries sharing a (parent, child)
     /// pair collapse to the one with the larger count (the first given on a
-    /// tie). Refuses keys that are no state keys and pits above 11.
+    /// tie). Refuses keys that are no state keys, pits above 11, and edges
+    /// that are no legal move from the parent to the child.
     pub fn new(header: Header, mut entries: Vec<DoeEntry>) -> Result<DoeBook, FormatError> {
         super::check_version(&header, FORMAT, &[VERSION])?;
         header.encode(HeaderEncoding::Utf8)?;
@@ -194,6 +199,7 @@ impl DoeBook {
             if entry.pit as usize >= PITS {
                 return Err(FormatError::BadMove { value: entry.pit as i64, entry: number, offset: None });
             }
+            check_edge(entry, number, None)?;
         }
         // Stable: equal counts keep their given order, and dedup keeps the
         // first of each run, the largest count.
@@ -281,6 +287,36 @@ impl DoeBook {
     }
 }
 
+/// Refuses an edge (with state keys and a pit 0..=11) that is not a legal
+/// move of the parent's side to move, or does not lead to the child. The
+/// layout has no checksum: a damaged key or move would otherwise give a
+/// book move the parent cannot play, or the wrong child. Every edge of the
+/// engine's book is consistent.
+fn check_edge(edge: &DoeEntry, number: u64, offset: Option<u64>) -> Result<(), FormatError> {
+    let illegal = || FormatError::IllegalMove {
+        format: FORMAT,
+        key: edge.parent,
+        pit: edge.pit,
+        entry: number,
+        offset,
+    };
+    let mut state = state_from_key(edge.parent).ok_or_else(illegal)?;
+    if state.to_move() != edge.mover() || state.play(edge.relative_pit()).is_err() {
+        return Err(illegal());
+    }
+    let reached = state_key(&state);
+    if reached != edge.child {
+        return Err(FormatError::WrongChild {
+            parent: edge.parent,
+            child: edge.child,
+            reached,
+            entry: number,
+            offset,
+        });
+    }
+    Ok(())
+}
+
 impl<'a> IntoIterator for &'a DoeBook {
     type Item = &'a DoeEntry;
     type IntoIter = std::slice::Iter<'a, DoeEntry>;
@@ -294,8 +330,24 @@ impl<'a> IntoIterator for &'a DoeBook {
 mod tests {
     use super::*;
 
-    fn edge(parent: u64, child: u64, pit: u8, count: u64) -> DoeEntry {
-        DoeEntry { parent, child, pit, score: count as f64 / 4.0, count }
+    /// The edge of the mover's pit `pit` from `state`, visited `count` times.
+    fn edge(state: &GameState, pit: usize, count: u64) -> DoeEntry {
+        let mut child = state.clone();
+        child.play(pit).unwrap();
+        let north = state.to_move() == Side::North;
+        DoeEntry {
+            parent: state_key(state),
+            child: state_key(&child),
+            pit: (pit + if north { ROW } else { 0 }) as u8,
+            score: count as f64 / 4.0,
+            count,
+        }
+    }
+
+    fn after(pit: usize) -> GameState {
+        let mut state = GameState::start();
+        state.play(pit).unwrap();
+        state
     }
 
     #[test]
@@ -313,51 +365,95 @@ mod tests {
 
     #[test]
     fn writer_sorts_and_keeps_the_larger_count() {
-        let entries =
-            vec![edge(9, 4, 1, 10), edge(2, 8, 0, 3), edge(9, 4, 1, 30), edge(9, 1, 2, 5), edge(9, 4, 1, 20)];
+        let start = GameState::start();
+        // North moves from `after(5)`: its key (no South bit) sorts first.
+        let (b, e, c) = (edge(&start, 1, 0), edge(&start, 4, 0), edge(&after(5), 2, 0));
+        let counted = |edge: DoeEntry, count| DoeEntry { count, ..edge };
+        let entries = vec![counted(b, 10), counted(c, 3), counted(b, 30), counted(e, 5), counted(b, 20)];
         let book = DoeBook::from_entries(entries, &[("Date", "today")]).unwrap();
         assert_eq!(book.header().lines(), ["Entries: 3", "Date: today"]);
         let keys: Vec<_> = book.iter().map(|e| (e.parent, e.child, e.count)).collect();
-        assert_eq!(keys, [(2, 8, 3), (9, 1, 5), (9, 4, 30)]);
-        assert_eq!(book.children(9).len(), 2);
-        assert_eq!(book.children(5).len(), 0);
-        assert_eq!(book.children(10).len(), 0);
-        assert_eq!(book.get(9, 4).unwrap().count, 30);
-        assert_eq!(book.parents().collect::<Vec<_>>(), [2, 9]);
+        let mut expected = vec![(c.parent, c.child, 3), (b.parent, b.child, 30), (e.parent, e.child, 5)];
+        expected.sort();
+        assert_eq!(keys, expected);
+        assert_eq!(book.children(b.parent).len(), 2);
+        assert_eq!(book.children(b.parent - 1).len(), 0);
+        assert_eq!(book.children(b.parent + 1).len(), 0);
+        assert_eq!(book.get(b.parent, b.child).unwrap().count, 30);
+        assert_eq!(book.parents().collect::<Vec<_>>(), [c.parent, b.parent]);
         let mut bytes = Vec::new();
         book.write_to(&mut bytes).unwrap();
         assert_eq!(DoeBook::from_bytes(&bytes).unwrap(), book);
 
-        let tie = DoeBook::from_entries(vec![edge(1, 2, 0, 7), edge(1, 2, 3, 7)], &[]).unwrap();
-        assert_eq!(tie.entries()[0].pit, 0);
+        let tie = DoeBook::from_entries(vec![counted(b, 7), DoeEntry { score: 9.0, ..counted(b, 7) }], &[])
+            .unwrap();
+        assert_eq!(tie.entries()[0].score, b.score);
         assert!(matches!(
-            DoeBook::from_entries(vec![edge(1, 2, 12, 7)], &[]),
+            DoeBook::from_entries(vec![DoeEntry { pit: 12, ..b }], &[]),
             Err(FormatError::BadMove { value: 12, entry: 0, offset: None })
         ));
         assert!(matches!(
-            DoeBook::from_entries(vec![edge(1, 1 << 50, 0, 7)], &[]),
+            DoeBook::from_entries(vec![DoeEntry { child: 1 << 50, ..b }], &[]),
             Err(FormatError::BadKey { entry: 0, .. })
         ));
     }
 
     #[test]
-    fn reader_checks_moves_order_and_duplicates() {
-        let header = Header::new(FORMAT, VERSION).unwrap();
-        let mut bytes = header.encode(HeaderEncoding::Utf8).unwrap();
-        let start = bytes.len();
-        for e in [edge(1, 5, 0, 1), edge(1, 6, 0, 1), edge(1, 6, 0, 2)] {
-            bytes.extend_from_slice(&e.to_bytes());
-        }
+    fn edges_must_be_legal_moves_to_their_child() {
+        let start = GameState::start();
+        let (b, e) = (edge(&start, 1, 1), edge(&start, 4, 1));
+        // North's b from the start, where South moves.
         assert!(matches!(
-            DoeBook::from_bytes(&bytes),
-            Err(FormatError::DuplicateEdge { parent: 1, child: 6, entry: 2, .. })
+            DoeBook::from_entries(vec![e, DoeEntry { pit: 7, ..b }], &[]),
+            Err(FormatError::IllegalMove { pit: 7, entry: 1, offset: None, .. })
         ));
-        bytes[start + 72 + 15] = 4;
-        assert!(matches!(DoeBook::from_bytes(&bytes), Err(FormatError::Unsorted { entry: 2, .. })));
-        bytes[start + 36 + 16] = 0xFF;
+        assert!(matches!(
+            DoeBook::from_entries(vec![DoeEntry { child: e.child, ..b }], &[]),
+            Err(FormatError::WrongChild { entry: 0, .. })
+        ));
+        // South's C, emptied by C a.
+        let mut emptied = after(2);
+        emptied.play(0).unwrap();
+        assert!(matches!(
+            DoeBook::from_entries(vec![DoeEntry { pit: 2, ..edge(&emptied, 0, 1) }], &[]),
+            Err(FormatError::IllegalMove { pit: 2, .. })
+        ));
+        // The reader: North's a after C read as South's C.
+        let mut bytes = Vec::new();
+        DoeBook::from_entries(vec![edge(&after(2), 0, 1)], &[]).unwrap().write_to(&mut bytes).unwrap();
+        let at = bytes.len() - ENTRY_LEN;
+        assert_eq!(bytes[at + 19], ROW as u8);
+        bytes[at + 19] = 2;
         assert!(matches!(
             DoeBook::from_bytes(&bytes),
-            Err(FormatError::BadMove { value: -16777216, entry: 1, offset: Some(o) }) if o == (start + 36) as u64
+            Err(FormatError::IllegalMove { pit: 2, entry: 0, offset: Some(o), .. }) if o == at as u64
+        ));
+    }
+
+    #[test]
+    fn reader_checks_moves_order_and_duplicates() {
+        let start = GameState::start();
+        let mut edges: Vec<DoeEntry> = (0..ROW).map(|pit| edge(&start, pit, 1)).collect();
+        edges.sort_by_key(DoeEntry::sort_key);
+        let header = Header::new(FORMAT, VERSION).unwrap();
+        let encoded = header.encode(HeaderEncoding::Utf8).unwrap();
+        let book = |entries: &[DoeEntry]| {
+            let mut bytes = encoded.clone();
+            entries.iter().for_each(|e| bytes.extend_from_slice(&e.to_bytes()));
+            bytes
+        };
+        let start = encoded.len();
+        let twice = book(&[edges[0], edges[1], DoeEntry { count: 2, ..edges[1] }]);
+        assert!(matches!(DoeBook::from_bytes(&twice), Err(FormatError::DuplicateEdge { entry: 2, .. })));
+        assert!(matches!(
+            DoeBook::from_bytes(&book(&[edges[1], edges[0]])),
+            Err(FormatError::Unsorted { entry: 1, .. })
+        ));
+        let mut bytes = book(&edges[..2]);
+        bytes[start + 36 + 16..start + 36 + 20].copy_from_slice(&(-1i32).to_be_bytes());
+        assert!(matches!(
+            DoeBook::from_bytes(&bytes),
+            Err(FormatError::BadMove { value: -1, entry: 1, offset: Some(o) }) if o == (start + 36) as u64
         ));
         bytes.truncate(start + 40);
         assert!(matches!(
@@ -369,7 +465,7 @@ mod tests {
     #[test]
     fn nan_scores_keep_their_bits() {
         let weird = f64::from_bits(0x7FF0_0000_0000_0001);
-        let e = DoeEntry { score: weird, ..edge(1, 2, 0, 1) };
+        let e = DoeEntry { score: weird, ..edge(&GameState::start(), 0, 1) };
         let book = DoeBook::from_entries(vec![e], &[]).unwrap();
         let mut bytes = Vec::new();
         book.write_to(&mut bytes).unwrap();

@@ -15,7 +15,9 @@
 //! Index `i` is the engine's binomial rank of a 12-pit position seen from
 //! the side to move ([`crate::rank::index`]): layers by seed count, so the
 //! bytes of the `n`-seed layer are `C(n+11, 12) .. C(n+12, 12)`. The body
-//! covers layers `0..=N`; the reader derives `N` from the body length.
+//! covers layers `0..=N`; the reader derives `N` from the body length and
+//! refuses a `Positions` field (the bytes after the header) that disagrees:
+//! without it, a body cut on a layer boundary would read as a smaller table.
 //!
 //! Each byte is `(captures << 2) | flag`:
 //!
@@ -221,8 +223,9 @@ impl fmt::Debug for EndgameFile {
 }
 
 impl EndgameFile {
-    /// Maps the file at `path` (read-only) and reads its header. The body
-    /// is not scanned: see [`EndgameFile::verify`].
+    /// Maps the file at `path` (read-only) and reads its header, refusing
+    /// a `Positions` field that is not the number of bytes after it. The
+    /// body is not scanned: see [`EndgameFile::verify`].
     ///
     /// The map shows the file as it is on disk: our writers replace files
     /// by renaming a new one over them, which leaves this map intact, but a
@@ -235,7 +238,7 @@ impl EndgameFile {
             Data::Owned(Vec::new())
         } else {
             // SAFETY: the map is read-only and private to this value; the
-            // crate never writes a file in place (see `crate::atomic`), so
+            // crate never writes a file in place (see `crate::resumable::atomic`), so
             // the mapped bytes stay as they were while the map lives.
             let map = unsafe { Mmap::map(&file) }.map_err(|e| FormatError::io("map", path, e))?;
             Data::Mapped(map)
@@ -255,6 +258,10 @@ impl EndgameFile {
         let body = (bytes.len() - body_start) as u64;
         let (max_seeds, _) = layers_for_body(body)
             .ok_or(FormatError::BadTablebaseLength { length: body, header_len: body_start as u64 })?;
+        // The layout has no checksum, and a body cut on a layer boundary
+        // has a valid length (a smaller table): `Positions`, when present,
+        // is what tells such a cut from a whole file.
+        check_positions(&header, body)?;
         Ok(EndgameFile {
             header,
             version,
@@ -334,8 +341,8 @@ impl EndgameFile {
     }
 
     /// Checks the whole body: every entry's captures are at most the seeds
-    /// of its layer, and `Positions`, if present, counts the bytes after
-    /// the header. Returns the first problem found.
+    /// of its layer (and `Positions`, if present, counts the bytes after
+    /// the header, as opening checked). Returns the first problem found.
     pub fn verify(&self) -> Result<(), FormatError> {
         check_positions(&self.header, (self.indexes + self.trailing().len()) as u64)?;
         check_captures(self.bytes(), self.max_seeds, self.body_start)

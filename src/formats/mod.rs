@@ -128,6 +128,13 @@ pub enum FormatError {
     BadKey { format: &'static str, key: u64, entry: u64, offset: Option<u64> },
     /// A DOE move that is not a pit number 0..=11.
     BadMove { value: i64, entry: u64, offset: Option<u64> },
+    /// A move that is not a legal move of the side to move in state `key`:
+    /// a scored move of a 2014 book entry (`pit` 0..6, the mover's) or a
+    /// DOE edge (`pit` 0..12, absolute).
+    IllegalMove { format: &'static str, key: u64, pit: u8, entry: u64, offset: Option<u64> },
+    /// A DOE edge whose move leads from `parent` to `reached`, not to its
+    /// `child`.
+    WrongChild { parent: u64, child: u64, reached: u64, entry: u64, offset: Option<u64> },
     /// A tablebase entry claiming more captures than seeds on the board.
     CapturesExceedSeeds { index: u64, offset: u64, seeds: u32, captures: u8 },
 }
@@ -244,6 +251,18 @@ impl fmt::Display for FormatError {
             FormatError::BadMove { value, entry, offset } => write!(
                 f,
                 "{}: entry {entry}{}: move {value} is not a pit number 0..11",
+                doe::FORMAT,
+                At(*offset)
+            ),
+            FormatError::IllegalMove { format, key, pit, entry, offset } => write!(
+                f,
+                "{format}: entry {entry}{}: pit {pit} is not a legal move of state 0x{key:X}",
+                At(*offset)
+            ),
+            FormatError::WrongChild { parent, child, reached, entry, offset } => write!(
+                f,
+                "{}: entry {entry}{}: the move leads from 0x{parent:X} to 0x{reached:X}, not to the \
+                 entry's child 0x{child:X}",
                 doe::FORMAT,
                 At(*offset)
             ),

@@ -30,11 +30,12 @@
 //! # Reading and writing
 //!
 //! The reader checks the signature, that the body is whole entries, that
-//! every key is a state key, that keys strictly ascend, and that
-//! `Positions`, when present, is the number of states the entries know (a
-//! body cut at an entry boundary passes every other check). The writer
-//! ([`OpeningBook::new`], then [`OpeningBook::write_to`] or
-//! [`OpeningBook::save`]) sorts the entries and refuses a key given twice.
+//! every key is a state key, that only legal moves of the key's state are
+//! scored, that keys strictly ascend, and that `Positions`, when present,
+//! is the number of states the entries know (a body cut at an entry
+//! boundary passes every other check). The writer ([`OpeningBook::new`],
+//! then [`OpeningBook::write_to`] or [`OpeningBook::save`]) sorts the
+//! entries and refuses a key given twice or a score on an illegal move.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -45,7 +46,7 @@ use super::{be_i16, be_u64, is_state_key, read_file, FormatError};
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
 use crate::resumable::atomic::write_atomically;
-use crate::rules::ROW;
+use crate::rules::{Moves, ROW};
 
 /// The format name in the signature.
 pub const FORMAT: &str = "Oware Opening Book";
@@ -148,6 +149,7 @@ impl OpeningBook {
                     offset: Some(offset),
                 });
             }
+            check_scores(&entry, number, Some(offset))?;
             if let Some(previous) = entries.last() {
                 if entry.key == previous.key {
                     return Err(FormatError::DuplicateKey {
@@ -182,7 +184,7 @@ impl OpeningBook {
 
     /// A book of `entries` (any order) under `header`, which must be an
     /// `Oware Opening Book 1.0` header. Refuses a key that is no state key
-    /// or appears twice.
+    /// or appears twice, and a score on a move its state cannot play.
     pub fn new(header: Header, mut entries: Vec<BookEntry>) -> Result<OpeningBook, FormatError> {
         super::check_version(&header, FORMAT, &[VERSION])?;
         header.encode(HeaderEncoding::Utf16Be)?;
@@ -193,6 +195,9 @@ impl OpeningBook {
                 entry: i as u64,
                 offset: None,
             });
+        }
+        for (i, entry) in entries.iter().enumerate() {
+            check_scores(entry, i as u64, None)?;
         }
         entries.sort_unstable_by_key(|e| e.key);
         if let Some(pair) = entries.windows(2).find(|pair| pair[0].key == pair[1].key) {
@@ -284,6 +289,24 @@ impl OpeningBook {
     }
 }
 
+/// Refuses a score on a move that is not legal in the entry's state (or in
+/// none, the game being over): `best` and `choices` would name a move the
+/// state cannot play. The layout has no checksum, and a damaged
+/// [`NO_SCORE`] reads as a score; the engine's book scores legal moves only.
+fn check_scores(entry: &BookEntry, number: u64, offset: Option<u64>) -> Result<(), FormatError> {
+    let legal = entry.state().map_or(Moves::default(), |state| state.legal_moves());
+    match (0..ROW).find(|&pit| entry.scores[pit] != NO_SCORE && !legal.contains(pit)) {
+        Some(pit) => Err(FormatError::IllegalMove {
+            format: FORMAT,
+            key: entry.key,
+            pit: pit as u8,
+            entry: number,
+            offset,
+        }),
+        None => Ok(()),
+    }
+}
+
 impl<'a> IntoIterator for &'a OpeningBook {
     type Item = &'a BookEntry;
     type IntoIter = std::slice::Iter<'a, BookEntry>;
@@ -296,6 +319,7 @@ impl<'a> IntoIterator for &'a OpeningBook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Side;
 
     fn entry(key: u64, scores: [i16; 6]) -> BookEntry {
         BookEntry { key, scores }
@@ -321,14 +345,17 @@ mod tests {
     #[test]
     fn writer_sorts_and_refuses_duplicates() {
         let start = state_key(&GameState::start());
+        // Key 7's legal moves but the first are scored 0.
+        let seven = state_from_key(7).unwrap();
+        let mut scores = [NO_SCORE; ROW];
+        seven.legal_moves().filter(|&p| p > 0).for_each(|p| scores[p] = 0);
         let book = OpeningBook::from_entries(
-            vec![entry(start, [1, 2, 3, 4, 5, 6]), entry(7, [NO_SCORE, 0, 0, 0, 0, 0])],
+            vec![entry(start, [1, 2, 3, 4, 5, 6]), entry(7, scores)],
             &[("Date", "now")],
         )
         .unwrap();
         assert_eq!(book.entries()[0].key, 7);
         // The start and its six children, plus key 7's state and children.
-        let seven = state_from_key(7).unwrap();
         let expected = 7 + 1 + seven.legal_moves().filter(|&p| p > 0).count() as u64;
         assert_eq!(book.header().number("Positions").unwrap(), Some(expected));
         assert_eq!(book.header().lines()[0], format!("Positions: {expected}"));
@@ -340,7 +367,7 @@ mod tests {
         assert_eq!(again.get_state(&GameState::start()), again.get(start));
         assert_eq!(again.get(8), None);
 
-        let twice = vec![entry(5, [0; 6]), entry(3, [0; 6]), entry(5, [1; 6])];
+        let twice = vec![entry(5, [NO_SCORE; 6]), entry(3, [NO_SCORE; 6]), entry(5, [NO_SCORE; 6])];
         assert!(matches!(
             OpeningBook::from_entries(twice, &[]),
             Err(FormatError::DuplicateKey { key: 5, entry: None, .. })
@@ -352,12 +379,38 @@ mod tests {
     }
 
     #[test]
+    fn scores_on_illegal_moves_are_refused() {
+        // South's A..E are empty: only F is legal.
+        let state = GameState::from_parts([0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4], [10, 10], Side::South);
+        let key = state_key(&state);
+        assert!(state.legal_moves().eq([5]));
+        let illegal = entry(key, [NO_SCORE, NO_SCORE, 0, NO_SCORE, NO_SCORE, 7]);
+        assert!(matches!(
+            OpeningBook::from_entries(vec![illegal], &[]),
+            Err(FormatError::IllegalMove { pit: 2, entry: 0, offset: None, .. })
+        ));
+        let legal = OpeningBook::from_entries(
+            vec![entry(key, [NO_SCORE, NO_SCORE, NO_SCORE, NO_SCORE, NO_SCORE, 7])],
+            &[],
+        )
+        .unwrap();
+        let mut bytes = Vec::new();
+        legal.write_to(&mut bytes).unwrap();
+        let at = bytes.len() - ENTRY_LEN;
+        bytes[at + 8 + 2 * 2..at + 8 + 2 * 3].copy_from_slice(&0i16.to_be_bytes());
+        assert!(matches!(
+            OpeningBook::from_bytes(&bytes),
+            Err(FormatError::IllegalMove { pit: 2, entry: 0, offset: Some(o), .. }) if o == at as u64
+        ));
+    }
+
+    #[test]
     fn reader_checks_order_and_whole_entries() {
         let header = Header::new(FORMAT, VERSION).unwrap();
         let mut bytes = header.encode(HeaderEncoding::Utf16Be).unwrap();
         let start = bytes.len() as u64;
         for key in [3u64, 9, 9] {
-            bytes.extend_from_slice(&entry(key, [0; 6]).to_bytes());
+            bytes.extend_from_slice(&entry(key, [NO_SCORE; 6]).to_bytes());
         }
         assert!(matches!(
             OpeningBook::from_bytes(&bytes),

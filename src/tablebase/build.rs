@@ -251,20 +251,24 @@ impl Manifest {
         if signature != Some(MANIFEST_SIGNATURE) {
             return Err(corrupt(1, "not a tablebase build manifest"));
         }
-        let mut value = |key: &str| -> Result<u64, BuildError> {
+        // A number above `max` is refused, so that the casts below keep it
+        // whole rather than read another value (4294967296 as 0).
+        let mut value = |key: &str, max: u64| -> Result<u64, BuildError> {
             let (i, line) = lines.next().ok_or_else(|| corrupt(0, "truncated"))?;
             let rest = line.strip_prefix(key).and_then(|r| r.strip_prefix(' '));
             rest.and_then(|r| r.parse().ok())
+                .filter(|&v| v <= max)
                 .ok_or_else(|| corrupt(i + 1, &format!("expected '{key} <number>'")))
         };
-        let max_seeds = value("max-seeds")? as u32;
+        let small = u32::MAX as u64;
+        let max_seeds = value("max-seeds", small)? as u32;
         let budget = SearchBudget {
-            nodes_per_search: value("search-nodes")?,
-            max_path: value("search-max-path")? as usize,
-            min_seeds: value("search-min-seeds")? as u32,
-            max_seeds: value("search-max-seeds")? as u32,
-            cut_nodes: value("cut-nodes")?,
-            cut_max_seeds: value("cut-max-seeds")? as u32,
+            nodes_per_search: value("search-nodes", u64::MAX)?,
+            max_path: value("search-max-path", usize::MAX as u64)? as usize,
+            min_seeds: value("search-min-seeds", small)? as u32,
+            max_seeds: value("search-max-seeds", small)? as u32,
+            cut_nodes: value("cut-nodes", u64::MAX)?,
+            cut_max_seeds: value("cut-max-seeds", small)? as u32,
         };
         let mut manifest =
             Manifest { max_seeds, budget, seed: None, generation: 0, layers: Vec::new(), checkpoint: None };
@@ -669,4 +673,113 @@ pub fn stats_json(options: &BuildOptions, layers: &[LayerStats]) -> String {
         b.cut_max_seeds,
         rows.join(",\n")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    //! `Manifest::parse` of arbitrary and damaged text (the type is private
+    //! to the tablebase module, so these are unit tests): it never panics,
+    //! reads every number as written or refuses it, and what it accepts
+    //! renders to text that parses back to the same manifest.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parse(text: &str) -> Result<Manifest, BuildError> {
+        Manifest::parse(text, Path::new("manifest"))
+    }
+
+    /// Small numbers, numbers just past `u32::MAX`, and any.
+    fn number() -> impl Strategy<Value = u64> {
+        prop_oneof![0u64..40, (u32::MAX as u64 - 1)..=(u32::MAX as u64 + 2), any::<u64>()]
+    }
+
+    /// Manifest text in `render`'s layout with any numbers in its fields.
+    fn canonical_text() -> impl Strategy<Value = String> {
+        let records = proptest::collection::vec((number(), any::<u64>(), number(), any::<u64>()), 0..4);
+        let optional = proptest::option::of((number(), number(), any::<u64>()));
+        (
+            proptest::array::uniform7(number()),
+            proptest::option::of((any::<u64>(), number())),
+            proptest::option::of(number()),
+            records,
+            optional,
+        )
+            .prop_map(|(fields, start_from, generation, layers, checkpoint)| {
+                let names = [
+                    "max-seeds",
+                    "search-nodes",
+                    "search-max-path",
+                    "search-min-seeds",
+                    "search-max-seeds",
+                    "cut-nodes",
+                    "cut-max-seeds",
+                ];
+                let mut text = format!("{MANIFEST_SIGNATURE}\n");
+                for (name, value) in names.iter().zip(fields) {
+                    text += &format!("{name} {value}\n");
+                }
+                if let Some((sum, layers)) = start_from {
+                    text += &format!("start-from {sum:016x} {layers}\n");
+                }
+                if let Some(g) = generation {
+                    text += &format!("generation {g}\n");
+                }
+                for (n, (a, b, c, d)) in layers.iter().enumerate() {
+                    text += &format!("layer {n} {a} {b:016x} {c} {d:016x}\n");
+                }
+                if let Some((sequence, bytes, sum)) = checkpoint {
+                    text += &format!("checkpoint {} {sequence} {bytes} {sum:016x}\n", layers.len());
+                }
+                text
+            })
+    }
+
+    /// A manifest of a build with two finished layers and a checkpoint.
+    fn good_text() -> String {
+        let manifest = Manifest {
+            max_seeds: 6,
+            budget: SearchBudget::default(),
+            seed: Some(Provenance { body_checksum: 0x1234_5678_9ABC_DEF0, layers: 3 }),
+            generation: 2,
+            layers: vec![(13, 0xAB, 40, 0xCD), (91, 0xEF01, 44, 0x2345)],
+            checkpoint: Some((7, 1_000, 0xFEDC_BA98_7654_3210)),
+        };
+        manifest.render()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn a_manifest_is_read_as_written_or_refused(text in canonical_text()) {
+            if let Ok(manifest) = parse(&text) {
+                prop_assert_eq!(manifest.render(), text);
+            }
+        }
+
+        #[test]
+        fn a_damaged_manifest_parses_to_what_renders_back_to_it(
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+            cut in proptest::option::of(any::<prop::sample::Index>()),
+        ) {
+            let mut bytes = good_text().into_bytes();
+            for (at, byte) in edits {
+                let at = at.index(bytes.len());
+                bytes[at] = byte;
+            }
+            if let Some(cut) = cut {
+                bytes.truncate(cut.index(bytes.len()));
+            }
+            if let Ok(manifest) = parse(&String::from_utf8_lossy(&bytes)) {
+                prop_assert_eq!(parse(&manifest.render()).ok(), Some(manifest));
+            }
+        }
+    }
+
+    #[test]
+    fn a_good_manifest_round_trips() {
+        let text = good_text();
+        assert_eq!(parse(&text).unwrap().render(), text);
+    }
 }
