@@ -28,11 +28,15 @@ use crate::rank::{state_from_key, state_key};
 use crate::resumable::{self, HeldDirectory, BOOK_DIRECTORY};
 use crate::rules::ROW;
 
+/// The manifest's file name in a book directory.
 pub const MANIFEST_FILE: &str = "manifest";
+/// The file locked while a growth runs (empty; not part of the book).
 pub const LOCK_FILE: &str = "grow.lock";
 const MANIFEST_SIGNATURE: &str = "oware-opening-book 1";
 /// First bytes of a decompressed checkpoint, then the version.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"OWBOOK\r\n";
+/// The record version after [`CHECKPOINT_MAGIC`], the only one
+/// [`decode`] reads.
 pub const CHECKPOINT_VERSION: u32 = 1;
 /// zstd level of checkpoints (deterministic output for a given input).
 const ZSTD_LEVEL: i32 = 7;
@@ -40,6 +44,8 @@ const ZSTD_LEVEL: i32 = 7;
 /// What a book is grown with; a resumed growth must use the same.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Parameters {
+    /// ω, the drop-out weight of a deviation, in micro-plies per engine
+    /// unit.
     pub omega: Omega,
     /// Leaves per batch (selection and checkpoints happen per batch).
     pub batch: u32,
@@ -48,6 +54,7 @@ pub struct Parameters {
 }
 
 impl Parameters {
+    /// The parameters on one line, for messages (ω in plies per unit).
     pub fn describe(&self) -> String {
         format!("omega {}, batch {}, evaluator '{}'", self.omega, self.batch, self.evaluator)
     }
@@ -56,18 +63,26 @@ impl Parameters {
 /// The current checkpoint as the manifest records it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct CheckpointRecord {
+    /// The expansions it holds; they name its file ([`checkpoint_path`]).
     pub expansions: u64,
+    /// The size of the compressed file, in bytes.
     pub bytes: u64,
+    /// [`crate::checksum::checksum`] of the compressed file.
     pub checksum: u64,
 }
 
+/// The contents of a book directory's `manifest` file.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Manifest {
+    /// The growth parameters (lines 2 to 4).
     pub parameters: Parameters,
+    /// The current checkpoint (line 5); `None` until the first is saved.
     pub checkpoint: Option<CheckpointRecord>,
 }
 
 impl Manifest {
+    /// The manifest's text, as written to the file: one `\n`-ended line
+    /// per field.
     pub fn render(&self) -> String {
         let p = &self.parameters;
         let mut text = format!(
@@ -82,6 +97,10 @@ impl Manifest {
         text
     }
 
+    /// Reads a manifest's text; `path` only names the file in errors. Text
+    /// not laid out as [`Manifest::render`] writes it, an ω out of range, a
+    /// batch size of 0 or a carriage return in the evaluator is a
+    /// [`BookError::Corrupt`] naming the line.
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, BookError> {
         let corrupt = |line: usize, what: &str| BookError::Corrupt {
             path: path.to_path_buf(),
@@ -171,6 +190,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
 /// A book read from its directory.
 #[derive(Clone, Debug)]
 pub struct StoredBook {
+    /// The directory's manifest.
     pub manifest: Manifest,
     /// `None` until the first checkpoint.
     pub graph: Option<BookGraph>,
@@ -289,10 +309,13 @@ impl BookDir {
         Ok(BookDir { held, manifest })
     }
 
+    /// The manifest: as read or written on opening, updated by each
+    /// [`BookDir::save`].
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }
 
+    /// The book directory.
     pub fn path(&self) -> &Path {
         self.held.path()
     }

@@ -217,6 +217,8 @@ impl DoeBook {
         Ok(book)
     }
 
+    /// The header, as read or given. Its `Entries` field is not checked
+    /// against [`DoeBook::len`].
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -231,14 +233,17 @@ impl DoeBook {
         &self.entries
     }
 
+    /// The number of entries (edges), from the body.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether the book has no entries.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// The entries, in (parent, child) order.
     pub fn iter(&self) -> std::slice::Iter<'_, DoeEntry> {
         self.entries.iter()
     }

@@ -98,6 +98,7 @@ pub enum EndgamesVersion {
 }
 
 impl EndgamesVersion {
+    /// The version word of the signature: `1.0` or `2.0`.
     pub fn as_str(self) -> &'static str {
         match self {
             EndgamesVersion::V1_0 => "1.0",
@@ -105,6 +106,8 @@ impl EndgamesVersion {
         }
     }
 
+    /// The version of a signature's version word; `None` for any word but
+    /// `1.0` and `2.0`.
     pub fn parse(version: &str) -> Option<EndgamesVersion> {
         match version {
             "1.0" => Some(EndgamesVersion::V1_0),
@@ -117,13 +120,19 @@ impl EndgamesVersion {
 /// The low two bits of an entry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Flag {
+    /// No value: a probe gives the neutral estimate, half the seeds.
     Empty = 0,
+    /// The engine's mark for a position on a cycle: the captures are an
+    /// estimate.
     Lower = 1,
+    /// Unused in the engine's files; probed like [`Flag::Lower`].
     Upper = 2,
+    /// The captures are the proven value.
     Exact = 3,
 }
 
 impl Flag {
+    /// The four flags in value order: `ALL[v]` is the flag of value `v`.
     pub const ALL: [Flag; 4] = [Flag::Empty, Flag::Lower, Flag::Upper, Flag::Exact];
 }
 
@@ -140,18 +149,24 @@ impl Entry {
         (captures <= Entry::MAX_CAPTURES).then_some(Entry(captures << 2 | flag as u8))
     }
 
+    /// The entry stored as `byte`; every value is accepted.
     pub const fn from_byte(byte: u8) -> Entry {
         Entry(byte)
     }
 
+    /// The stored byte: `(captures << 2) | flag`.
     pub const fn byte(self) -> u8 {
         self.0
     }
 
+    /// Bits 2..8: the seeds the side to move takes from here to the end
+    /// (0..=63; not checked against the seeds on the board, see
+    /// [`Entry::probe`]).
     pub const fn captures(self) -> u8 {
         self.0 >> 2
     }
 
+    /// Bits 0..2.
     pub fn flag(self) -> Flag {
         Flag::ALL[(self.0 & 3) as usize]
     }
@@ -272,10 +287,12 @@ impl EndgameFile {
         })
     }
 
+    /// The header, as read.
     pub fn header(&self) -> &Header {
         &self.header
     }
 
+    /// The signature's version.
     pub fn version(&self) -> EndgamesVersion {
         self.version
     }

@@ -20,7 +20,7 @@
 //! * **Byte-exact round trips.** What a reader accepts, the matching writer
 //!   writes back unchanged, header lines and their order included.
 //! * **Atomic files.** Every `save` goes through
-//!   [`crate::resumable::atomic::write_atomically`]: readers of the old file never see
+//!   `crate::resumable::atomic::write_atomically`: readers of the old file never see
 //!   a torn one, and a memory map of the old file stays valid, since the new
 //!   file is a new inode renamed over the old name.
 
@@ -87,56 +87,224 @@ pub fn detect(bytes: &[u8]) -> Option<FileKind> {
 pub enum FormatError {
     /// Opening, mapping, reading or writing failed. `path` is `None` when
     /// writing to a stream.
-    Io { operation: &'static str, path: Option<PathBuf>, source: io::Error },
+    Io {
+        /// What was being done: `open`, `map`, `read` or `write`.
+        operation: &'static str,
+        /// The file, or `None` for a stream.
+        path: Option<PathBuf>,
+        /// What the system said.
+        source: io::Error,
+    },
     /// The data ends at `offset`, inside the header (before its end mark).
-    TruncatedHeader { format: &'static str, offset: u64 },
+    TruncatedHeader {
+        /// The format name the reader expected.
+        format: &'static str,
+        /// The length of the data.
+        offset: u64,
+    },
     /// No end of header within the first `limit` bytes.
-    HeaderTooLong { format: &'static str, limit: usize },
+    HeaderTooLong {
+        /// The format name; `header` for a header built for none of this
+        /// crate's formats.
+        format: &'static str,
+        /// [`header::MAX_HEADER_LEN`], in bytes, end mark included.
+        limit: usize,
+    },
     /// A UTF-16 code unit that is an unpaired surrogate, at byte `offset`.
-    BadUtf16 { format: &'static str, offset: u64, unit: u16 },
+    BadUtf16 {
+        /// The format name the reader expected.
+        format: &'static str,
+        /// Where the unit starts.
+        offset: u64,
+        /// The unpaired surrogate.
+        unit: u16,
+    },
     /// A header line that is not UTF-8; the bad sequence starts at `offset`.
-    BadUtf8 { format: &'static str, offset: u64 },
+    BadUtf8 {
+        /// The format name the reader expected.
+        format: &'static str,
+        /// Where the first invalid byte is.
+        offset: u64,
+    },
     /// The first line is not `<format> <version>`. `found` is the start of
     /// the first line; `looks_like` names the format it has, if known.
-    UnknownSignature { expected: &'static str, found: String, looks_like: Option<&'static str> },
+    UnknownSignature {
+        /// The format name wanted.
+        expected: &'static str,
+        /// At most 40 characters of the first line read, or the whole
+        /// signature of a header given to a constructor or writer.
+        found: String,
+        /// The format name [`detect`] finds in the bytes; `None` when it
+        /// finds none, or the header was not read from bytes.
+        looks_like: Option<&'static str>,
+    },
     /// The signature names a version this crate does not read.
-    UnsupportedVersion { format: &'static str, version: String, supported: &'static [&'static str] },
+    UnsupportedVersion {
+        /// The format name.
+        format: &'static str,
+        /// The signature's version word.
+        version: String,
+        /// The versions this crate reads for that format.
+        supported: &'static [&'static str],
+    },
     /// Text that cannot go into a header line (a field built by the caller).
-    BadHeaderText { text: String, reason: &'static str },
+    BadHeaderText {
+        /// The refused text.
+        text: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
     /// A header field that must be a number is not one.
-    BadHeaderField { format: &'static str, field: String, value: String },
+    BadHeaderField {
+        /// The format name; `header` for a header of none of this crate's
+        /// formats.
+        format: &'static str,
+        /// The field's name.
+        field: String,
+        /// The field's value, trimmed.
+        value: String,
+    },
     /// Writing there would destroy a file this command reads, or one a
     /// build or book directory owns; nothing was written.
-    WouldOverwrite { path: PathBuf, reason: String },
+    WouldOverwrite {
+        /// The file that was not written.
+        path: PathBuf,
+        /// Whose file it is, in words.
+        reason: String,
+    },
     /// A header field disagrees with the body.
-    HeaderMismatch { format: &'static str, field: &'static str, claimed: u64, actual: u64 },
+    HeaderMismatch {
+        /// The format name.
+        format: &'static str,
+        /// The field's name (`Positions`).
+        field: &'static str,
+        /// The field's value.
+        claimed: u64,
+        /// What the body gives: for a tablebase the bytes after the header,
+        /// for a 2014 book the states it knows.
+        actual: u64,
+    },
     /// A tablebase body of `length` bytes is not one byte per index of
     /// layers 0..=N (C(N+12, 12) bytes) plus at most one trailing byte.
-    BadTablebaseLength { length: u64, header_len: u64 },
+    BadTablebaseLength {
+        /// Bytes after the header, trailing bytes included.
+        length: u64,
+        /// The header's length in bytes: the body's offset.
+        header_len: u64,
+    },
     /// More than one trailing byte after the index bytes.
-    BadTrailing { length: usize },
+    BadTrailing {
+        /// How many trailing bytes a writer was given.
+        length: usize,
+    },
     /// The file ends inside the last entry: `missing` bytes are absent.
-    TruncatedEntry { format: &'static str, entry: u64, offset: u64, missing: u64 },
+    TruncatedEntry {
+        /// The format name.
+        format: &'static str,
+        /// The cut entry's number.
+        entry: u64,
+        /// Where the cut entry starts.
+        offset: u64,
+        /// Bytes it lacks.
+        missing: u64,
+    },
     /// An entry whose key (for DOE: parent and child) is below the previous
     /// entry's: the body must be sorted ascending.
-    Unsorted { format: &'static str, entry: u64, offset: u64 },
+    Unsorted {
+        /// The format name.
+        format: &'static str,
+        /// The out-of-order entry's number.
+        entry: u64,
+        /// Where that entry starts.
+        offset: u64,
+    },
     /// A key present twice in a 2014 opening book.
-    DuplicateKey { key: u64, entry: Option<u64>, offset: Option<u64> },
+    DuplicateKey {
+        /// The repeated state key.
+        key: u64,
+        /// The second entry's number; `None` for entries given to
+        /// [`OpeningBook::new`].
+        entry: Option<u64>,
+        /// Where the second entry starts; `None` as for `entry`.
+        offset: Option<u64>,
+    },
     /// A (parent, child) pair present twice in a DOE book file.
-    DuplicateEdge { parent: u64, child: u64, entry: u64, offset: u64 },
+    DuplicateEdge {
+        /// The parent state key.
+        parent: u64,
+        /// The child state key.
+        child: u64,
+        /// The second entry's number.
+        entry: u64,
+        /// Where the second entry starts.
+        offset: u64,
+    },
     /// A number that is no 44-bit state key (formats.md, section 1).
-    BadKey { format: &'static str, key: u64, entry: u64, offset: Option<u64> },
+    BadKey {
+        /// The format name.
+        format: &'static str,
+        /// The refused number.
+        key: u64,
+        /// The entry's number, in file order or in the order given to a
+        /// constructor.
+        entry: u64,
+        /// Where the entry starts; `None` for entries given to a constructor.
+        offset: Option<u64>,
+    },
     /// A DOE move that is not a pit number 0..=11.
-    BadMove { value: i64, entry: u64, offset: Option<u64> },
+    BadMove {
+        /// The move: the stored `i32`, or the pit given to [`DoeBook::new`].
+        value: i64,
+        /// The entry's number, in file order or in the order given to
+        /// [`DoeBook::new`].
+        entry: u64,
+        /// Where the entry starts; `None` for entries given to
+        /// [`DoeBook::new`].
+        offset: Option<u64>,
+    },
     /// A move that is not a legal move of the side to move in state `key`:
     /// a scored move of a 2014 book entry (`pit` 0..6, the mover's) or a
     /// DOE edge (`pit` 0..12, absolute).
-    IllegalMove { format: &'static str, key: u64, pit: u8, entry: u64, offset: Option<u64> },
+    IllegalMove {
+        /// The format name.
+        format: &'static str,
+        /// The 2014 entry's key, or the DOE edge's parent.
+        key: u64,
+        /// The move's pit, numbered as above.
+        pit: u8,
+        /// The entry's number, in file order or in the order given to a
+        /// constructor.
+        entry: u64,
+        /// Where the entry starts; `None` for entries given to a constructor.
+        offset: Option<u64>,
+    },
     /// A DOE edge whose move leads from `parent` to `reached`, not to its
     /// `child`.
-    WrongChild { parent: u64, child: u64, reached: u64, entry: u64, offset: Option<u64> },
+    WrongChild {
+        /// The edge's parent state key.
+        parent: u64,
+        /// The edge's child state key.
+        child: u64,
+        /// The key of the state the move reaches.
+        reached: u64,
+        /// The entry's number, in file order or in the order given to
+        /// [`DoeBook::new`].
+        entry: u64,
+        /// Where the entry starts; `None` for entries given to
+        /// [`DoeBook::new`].
+        offset: Option<u64>,
+    },
     /// A tablebase entry claiming more captures than seeds on the board.
-    CapturesExceedSeeds { index: u64, offset: u64, seeds: u32, captures: u8 },
+    CapturesExceedSeeds {
+        /// The entry's tablebase index.
+        index: u64,
+        /// Where the entry is (or, for a writer, would be) in the file.
+        offset: u64,
+        /// The seeds on the board: the entry's layer.
+        seeds: u32,
+        /// The captures the entry claims.
+        captures: u8,
+    },
 }
 
 impl FormatError {
@@ -295,7 +463,6 @@ pub fn is_state_key(key: u64) -> bool {
     key >> 44 == 0 && key & !SOUTH_TO_MOVE_BIT < STATE_RANKS
 }
 
-/// Reads a whole file, naming it on failure.
 /// Checks that a header carries `format` at one of `versions`.
 pub(crate) fn check_version(
     header: &header::Header,
@@ -360,6 +527,7 @@ pub(crate) fn write_records<W: io::Write, const N: usize>(
     Ok(())
 }
 
+/// Reads a whole file, naming it on failure.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, FormatError> {
     std::fs::read(path).map_err(|e| FormatError::io("read", path, e))
 }

@@ -218,6 +218,7 @@ impl OpeningBook {
         Ok(book)
     }
 
+    /// The header, as read or given.
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -232,14 +233,18 @@ impl OpeningBook {
         &self.entries
     }
 
+    /// The number of entries, one per state; not the `Positions`
+    /// field, which is [`OpeningBook::distinct_states`].
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether the book has no entries.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// The entries, in key order.
     pub fn iter(&self) -> std::slice::Iter<'_, BookEntry> {
         self.entries.iter()
     }

@@ -361,7 +361,7 @@ pub struct Tablebase {
 
 impl Tablebase {
     /// Opens a `.owtb` file (memory-mapped) or a `.owtb.zst` file (read into
-    /// memory). Checks the header and the file length; [`Tablebase::verify`]
+    /// memory). Checks the header and the file length; [`Tablebase::verify_checksums`]
     /// checks every checksum.
     pub fn open(path: &Path) -> Result<Tablebase, FileError> {
         let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
