@@ -29,6 +29,16 @@ struct Options {
     /// Worker threads (default: all cores).
     #[arg(short, long)]
     threads: Option<usize>,
+    /// From this layer on, also solve each layer on one thread, in the
+    /// same run, and report the speed-up of every phase (and that the
+    /// bytes are identical).
+    #[arg(long)]
+    compare_threads: Option<u32>,
+    /// With --compare-threads: the one-thread solve uses the sequential
+    /// threshold games (the builder's before they ran in parallel) rather
+    /// than the parallel ones on a pool of one thread.
+    #[arg(long)]
+    sequential_games: bool,
 }
 
 fn main() {
@@ -64,9 +74,34 @@ fn main() {
             let ceiling = random_reads_per_second_per_thread(size as usize);
             let (unmove, csr) =
                 if n >= options.compare_from { compare_retrograde(n, &solved) } else { (0.0, 0.0) };
+            let single = match options.compare_threads {
+                Some(from) if n >= from => Some(solve_on_one_thread(n, &solved, options.sequential_games)?),
+                _ => None,
+            };
             let clock = Instant::now();
             let (bytes, stats) = LayerSolver::new(n, &solved, SearchBudget::default()).solve();
             let seconds = clock.elapsed().as_secs_f64();
+            if let Some((one_bytes, one_stats, one_seconds)) = &single {
+                let s = &stats.seconds;
+                let o = &one_stats.seconds;
+                let ratio = |one: f64, many: f64| if many > 0.0 { one / many } else { 0.0 };
+                say!(
+                    "{n:>2} one thread: retro {:.2} s, scc {:.2} s, bounds {:.2} s, total {:.2} s; {threads} threads: \
+                     speed-up retro {:.2}x, scc {:.2}x, bounds {:.2}x, total {:.2}x; bytes {}",
+                    o.retrograde,
+                    o.scc,
+                    o.bounds,
+                    one_seconds,
+                    ratio(o.retrograde, s.retrograde),
+                    ratio(o.scc, s.scc),
+                    ratio(o.bounds, s.bounds),
+                    ratio(*one_seconds, seconds),
+                    if *one_bytes == bytes { "identical" } else { "DIFFER" }
+                );
+                if *one_bytes != bytes {
+                    anyhow::bail!("layer {n}: one thread and {threads} threads give different bytes");
+                }
+            }
             total += seconds;
             let s = &stats.seconds;
             let rate = |t: f64| if t > 0.0 { size as f64 / t / threads } else { 0.0 };
@@ -91,6 +126,23 @@ fn main() {
         say!("all layers: {total:.1} s");
         Ok(())
     });
+}
+
+/// Solves layer `n` in a pool of one thread: its bytes, statistics and
+/// wall seconds.
+fn solve_on_one_thread(
+    n: u32,
+    solved: &SolvedLayers,
+    sequential_games: bool,
+) -> anyhow::Result<(Vec<u8>, oware::tablebase::LayerStats, f64)> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let from = if sequential_games { usize::MAX } else { oware::tablebase::PARALLEL_GAMES_FROM };
+    Ok(pool.install(|| {
+        let clock = Instant::now();
+        let solver = LayerSolver::new(n, solved, SearchBudget::default()).with_parallel_games_from(from);
+        let (bytes, stats) = solver.solve();
+        (bytes, stats, clock.elapsed().as_secs_f64())
+    }))
 }
 
 /// Random one-byte reads per second per thread over an array of `len`

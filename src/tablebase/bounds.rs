@@ -18,8 +18,11 @@
 //! `upper(q) = n − max{t : (q, 1) ∈ W_t}`.
 
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Relaxed;
 
-use super::games::{peel, StateGraph};
+use rayon::prelude::*;
+
+use super::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
 use super::scc::{Components, MemberPositions};
 use crate::rank::layer_index;
@@ -109,6 +112,35 @@ impl StateGraph for ImplicitComponent<'_> {
     }
 }
 
+impl ParallelStateGraph for ImplicitComponent<'_> {
+    fn par_collect<T: Send>(&self, visit: impl Fn(State, &mut Vec<T>) + Sync) -> Vec<T> {
+        let members = self.members.len();
+        let chunks = members.div_ceil(MEMBER_CHUNK);
+        let parts: Vec<Vec<T>> = (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let mut out = Vec::new();
+                let range = c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members);
+                self.positions.for_each_in(range, |i, position| {
+                    let index = self.members[i] as usize;
+                    visit(State { position, index, parity: 0 }, &mut out);
+                    visit(State { position, index, parity: 1 }, &mut out);
+                });
+                out
+            })
+            .collect();
+        parts.into_iter().flatten().collect()
+    }
+}
+
+/// Members handed to one thread at a time in a pass over a component.
+const MEMBER_CHUNK: usize = 1 << 14;
+
+/// Components at least this large are solved by the parallel games
+/// (`par_peel`); below, one thread's sequential `peel` is faster than
+/// sharing out a few hundred states per frontier.
+pub(crate) const PARALLEL_MEMBERS: usize = 1 << 13;
+
 /// The bounds of one component and where they came from.
 pub(crate) struct ComponentBounds {
     pub lower: Vec<u8>,
@@ -128,6 +160,25 @@ impl LayerSolver<'_> {
         work: &mut BoundWork,
         resume: Option<(u8, u32, Vec<u8>)>,
         checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<ComponentBounds> {
+        // (On one thread the sequential games are the faster form.)
+        let parallel = components.of(k).len() >= self.parallel_members && rayon::current_num_threads() > 1;
+        self.cycle_bounds_with(components, k, positions, work, resume, checkpoints, parallel)
+    }
+
+    /// [`Self::cycle_bounds`], on one thread or with the parallel games
+    /// (the bounds are the same; the tests compare them).
+    // (The arguments are cycle_bounds's, plus the choice.)
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn cycle_bounds_with(
+        &self,
+        components: &Components,
+        k: usize,
+        positions: &MemberPositions,
+        work: &mut BoundWork,
+        resume: Option<(u8, u32, Vec<u8>)>,
+        checkpoints: &mut dyn Checkpointer,
+        parallel: bool,
     ) -> std::io::Result<ComponentBounds> {
         let members = components.of(k);
         let n = self.n as u8;
@@ -179,52 +230,158 @@ impl LayerSolver<'_> {
                 let step = Step::Bounds { t, safety_rounds, state };
                 self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
             }
-            // Opponent states that may join from now on count their
-            // children not won, before anything new is queued (attract
-            // counts down only for what it dequeues).
-            for &i in &y_eligible[t as usize] {
-                let m = members[i] as usize;
-                if win[2 * m + 1] != 0 {
-                    continue;
-                }
-                let state = State { position: positions.get(i), index: m, parity: 1 };
-                let mut not_won = 0;
-                graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)] == 0) as u8);
-                open[2 * m + 1] = not_won;
-                if not_won == 0 {
-                    win[2 * m + 1] = t;
-                    queue.push_back(state);
-                }
-            }
-            for &i in &x_entry[t as usize] {
-                let m = members[i] as usize;
-                if win[2 * m] == 0 {
-                    win[2 * m] = t;
-                    queue.push_back(State { position: positions.get(i), index: m, parity: 0 });
-                }
-            }
             let entries = &self.entries;
-            let (_, rounds) = peel(
-                &graph,
-                0,
-                win,
-                open,
-                safe,
-                &mut queue,
-                t,
-                |s| s.parity == 0 || entries.interval(s.index).1 <= n - t,
-                |s| {
-                    let own = s.position.own_seeds() as u8;
-                    (if s.parity == 0 { own } else { n - own }) >= t
-                },
-                None,
-                None,
-                &mut |_, _| {},
-            );
-            safety_rounds += rounds;
+            let may_join = |s: &State| s.parity == 0 || entries.interval(s.index).1 <= n - t;
+            let good = |s: &State| {
+                let own = s.position.own_seeds() as u8;
+                (if s.parity == 0 { own } else { n - own }) >= t
+            };
+            safety_rounds += if parallel {
+                let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
+                // Opponent states that may join from now on count their
+                // children not won, before anything new is won (the
+                // attractor counts down only for what it takes from the
+                // frontier). Each writes only its own (parity 1) entries
+                // and reads only parity 0 ones.
+                let mut frontier: Vec<State> = y_eligible[t as usize]
+                    .par_iter()
+                    .filter_map(|&i| {
+                        let m = members[i] as usize;
+                        if win[2 * m + 1].load(Relaxed) != 0 {
+                            return None;
+                        }
+                        let state = State { position: positions.get(i), index: m, parity: 1 };
+                        let mut not_won = 0;
+                        graph.for_each_child(&state, |c| {
+                            not_won += (win[graph.node(&c)].load(Relaxed) == 0) as u8
+                        });
+                        open[2 * m + 1].store(not_won, Relaxed);
+                        (not_won == 0).then(|| {
+                            win[2 * m + 1].store(t, Relaxed);
+                            state
+                        })
+                    })
+                    .collect();
+                for &i in &x_entry[t as usize] {
+                    let m = members[i] as usize;
+                    if win[2 * m].load(Relaxed) == 0 {
+                        win[2 * m].store(t, Relaxed);
+                        frontier.push(State { position: positions.get(i), index: m, parity: 0 });
+                    }
+                }
+                par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good)
+            } else {
+                // Opponent states that may join from now on count their
+                // children not won, before anything new is queued
+                // (attract counts down only for what it dequeues).
+                for &i in &y_eligible[t as usize] {
+                    let m = members[i] as usize;
+                    if win[2 * m + 1] != 0 {
+                        continue;
+                    }
+                    let state = State { position: positions.get(i), index: m, parity: 1 };
+                    let mut not_won = 0;
+                    graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)] == 0) as u8);
+                    open[2 * m + 1] = not_won;
+                    if not_won == 0 {
+                        win[2 * m + 1] = t;
+                        queue.push_back(state);
+                    }
+                }
+                for &i in &x_entry[t as usize] {
+                    let m = members[i] as usize;
+                    if win[2 * m] == 0 {
+                        win[2 * m] = t;
+                        queue.push_back(State { position: positions.get(i), index: m, parity: 0 });
+                    }
+                }
+                let (_, rounds) = peel(
+                    &graph,
+                    0,
+                    win,
+                    open,
+                    safe,
+                    &mut queue,
+                    t,
+                    may_join,
+                    good,
+                    None,
+                    None,
+                    &mut |_, _| {},
+                );
+                rounds
+            };
         }
         let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
         let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
         Ok(ComponentBounds { lower, upper, safety_rounds })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
+
+    /// The parallel games give every component of a layer the bounds and
+    /// safety rounds of the sequential ones, on one thread or three, with
+    /// the member positions stored or unranked on demand.
+    #[test]
+    fn the_parallel_games_give_the_sequential_bounds() {
+        let pools: Vec<rayon::ThreadPool> =
+            [1, 3].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()).collect();
+        let (mut compared, mut largest, mut rounds) = (0, 0, 0);
+        let mut solved = SolvedLayers::new();
+        for n in 0..=9 {
+            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+            solver.retrograde_only();
+            let components = solver.components();
+            let mut work = BoundWork::new(solver.size);
+            for k in 0..components.count() {
+                let members = components.of(k);
+                if members.len() < 2 {
+                    continue;
+                }
+                let stored = MemberPositions::with_limit(n, members, usize::MAX);
+                let one = solver.cycle_bounds_with(
+                    &components,
+                    k,
+                    &stored,
+                    &mut work,
+                    None,
+                    &mut NoCheckpoints,
+                    false,
+                );
+                let one = one.unwrap();
+                for (pool, limit) in pools.iter().zip([usize::MAX, 0]) {
+                    let positions = MemberPositions::with_limit(n, members, limit);
+                    let many = pool.install(|| {
+                        solver.cycle_bounds_with(
+                            &components,
+                            k,
+                            &positions,
+                            &mut work,
+                            None,
+                            &mut NoCheckpoints,
+                            true,
+                        )
+                    });
+                    let many = many.unwrap();
+                    assert_eq!(one.lower, many.lower, "layer {n}, component {k}");
+                    assert_eq!(one.upper, many.upper, "layer {n}, component {k}");
+                    assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, component {k}");
+                }
+                compared += 1;
+                largest = largest.max(members.len());
+                rounds += one.safety_rounds;
+            }
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
+        }
+        assert!(
+            compared >= 8 && largest > 100_000 && rounds > 0,
+            "{compared} components, largest {largest}, {rounds} rounds"
+        );
     }
 }

@@ -17,6 +17,9 @@
 //! count of children not won yet, `safe` the safety game's scratch.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
 
 /// A graph of game states: every move goes from a state of one parity to a
 /// state of the other.
@@ -254,6 +257,210 @@ pub(crate) fn peel<G: StateGraph>(
             queue.push_back(s);
         }
         joined(usize::MAX, usize::MAX);
+    }
+}
+
+// ------------------------------------------------------------------
+// The same games, frontier-parallel, for a whole layer's components
+// (`docs/cycle-bounds.md` §8 proves they compute the same regions).
+
+/// A state graph whose states several threads can visit at once.
+pub(crate) trait ParallelStateGraph: StateGraph + Sync
+where
+    Self::State: Send + Sync,
+{
+    /// Calls `visit(state, out)` for every state, from several threads,
+    /// and returns what the calls pushed to `out`, in state order whatever
+    /// the threads did.
+    fn par_collect<T: Send>(&self, visit: impl Fn(Self::State, &mut Vec<T>) + Sync) -> Vec<T>;
+}
+
+/// States handed to one thread at a time in a frontier.
+const FRONTIER_CHUNK: usize = 1024;
+
+/// Views work bytes as atomics for the parallel games.
+pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
+    // Safety: `AtomicU8` has the size, alignment and bit validity of `u8`,
+    // and the exclusive borrow keeps every other access out while the
+    // atomics are in use.
+    unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
+}
+
+/// [`attract`] from `frontier` (states already marked in `win`), one
+/// frontier at a time, each frontier's states shared among threads. The
+/// region reached and the `open` counts left are those of [`attract`];
+/// there is no stop and no report of who joined how.
+pub(crate) fn par_attract<G: ParallelStateGraph>(
+    g: &G,
+    player: usize,
+    win: &[AtomicU8],
+    open: &[AtomicU8],
+    mut frontier: Vec<G::State>,
+    mark: u8,
+    may_join: &(impl Fn(&G::State) -> bool + Sync),
+) where
+    G::State: Send + Sync,
+{
+    // One frontier's work on a share of its states: the parents that join.
+    let step = |chunk: &[G::State]| {
+        let mut next = Vec::new();
+        for s in chunk {
+            g.for_each_parent(s, |p| {
+                let node = g.node(&p);
+                if win[node].load(Relaxed) != 0 || !may_join(&p) {
+                    return;
+                }
+                let joins = if g.parity(&p) == player {
+                    // The first thread to reach it claims it.
+                    win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok()
+                } else if open[node].fetch_sub(1, Relaxed) == 1 {
+                    // Its last child not won: no other decrement can
+                    // follow (§8), so the store races with none.
+                    win[node].store(mark, Relaxed);
+                    true
+                } else {
+                    false
+                };
+                if joins {
+                    next.push(p);
+                }
+            });
+        }
+        next
+    };
+    while !frontier.is_empty() {
+        // A small frontier costs more to share out than to walk.
+        frontier = if frontier.len() <= FRONTIER_CHUNK {
+            step(&frontier)
+        } else {
+            frontier.par_chunks(FRONTIER_CHUNK).flat_map_iter(step).collect()
+        };
+    }
+}
+
+/// [`safety_set`], with each pass over the states shared among threads and
+/// the removals propagated a frontier at a time. The set is the same (the
+/// greatest fixed point); it is returned in state order.
+pub(crate) fn par_safety_set<G: ParallelStateGraph>(
+    g: &G,
+    player: usize,
+    win: &[AtomicU8],
+    safe: &[AtomicU8],
+    candidate: &(impl Fn(&G::State) -> Candidate + Sync),
+) -> Vec<G::State>
+where
+    G::State: Send + Sync,
+{
+    g.par_collect::<()>(|s, _| {
+        let node = g.node(&s);
+        if win[node].load(Relaxed) == 0 {
+            match candidate(&s) {
+                Candidate::No => {}
+                Candidate::Yes => safe[node].store(1, Relaxed),
+                Candidate::Anchored => safe[node].store(2, Relaxed),
+            }
+        }
+    });
+    // Counting: a state only rewrites its own count, and a non-zero count
+    // stays non-zero, so what other threads read ("inside or not") holds.
+    let mut removed = g.par_collect(|s, out| {
+        let node = g.node(&s);
+        let base = safe[node].load(Relaxed);
+        if base == 0 {
+            return;
+        }
+        let (mut inside, mut escapes) = (0u8, false);
+        g.for_each_child(&s, |c| {
+            let child = g.node(&c);
+            if safe[child].load(Relaxed) != 0 {
+                inside += 1;
+            } else if win[child].load(Relaxed) == 0 {
+                escapes = true;
+            }
+        });
+        if g.parity(&s) == player {
+            safe[node].store(base + inside, Relaxed);
+            if base + inside == 1 {
+                out.push(s);
+            }
+        } else if escapes {
+            out.push(s);
+        }
+    });
+    removed.par_iter().for_each(|s| safe[g.node(s)].store(0, Relaxed));
+    // One frontier of removals on a share of its states: the parents
+    // that go with them.
+    let step = |chunk: &[G::State]| {
+        let mut next = Vec::new();
+        for s in chunk {
+            g.for_each_parent(s, |p| {
+                let node = g.node(&p);
+                let goes = if g.parity(&p) != player {
+                    safe[node].swap(0, Relaxed) != 0
+                } else {
+                    // 2: its last child inside goes (an anchored state
+                    // never gets this low, see safety_set).
+                    safe[node]
+                        .fetch_update(Relaxed, Relaxed, |count| match count {
+                            0 => None,
+                            2 => Some(0),
+                            _ => Some(count - 1),
+                        })
+                        .is_ok_and(|count| count == 2)
+                };
+                if goes {
+                    next.push(p);
+                }
+            });
+        }
+        next
+    };
+    while !removed.is_empty() {
+        removed = if removed.len() <= FRONTIER_CHUNK {
+            step(&removed)
+        } else {
+            removed.par_chunks(FRONTIER_CHUNK).flat_map_iter(step).collect()
+        };
+    }
+    g.par_collect(|s, out| {
+        let node = g.node(&s);
+        if safe[node].load(Relaxed) != 0 {
+            safe[node].store(0, Relaxed);
+            out.push(s);
+        }
+    })
+}
+
+/// [`peel`] with the parallel attractor and safety sets: the same won
+/// region, without stop, cut or report. Returns the number of safety
+/// rounds that added states.
+// (The work arrays are the caller's, as for `peel`.)
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn par_peel<G: ParallelStateGraph>(
+    g: &G,
+    player: usize,
+    win: &[AtomicU8],
+    open: &[AtomicU8],
+    safe: &[AtomicU8],
+    mut frontier: Vec<G::State>,
+    mark: u8,
+    may_join: impl Fn(&G::State) -> bool + Sync,
+    good: impl Fn(&G::State) -> bool + Sync,
+) -> u32
+where
+    G::State: Send + Sync,
+{
+    let mut rounds = 0;
+    loop {
+        par_attract(g, player, win, open, frontier, mark, &may_join);
+        let candidate = |s: &G::State| if may_join(s) && good(s) { Candidate::Yes } else { Candidate::No };
+        let found = par_safety_set(g, player, win, safe, &candidate);
+        if found.is_empty() {
+            return rounds;
+        }
+        rounds += 1;
+        found.par_iter().for_each(|s| win[g.node(s)].store(mark, Relaxed));
+        frontier = found;
     }
 }
 

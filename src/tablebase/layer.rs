@@ -165,6 +165,9 @@ pub struct LayerSolver<'a> {
     pub stats: LayerStats,
     /// A second opinion asked of some cycle positions (`verify --deep`).
     pub(crate) audit: Option<Audit>,
+    /// Components with at least this many members get the parallel
+    /// threshold games (`bounds::PARALLEL_MEMBERS`; the tests vary it).
+    pub(crate) parallel_members: usize,
 }
 
 /// Why a layer could not be finished.
@@ -205,14 +208,25 @@ impl<'a> LayerSolver<'a> {
             progress: &SILENT,
             stats: LayerStats::new(n, size as u64),
             audit: None,
+            parallel_members: super::bounds::PARALLEL_MEMBERS,
         }
     }
 
     /// Intersects every interval this layer proves with `entries`, the
     /// packed entries of the same layer in a table proven before (an
-    /// interval that does not meet is a [`Contradiction`]).
+    /// interval that does not meet is a `Contradiction`).
     pub fn with_seed(mut self, entries: &'a [u8]) -> Self {
         self.entries.set_seed(entries);
+        self
+    }
+
+    /// Solves the cycle bounds of components with at least `members`
+    /// members with the frontier-parallel threshold games, and smaller ones
+    /// on one thread (default: [`super::PARALLEL_GAMES_FROM`], 8,192). The bytes are
+    /// the same whatever the choice; benchmarks compare the speed
+    /// (`usize::MAX`: the sequential games everywhere).
+    pub fn with_parallel_games_from(mut self, members: usize) -> Self {
+        self.parallel_members = members;
         self
     }
 

@@ -38,6 +38,9 @@ pub use build::{build, BuildError, BuildOptions, BuildReport};
 pub use entry::{Entry, Proof};
 pub use file::{FileError, Tablebase};
 pub use layer::{LayerSolver, SearchBudget};
+/// The smallest component solved with the parallel threshold games by
+/// default ([`LayerSolver::with_parallel_games_from`]).
+pub const PARALLEL_GAMES_FROM: usize = bounds::PARALLEL_MEMBERS;
 pub use probe::{Certainty, MoveValue, Outcome, ProbeError, StateProbe};
 pub use solved::{LayerBytes, SolvedLayers};
 pub use stats::LayerStats;

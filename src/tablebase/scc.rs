@@ -258,7 +258,7 @@ impl<'a> MemberPositions<'a> {
         MemberPositions::with_limit(n, members, STORE_LIMIT)
     }
 
-    fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {
+    pub(crate) fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {
         let stored = (members.len() <= limit).then(|| {
             members.iter().map(|&m| position_in_layer(n, m as u64).expect("member of the layer")).collect()
         });
@@ -279,19 +279,25 @@ impl<'a> MemberPositions<'a> {
     }
 
     /// Calls `visit(i, position)` for every member in order.
-    pub fn for_each(&self, mut visit: impl FnMut(usize, Position)) {
+    pub fn for_each(&self, visit: impl FnMut(usize, Position)) {
+        self.for_each_in(0..self.members.len(), visit);
+    }
+
+    /// Calls `visit(i, position)` for the members `range`, in order (the
+    /// parallel passes of the bounds hand each thread a range).
+    pub fn for_each_in(&self, range: std::ops::Range<usize>, mut visit: impl FnMut(usize, Position)) {
         match &self.stored {
-            Some(positions) => positions.iter().enumerate().for_each(|(i, &p)| visit(i, p)),
+            Some(positions) => positions[range.clone()].iter().zip(range).for_each(|(&p, i)| visit(i, p)),
             None => {
-                let Some(&first) = self.members.first() else { return };
-                let mut next = 0;
+                let Some(&first) = self.members.get(range.start) else { return };
+                let mut next = range.start;
                 for (offset, position) in layer_positions_from(self.n, first as u64).enumerate() {
+                    if next == range.end {
+                        break;
+                    }
                     if first as usize + offset == self.members[next] as usize {
                         visit(next, position);
                         next += 1;
-                        if next == self.members.len() {
-                            break;
-                        }
                     }
                 }
             }
@@ -313,6 +319,13 @@ mod tests {
         unranked.for_each(|i, p| b.push((i, p)));
         assert_eq!(a.len(), members.len());
         assert_eq!(a, b);
+        // Any split into ranges visits the same members in the same order.
+        for cut in [0, 1, members.len() / 3, members.len() - 1, members.len()] {
+            let mut c = Vec::new();
+            unranked.for_each_in(0..cut, |i, p| c.push((i, p)));
+            stored.for_each_in(cut..members.len(), |i, p| c.push((i, p)));
+            assert_eq!(a, c, "cut at {cut}");
+        }
         for i in [0, 5, members.len() - 1] {
             assert_eq!(stored.get(i), unranked.get(i));
             assert_eq!(layer_index(&stored.get(i)), members[i] as u64);
