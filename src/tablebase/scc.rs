@@ -259,8 +259,14 @@ impl<'a> MemberPositions<'a> {
     }
 
     pub(crate) fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {
+        // (Unranked on every thread: a few million members cost a
+        // noticeable part of a layer's bounds on one.)
         let stored = (members.len() <= limit).then(|| {
-            members.iter().map(|&m| position_in_layer(n, m as u64).expect("member of the layer")).collect()
+            use rayon::prelude::*;
+            members
+                .par_iter()
+                .map(|&m| position_in_layer(n, m as u64).expect("member of the layer"))
+                .collect()
         });
         MemberPositions { n, members, stored }
     }
