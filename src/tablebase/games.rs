@@ -295,33 +295,47 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     open: &[AtomicU8],
-    mut frontier: Vec<G::State>,
+    frontier: Vec<G::State>,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
 ) where
     G::State: Send + Sync,
 {
-    // One frontier's work on a share of its states: the parents that join.
+    walk_frontiers(g, frontier, |p| {
+        let node = g.node(p);
+        if win[node].load(Relaxed) != 0 || !may_join(p) {
+            return false;
+        }
+        if g.parity(p) == player {
+            // The first thread to reach it claims it.
+            win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok()
+        } else if open[node].fetch_sub(1, Relaxed) == 1 {
+            // Its last child not won: no other decrement can follow (§8),
+            // so the store races with none.
+            win[node].store(mark, Relaxed);
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// Walks a graph backwards a frontier at a time: the parents of the
+/// frontier's states for which `takes` holds (it claims them: it must hold
+/// once per parent) form the next frontier, until one is empty. A large
+/// frontier is shared among threads.
+fn walk_frontiers<G: ParallelStateGraph>(
+    g: &G,
+    mut frontier: Vec<G::State>,
+    takes: impl Fn(&G::State) -> bool + Sync,
+) where
+    G::State: Send + Sync,
+{
     let step = |chunk: &[G::State]| {
         let mut next = Vec::new();
         for s in chunk {
             g.for_each_parent(s, |p| {
-                let node = g.node(&p);
-                if win[node].load(Relaxed) != 0 || !may_join(&p) {
-                    return;
-                }
-                let joins = if g.parity(&p) == player {
-                    // The first thread to reach it claims it.
-                    win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok()
-                } else if open[node].fetch_sub(1, Relaxed) == 1 {
-                    // Its last child not won: no other decrement can
-                    // follow (§8), so the store races with none.
-                    win[node].store(mark, Relaxed);
-                    true
-                } else {
-                    false
-                };
-                if joins {
+                if takes(&p) {
                     next.push(p);
                 }
             });
@@ -363,7 +377,7 @@ where
     });
     // Counting: a state only rewrites its own count, and a non-zero count
     // stays non-zero, so what other threads read ("inside or not") holds.
-    let mut removed = g.par_collect(|s, out| {
+    let removed = g.par_collect(|s, out| {
         let node = g.node(&s);
         let base = safe[node].load(Relaxed);
         if base == 0 {
@@ -388,40 +402,22 @@ where
         }
     });
     removed.par_iter().for_each(|s| safe[g.node(s)].store(0, Relaxed));
-    // One frontier of removals on a share of its states: the parents
-    // that go with them.
-    let step = |chunk: &[G::State]| {
-        let mut next = Vec::new();
-        for s in chunk {
-            g.for_each_parent(s, |p| {
-                let node = g.node(&p);
-                let goes = if g.parity(&p) != player {
-                    safe[node].swap(0, Relaxed) != 0
-                } else {
-                    // 2: its last child inside goes (an anchored state
-                    // never gets this low, see safety_set).
-                    safe[node]
-                        .fetch_update(Relaxed, Relaxed, |count| match count {
-                            0 => None,
-                            2 => Some(0),
-                            _ => Some(count - 1),
-                        })
-                        .is_ok_and(|count| count == 2)
-                };
-                if goes {
-                    next.push(p);
-                }
-            });
-        }
-        next
-    };
-    while !removed.is_empty() {
-        removed = if removed.len() <= FRONTIER_CHUNK {
-            step(&removed)
+    walk_frontiers(g, removed, |p| {
+        let node = g.node(p);
+        if g.parity(p) != player {
+            safe[node].swap(0, Relaxed) != 0
         } else {
-            removed.par_chunks(FRONTIER_CHUNK).flat_map_iter(step).collect()
-        };
-    }
+            // 2: its last child inside goes (an anchored state never gets
+            // this low, see safety_set).
+            safe[node]
+                .fetch_update(Relaxed, Relaxed, |count| match count {
+                    0 => None,
+                    2 => Some(0),
+                    _ => Some(count - 1),
+                })
+                .is_ok_and(|count| count == 2)
+        }
+    });
     g.par_collect(|s, out| {
         let node = g.node(&s);
         if safe[node].load(Relaxed) != 0 {
