@@ -203,7 +203,13 @@ fn main() {
                     .with_context(|| format!("--layout {layout}: the engine's layouts are 1.0 and 2.0"))?;
                 let table = open(&tablebase)?;
                 export_engine(&table, table.path(), version, date.as_deref(), &out)?;
-                say!("wrote {} (Oware Endgames {layout})", out.display());
+                let layers = oware::tablebase::export::engine_layers(&table);
+                let note = if layers < table.header().max_seeds {
+                    ": the engine's index covers at most 15 seeds"
+                } else {
+                    ""
+                };
+                say!("wrote {} (Oware Endgames {layout}, layers 0 to {layers}{note})", out.display());
                 Ok(())
             }
         }

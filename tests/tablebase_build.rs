@@ -221,7 +221,64 @@ fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
     assert_eq!(layer.positions, 2_496_144);
     assert_eq!((layer.open_before_search, layer.exact_by_search), (136, 136));
     assert_eq!(layer.exact, layer.positions);
+    engine_files_of_thirteen_seeds_read_as_the_engine_reads_them(&dir);
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The engine's own hash of a position (the side to move's pits first),
+/// written from its source (`OwareLeaves.computeHash`): a rank among the
+/// positions of at most 15 seeds, summing `C(i + 15 − k, i + 1)` from the
+/// opponent's last pit down while `k`, the seeds counted so far plus the
+/// 15 the index leaves room for minus those on the board, is below 15.
+fn engine_hash(pits: [u8; 12]) -> usize {
+    fn choose(n: u64, k: u64) -> u64 {
+        (0..k).fold(1, |acc, j| acc * (n - j) / (j + 1))
+    }
+    let board: i64 = pits.iter().map(|&p| p as i64).sum();
+    let mut k = 15 - board;
+    let mut hash = 0;
+    for i in (0..12).rev() {
+        if k >= 15 {
+            break;
+        }
+        hash += choose(i as u64 + 15 - k as u64, i as u64 + 1);
+        k += pits[i] as i64;
+    }
+    hash as usize
+}
+
+/// Issue 10: engine files past 12 seeds. Both layouts of a 13-seed table
+/// say `Positions` = the bytes after the header (index bytes and the one
+/// trailing byte), and the byte at the engine's own hash of a position is
+/// our entry's engine byte, for every 13-seed position sampled and a few
+/// below.
+fn engine_files_of_thirteen_seeds_read_as_the_engine_reads_them(dir: &Path) {
+    use oware::formats::endgames::{EndgameFile, EndgamesVersion};
+    use oware::rank::{layer_offset, layer_positions};
+    use oware::tablebase::export::{engine_byte, export_engine};
+    let table = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
+    for version in [EndgamesVersion::V1_0, EndgamesVersion::V2_0] {
+        let path = dir.join(format!("engine-{}.bin", version.as_str()));
+        export_engine(&table, table.path(), version, None, &path).unwrap();
+        let file = EndgameFile::open(&path).unwrap();
+        assert_eq!(file.version(), version);
+        assert_eq!(file.max_seeds(), 13);
+        assert_eq!(file.index_count(), layer_offset(14));
+        assert_eq!(file.index_count(), 5_200_300, "OwareLeaves.OFFSETS[13]");
+        assert_eq!(file.trailing(), [0u8]);
+        assert_eq!(file.header().number("Positions").unwrap(), Some(file.index_count() + 1));
+        file.verify().unwrap();
+        let bytes = file.bytes();
+        let mut checked = 0;
+        for n in [1, 7, 12, 13] {
+            for p in layer_positions(n).step_by(97) {
+                let ours = engine_byte(&table.entry(&p).unwrap().unwrap());
+                assert_eq!(bytes[engine_hash(p.pits())], ours, "{n} seeds: {:?}", p.pits());
+                checked += 1;
+            }
+        }
+        assert!(checked > 30_000, "{checked}");
+    }
 }
 
 #[test]

@@ -27,6 +27,11 @@ pub trait LayerSource: Sync {
     /// The packed entries of layer `n`, as stored (not checked against any
     /// checksum); `n` must be at most [`LayerSource::max_seeds`].
     fn layer(&self, n: u32) -> &[u8];
+    /// Layer `n` after checking it against its checksum, where the source
+    /// has one (a file); layers in memory are returned as they are.
+    fn checked_layer(&self, n: u32) -> Result<&[u8], super::FileError> {
+        Ok(self.layer(n))
+    }
 }
 
 impl LayerSource for Tablebase {
@@ -35,6 +40,9 @@ impl LayerSource for Tablebase {
     }
     fn layer(&self, n: u32) -> &[u8] {
         Tablebase::layer(self, n)
+    }
+    fn checked_layer(&self, n: u32) -> Result<&[u8], super::FileError> {
+        Tablebase::checked_layer(self, n)
     }
 }
 
