@@ -163,7 +163,7 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
 }
 
 #[test]
-fn probe_and_search_read_every_table_format() {
+fn probe_search_and_verify_read_every_table_format() {
     let dir = std::env::temp_dir().join(format!("oware-cli-formats-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/");
@@ -190,5 +190,23 @@ fn probe_and_search_read_every_table_format() {
             .unwrap();
         assert!(out.status.success(), "{table}: {}", String::from_utf8_lossy(&out.stderr));
     }
+    // `verify` checks what each layout allows: the engine's, its length
+    // and ranges only (and says so); a damaged engine file fails.
+    let verify = |table: &str| {
+        Command::new(env!("CARGO_BIN_EXE_endgames")).args(["verify", "-b", table]).output().unwrap()
+    };
+    for table in [engine.as_str(), engine_zst.to_str().unwrap()] {
+        let out = verify(table);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && stdout.contains("entries are in range"), "{table}: {stdout}");
+        assert!(stdout.contains("no checksum"), "{stdout}");
+    }
+    let mut damaged = bytes.clone();
+    let last = damaged.len() - 2; // a 12-seed entry, before the trailing byte
+    damaged[last] = 0xFF; // 63 captures with 12 seeds on the board
+    let damaged_path = dir.join("damaged-2.0.bin");
+    std::fs::write(&damaged_path, &damaged).unwrap();
+    let out = verify(damaged_path.to_str().unwrap());
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     std::fs::remove_dir_all(&dir).unwrap();
 }
