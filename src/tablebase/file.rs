@@ -312,8 +312,13 @@ pub fn write_tablebase<'a>(
 /// Compresses a finished tablebase file into `.owtb.zst`, atomically.
 pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
     let mut input = File::open(source)?;
+    let level = compression_level(input.metadata()?.len());
     write_atomically(target, |w| {
-        let mut encoder = zstd::stream::Encoder::new(w, 19)?;
+        let mut encoder = zstd::stream::Encoder::new(w, level)?;
+        // Streaming multithreaded zstd writes the same bytes for any number
+        // of workers from 1 up (not the same as 0 workers): the copy does
+        // not depend on the thread count.
+        encoder.multithread(rayon::current_num_threads().clamp(1, 64) as u32)?;
         encoder.long_distance_matching(true)?;
         // A damaged copy then fails to decompress instead of decoding to
         // other entries.
@@ -322,6 +327,19 @@ pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
         encoder.finish()?;
         Ok(())
     })
+}
+
+/// The zstd level of a table's compressed copy: 19 up to 64 MiB (every
+/// table up to 15 seeds), 12 above. Measured on layer 18 (104 MB, 2
+/// threads): level 19 keeps 11.7% of the bytes at 3.3 MB/s, level 12
+/// 14.4% at 54 MB/s, so a ≤ 20 table (677 MB) compresses in 13 s instead
+/// of 3.4 minutes for a copy 23% larger.
+fn compression_level(bytes: u64) -> i32 {
+    if bytes <= 64 << 20 {
+        19
+    } else {
+        12
+    }
 }
 
 /// The whole content of a zstd file (one or more frames; every frame's
