@@ -150,27 +150,20 @@ pub(crate) struct ComponentBounds {
 }
 
 impl LayerSolver<'_> {
-    /// Solves Γ_t for every threshold on component `k`, or for those up to
-    /// `t` when resuming from a snapshot taken after threshold `t + 1`.
-    pub(crate) fn cycle_bounds(
-        &self,
-        components: &Components,
-        k: usize,
-        positions: &MemberPositions,
-        work: &mut BoundWork,
-        resume: Option<(u8, u32, Vec<u8>)>,
-        checkpoints: &mut dyn Checkpointer,
-    ) -> std::io::Result<ComponentBounds> {
-        // (On one thread the sequential games are the faster form.)
-        let parallel = components.of(k).len() >= self.parallel_members && rayon::current_num_threads() > 1;
-        self.cycle_bounds_with(components, k, positions, work, resume, checkpoints, parallel)
+    /// Whether component `k` gets the parallel games: a large component
+    /// when more than one thread runs (on one, the sequential games are
+    /// the faster form). The bounds are the same either way.
+    pub(crate) fn parallel_games(&self, components: &Components, k: usize) -> bool {
+        components.of(k).len() >= self.parallel_members && rayon::current_num_threads() > 1
     }
 
-    /// [`Self::cycle_bounds`], on one thread or with the parallel games
-    /// (the bounds are the same; the tests compare them).
-    // (The arguments are cycle_bounds's, plus the choice.)
+    /// Solves Γ_t for every threshold on component `k`, or for those up to
+    /// `t` when resuming from a snapshot taken after threshold `t + 1`, on
+    /// one thread or with the parallel games (the tests compare them).
+    // (A component, its work arrays, a resume point, checkpoints and the
+    // choice of games: each is needed.)
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn cycle_bounds_with(
+    pub(crate) fn cycle_bounds(
         &self,
         components: &Components,
         k: usize,
@@ -344,20 +337,13 @@ mod tests {
                     continue;
                 }
                 let stored = MemberPositions::with_limit(n, members, usize::MAX);
-                let one = solver.cycle_bounds_with(
-                    &components,
-                    k,
-                    &stored,
-                    &mut work,
-                    None,
-                    &mut NoCheckpoints,
-                    false,
-                );
+                let one =
+                    solver.cycle_bounds(&components, k, &stored, &mut work, None, &mut NoCheckpoints, false);
                 let one = one.unwrap();
                 for (pool, limit) in pools.iter().zip([usize::MAX, 0]) {
                     let positions = MemberPositions::with_limit(n, members, limit);
                     let many = pool.install(|| {
-                        solver.cycle_bounds_with(
+                        solver.cycle_bounds(
                             &components,
                             k,
                             &positions,

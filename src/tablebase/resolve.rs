@@ -88,7 +88,9 @@ impl LayerSolver<'_> {
                     Step::Bounds { t, safety_rounds, state } => Some((t, safety_rounds, state)),
                     _ => None,
                 };
-                let bounds = self.cycle_bounds(components, k, &positions, work, resume, checkpoints)?;
+                let parallel = self.parallel_games(components, k);
+                let bounds =
+                    self.cycle_bounds(components, k, &positions, work, resume, checkpoints, parallel)?;
                 self.stats.seconds.bounds += clock.elapsed().as_secs_f64();
                 self.stats.safety_rounds += bounds.safety_rounds as u64;
                 (bounds.lower, bounds.upper, Vec::new())
