@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A big build as the README measures it: every layer up to MAX_SEEDS from
+# the shipped ≤ 12 table, killed with -9 once inside layer KILL_LAYER (just
+# after its first checkpoint), resumed, then verified. Prints the build's
+# rows and times; samples the resident memory every 5 s into DIR.rss
+# (time, kB, layer files present: the layer being built is that count).
+#
+#   scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]
+#
+# Defaults: 24 seeds (about 50 minutes and 20 GB on 2 vCPUs), a kill inside
+# layer 22. Rerunning on the same DIR resumes it; a DIR built to fewer seeds
+# with the same options is extended.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:?usage: scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]}
+seeds=${2:-24}
+kill_layer=${3:-22}
+cargo build --release --quiet --bin endgames
+bin=target/release/endgames
+build() {
+  "$bin" build --dir "$dir" --from data/endgames-12.owtb.zst --max-seeds "$seeds" \
+    --search-min-seeds 13 --search-max-seeds 20 --search-nodes 30000000 --checkpoint-seconds 300 &
+  pid=$!
+  ( while kill -0 "$pid" 2>/dev/null; do
+      echo "$(date +%s) $(awk '/VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null) $(ls "$dir" | grep -c '^layer-.*bin$')"
+      sleep 5
+    done >> "$dir.rss" ) &
+}
+mkdir -p "$dir"
+start=$(date +%s)
+build
+while kill -0 "$pid" 2>/dev/null; do
+  if grep -q "^checkpoint $kill_layer " "$dir/manifest" 2>/dev/null; then
+    sleep 5
+    kill -9 "$pid" && echo "killed with -9 inside layer $kill_layer after $(( $(date +%s) - start )) s"
+    break
+  fi
+  sleep 1
+done
+wait "$pid" || true
+build
+wait "$pid"
+echo "built in $(( $(date +%s) - start )) s of wall time (kill and resume included)"
+"$bin" verify --tablebase "$dir"
