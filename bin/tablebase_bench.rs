@@ -114,9 +114,9 @@ fn main() {
                 s.search,
                 seconds,
                 rate(s.retrograde),
-                // Pearce runs on one thread.
+                // Pearce runs on one thread (the bounds on all of them).
                 rate(s.scc) * threads,
-                rate(s.bounds) * threads,
+                rate(s.bounds),
                 ceiling,
                 unmove,
                 csr
