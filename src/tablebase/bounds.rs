@@ -229,32 +229,16 @@ impl LayerSolver<'_> {
                 let own = s.position.own_seeds() as u8;
                 (if s.parity == 0 { own } else { n - own }) >= t
             };
-            safety_rounds += if parallel {
-                let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
-                // Opponent states that may join from now on count their
-                // children not won, before anything new is won (the
-                // attractor counts down only for what it takes from the
-                // frontier). Each writes only its own (parity 1) entries
-                // and reads only parity 0 ones.
-                let mut frontier: Vec<State> = y_eligible[t as usize]
-                    .par_iter()
-                    .filter_map(|&i| {
-                        let m = members[i] as usize;
-                        if win[2 * m + 1].load(Relaxed) != 0 {
-                            return None;
-                        }
-                        let state = State { position: positions.get(i), index: m, parity: 1 };
-                        let mut not_won = 0;
-                        graph.for_each_child(&state, |c| {
-                            not_won += (win[graph.node(&c)].load(Relaxed) == 0) as u8
-                        });
-                        open[2 * m + 1].store(not_won, Relaxed);
-                        (not_won == 0).then(|| {
-                            win[2 * m + 1].store(t, Relaxed);
-                            state
-                        })
-                    })
-                    .collect();
+            // The threshold's new entries, then the games from them.
+            let frontier = {
+                let (win, open) = (as_atomic(win), as_atomic(open));
+                let eligible = &y_eligible[t as usize];
+                let count = |&i: &usize| count_not_won(&graph, positions, win, open, i, t);
+                let mut frontier: Vec<State> = if parallel {
+                    eligible.par_iter().filter_map(count).collect()
+                } else {
+                    eligible.iter().filter_map(count).collect()
+                };
                 for &i in &x_entry[t as usize] {
                     let m = members[i] as usize;
                     if win[2 * m].load(Relaxed) == 0 {
@@ -262,32 +246,13 @@ impl LayerSolver<'_> {
                         frontier.push(State { position: positions.get(i), index: m, parity: 0 });
                     }
                 }
+                frontier
+            };
+            safety_rounds += if parallel {
+                let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
                 par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good)
             } else {
-                // Opponent states that may join from now on count their
-                // children not won, before anything new is queued
-                // (attract counts down only for what it dequeues).
-                for &i in &y_eligible[t as usize] {
-                    let m = members[i] as usize;
-                    if win[2 * m + 1] != 0 {
-                        continue;
-                    }
-                    let state = State { position: positions.get(i), index: m, parity: 1 };
-                    let mut not_won = 0;
-                    graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)] == 0) as u8);
-                    open[2 * m + 1] = not_won;
-                    if not_won == 0 {
-                        win[2 * m + 1] = t;
-                        queue.push_back(state);
-                    }
-                }
-                for &i in &x_entry[t as usize] {
-                    let m = members[i] as usize;
-                    if win[2 * m] == 0 {
-                        win[2 * m] = t;
-                        queue.push_back(State { position: positions.get(i), index: m, parity: 0 });
-                    }
-                }
+                queue.extend(frontier);
                 let (_, rounds) = peel(
                     &graph,
                     0,
@@ -309,6 +274,34 @@ impl LayerSolver<'_> {
         let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
         Ok(ComponentBounds { lower, upper, safety_rounds })
     }
+}
+
+/// An opponent state (member `i`) that may join from threshold `t` on
+/// counts its children not won, before anything new is won at `t`
+/// (the attractor counts down only for what it takes from a frontier);
+/// with none, it is won at once and returned for the frontier. It
+/// writes only its own (parity 1) entries and reads only parity 0
+/// ones, so members may be counted on several threads.
+fn count_not_won(
+    graph: &ImplicitComponent,
+    positions: &MemberPositions,
+    win: &[std::sync::atomic::AtomicU8],
+    open: &[std::sync::atomic::AtomicU8],
+    i: usize,
+    t: u8,
+) -> Option<State> {
+    let m = graph.members[i] as usize;
+    if win[2 * m + 1].load(Relaxed) != 0 {
+        return None;
+    }
+    let state = State { position: positions.get(i), index: m, parity: 1 };
+    let mut not_won = 0;
+    graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) == 0) as u8);
+    open[2 * m + 1].store(not_won, Relaxed);
+    (not_won == 0).then(|| {
+        win[2 * m + 1].store(t, Relaxed);
+        state
+    })
 }
 
 #[cfg(test)]
