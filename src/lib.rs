@@ -58,6 +58,7 @@ pub mod cpu;
 pub mod error;
 pub mod formats;
 pub mod game;
+pub mod memory;
 pub mod notation;
 pub mod perft;
 pub mod progress;

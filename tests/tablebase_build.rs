@@ -132,23 +132,7 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     // A corrupt checkpoint: kill a build once it has one inside layer 7
     // (the layer that takes seconds), then flip a byte of it.
     fs::remove_dir_all(&dir).unwrap();
-    let mut child = endgames(&dir, 7).spawn().unwrap();
-    loop {
-        sleep(Duration::from_millis(2));
-        if fs::read_to_string(dir.join("manifest")).unwrap_or_default().contains("checkpoint 7 ") {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break;
-        }
-        assert!(child.try_wait().unwrap().is_none(), "the build ended before a layer-7 checkpoint");
-    }
-    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
-    // (The build may have moved on between the look and the kill.)
-    let live =
-        manifest.lines().find(|l| l.starts_with("checkpoint ")).expect("a live checkpoint").to_string();
-    let fields: Vec<u64> = live.split(' ').skip(1).take(2).map(|f| f.parse().unwrap()).collect();
-    let path = dir.join(format!("checkpoint-{:02}-{:06}.zst", fields[0], fields[1]));
-    assert!(path.exists(), "{}", path.display());
+    let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
     let mut damaged = fs::read(&path).unwrap();
     let middle = damaged.len() / 2;
     damaged[middle] ^= 0x40;
@@ -170,6 +154,66 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     assert!(stderr.contains("names no checkpoint of layer 7"), "{stderr}");
     assert_eq!(fs::read(&path).unwrap(), damaged, "the checkpoint was touched");
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), without);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Builds up to `n` seeds in `dir` and kills the build once the manifest
+/// names a checkpoint of layer `n`; returns that checkpoint's path and the
+/// manifest.
+fn killed_with_a_checkpoint(dir: &Path, n: u32) -> (PathBuf, String) {
+    let mut child = endgames(dir, n).spawn().unwrap();
+    loop {
+        sleep(Duration::from_millis(2));
+        if fs::read_to_string(dir.join("manifest")).unwrap_or_default().contains(&format!("checkpoint {n} "))
+        {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the build ended before a layer-{n} checkpoint");
+    }
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    // (The build may have moved on between the look and the kill.)
+    let live =
+        manifest.lines().find(|l| l.starts_with("checkpoint ")).expect("a live checkpoint").to_string();
+    let fields: Vec<u64> = live.split(' ').skip(1).take(2).map(|f| f.parse().unwrap()).collect();
+    let path = dir.join(format!("checkpoint-{:02}-{:06}.zst", fields[0], fields[1]));
+    assert!(path.exists(), "{}", path.display());
+    (path, manifest)
+}
+
+/// A checkpoint in the layout of an earlier version (whose components
+/// meant something else) is not resumed: its layer is built again from
+/// the start, to the same files as a build never interrupted.
+#[test]
+fn a_checkpoint_of_the_earlier_layout_restarts_its_layer() {
+    let straight = scratch("straight-7");
+    assert!(endgames(&straight, 7).status().unwrap().success());
+    let dir = scratch("earlier-layout");
+    let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
+    let mut snapshot = zstd::stream::decode_all(&fs::read(&path).unwrap()[..]).unwrap();
+    assert_eq!(&snapshot[..8], b"OWCKPT02");
+    snapshot[..8].copy_from_slice(b"OWCKPT01");
+    let earlier = zstd::stream::encode_all(&snapshot[..], 3).unwrap();
+    fs::write(&path, &earlier).unwrap();
+    let rewritten: String = manifest
+        .lines()
+        .map(|line| match line.strip_prefix("checkpoint ") {
+            Some(rest) => {
+                let fields: Vec<&str> = rest.split(' ').collect();
+                let (bytes, sum) = (earlier.len(), checksum(&earlier));
+                format!("checkpoint {} {} {bytes} {sum:016x}\n", fields[0], fields[1])
+            }
+            None => format!("{line}\n"),
+        })
+        .collect();
+    fs::write(dir.join("manifest"), rewritten).unwrap();
+    let output = endgames(&dir, 7).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("has the layout of an earlier version"), "{stderr}");
+    assert!(outputs(&straight) == outputs(&dir), "the rebuilt layer differs");
+    fs::remove_dir_all(&straight).unwrap();
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -24,7 +24,8 @@ use rayon::prelude::*;
 
 use super::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
-use super::scc::{Components, MemberPositions};
+use super::members::MemberPositions;
+use super::scc::Components;
 use crate::rank::layer_index;
 use crate::rules::Position;
 
@@ -114,27 +115,13 @@ impl StateGraph for ImplicitComponent<'_> {
 
 impl ParallelStateGraph for ImplicitComponent<'_> {
     fn par_collect<T: Send>(&self, visit: impl Fn(State, &mut Vec<T>) + Sync) -> Vec<T> {
-        let members = self.members.len();
-        let chunks = members.div_ceil(MEMBER_CHUNK);
-        let parts: Vec<Vec<T>> = (0..chunks)
-            .into_par_iter()
-            .map(|c| {
-                let mut out = Vec::new();
-                let range = c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members);
-                self.positions.for_each_in(range, |i, position| {
-                    let index = self.members[i] as usize;
-                    visit(State { position, index, parity: 0 }, &mut out);
-                    visit(State { position, index, parity: 1 }, &mut out);
-                });
-                out
-            })
-            .collect();
-        parts.into_iter().flatten().collect()
+        self.positions.par_collect(|i, position, out| {
+            let index = self.members[i] as usize;
+            visit(State { position, index, parity: 0 }, out);
+            visit(State { position, index, parity: 1 }, out);
+        })
     }
 }
-
-/// Members handed to one thread at a time in a pass over a component.
-const MEMBER_CHUNK: usize = 1 << 14;
 
 /// Components at least this large are solved by the parallel games
 /// (`par_peel`); below, one thread's sequential `peel` is faster than
@@ -182,18 +169,14 @@ impl LayerSolver<'_> {
         // the threshold at which their best exit (read for X: n − its
         // upper end) no longer keeps X below, and only then count their
         // children not won. (No exit: 0, harmless, since thresholds start
-        // at 1.)
-        let mut x_entry: Vec<Vec<usize>> = vec![Vec::new(); n as usize + 1];
-        let mut y_eligible: Vec<Vec<usize>> = vec![Vec::new(); n as usize + 1];
-        for (i, &m) in members.iter().enumerate() {
+        // at 1.) The members are scanned for them at each threshold: lists
+        // by threshold would cost more than the games' own arrays.
+        let x_entry = |i: usize, t: u8| self.entries.interval(members[i] as usize).0 == t;
+        let y_eligible = |i: usize, t: u8| n - self.entries.interval(members[i] as usize).1 == t;
+        for &m in members {
             let m = m as usize;
-            win[2 * m] = 0;
-            win[2 * m + 1] = 0;
-            open[2 * m] = 0;
-            open[2 * m + 1] = 0;
-            let (exit_lower, exit_upper, _) = self.entries.interval(m);
-            x_entry[exit_lower as usize].push(i);
-            y_eligible[(n - exit_upper) as usize].push(i);
+            win[2 * m..2 * m + 2].fill(0);
+            open[2 * m..2 * m + 2].fill(0);
         }
         let (mut safety_rounds, first) = match resume {
             None => (0, n),
@@ -232,21 +215,29 @@ impl LayerSolver<'_> {
             // The threshold's new entries, then the games from them.
             let frontier = {
                 let (win, open) = (as_atomic(win), as_atomic(open));
-                let eligible = &y_eligible[t as usize];
-                let count = |&i: &usize| count_not_won(&graph, positions, win, open, i, t);
-                let mut frontier: Vec<State> = if parallel {
-                    eligible.par_iter().filter_map(count).collect()
-                } else {
-                    eligible.iter().filter_map(count).collect()
+                let count = |i: usize| {
+                    y_eligible(i, t).then(|| count_not_won(&graph, positions, win, open, i, t)).flatten()
                 };
-                for &i in &x_entry[t as usize] {
+                let enter = |i: usize| {
                     let m = members[i] as usize;
-                    if win[2 * m].load(Relaxed) == 0 {
+                    (x_entry(i, t) && win[2 * m].load(Relaxed) == 0).then(|| {
                         win[2 * m].store(t, Relaxed);
-                        frontier.push(State { position: positions.get(i), index: m, parity: 0 });
-                    }
+                        State { position: positions.get(i), index: m, parity: 0 }
+                    })
+                };
+                // (All counts first: they are taken before anything new is
+                // won at t.)
+                let all = 0..members.len();
+                if parallel {
+                    let mut frontier: Vec<State> =
+                        all.clone().into_par_iter().with_min_len(1 << 12).filter_map(count).collect();
+                    frontier.par_extend(all.into_par_iter().with_min_len(1 << 12).filter_map(enter));
+                    frontier
+                } else {
+                    let mut frontier: Vec<State> = all.clone().filter_map(count).collect();
+                    frontier.extend(all.filter_map(enter));
+                    frontier
                 }
-                frontier
             };
             safety_rounds += if parallel {
                 let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));

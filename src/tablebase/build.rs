@@ -491,11 +491,18 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
                 let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
                 let snapshot =
                     zstd::stream::decode_all(&compressed[..]).map_err(|e| corrupt(e.to_string()))?;
-                let restored = LayerSolver::restore(n, &solved, options.budget, &snapshot)
-                    .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
-                observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
-                report.resumed_checkpoint = true;
-                restored
+                if super::checkpoint::earlier_layout(&snapshot) {
+                    observer.line(&format!(
+                        "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
+                    ));
+                    (LayerSolver::new(n, &solved, options.budget), Cursor::Start, None)
+                } else {
+                    let restored = LayerSolver::restore(n, &solved, options.budget, &snapshot)
+                        .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+                    observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
+                    report.resumed_checkpoint = true;
+                    restored
+                }
             }
             None => (LayerSolver::new(n, &solved, options.budget), Cursor::Start, None),
         };

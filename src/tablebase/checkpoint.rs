@@ -5,7 +5,7 @@
 //! zstd-compressed, with its checksum in the manifest):
 //!
 //! ```text
-//! "OWCKPT01" | n: u32 | positions: u64
+//! "OWCKPT02" | n: u32 | positions: u64
 //! lo, hi, est, pending, flags: blob each (one byte per position)
 //! stats (LayerStats::encode)
 //! cursor: tag u8 (0 start, 1 propagating, 2 retrograded, 3 resolving)
@@ -13,8 +13,13 @@
 //!   3: k: u64 | step tag u8 (0 begin, 1 bounds, 2 search)
 //!        1: t: u8 | safety_rounds: u32 | state: blob
 //!        2: lower: blob | upper: blob | done: blob (pairs lower, upper)
-//! components: 0 | 1 followed by ids: words
+//! components: 0 | 1 followed by ids: words (the cycle component of every
+//!   position, sinks first; u32::MAX for positions on no cycle)
 //! ```
+//!
+//! The first layout, "OWCKPT01", numbered every undecided position's
+//! component, cycle or not, and is not resumed: a build that meets one
+//! restarts that layer.
 
 use std::io::{self, Write};
 
@@ -24,7 +29,16 @@ use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
 
-const MAGIC: &[u8; 8] = b"OWCKPT01";
+const MAGIC: &[u8; 8] = b"OWCKPT02";
+
+/// The first layout's magic.
+const EARLIER_MAGIC: &[u8; 8] = b"OWCKPT01";
+
+/// Whether a snapshot has the first layout, which this version does not
+/// resume (the layer is built again from its start).
+pub(crate) fn earlier_layout(snapshot: &[u8]) -> bool {
+    snapshot.starts_with(EARLIER_MAGIC)
+}
 
 /// Writes length-prefixed `u32` words in chunks.
 fn stream_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {

@@ -8,7 +8,8 @@
 
 use super::games::StateGraph;
 use super::layer::LayerSolver;
-use super::scc::{Components, MemberPositions};
+use super::members::MemberPositions;
+use super::scc::Components;
 use crate::rank::layer_index;
 
 pub(crate) struct ComponentGraph {

@@ -24,6 +24,7 @@ use super::layer_entries::LayerEntries;
 use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
+use crate::memory::PeakSampler;
 use crate::progress::{Observer, SILENT};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
@@ -168,6 +169,9 @@ pub struct LayerSolver<'a> {
     /// Components with at least this many members get the parallel
     /// threshold games (`bounds::PARALLEL_MEMBERS`; the tests vary it).
     pub(crate) parallel_members: usize,
+    /// Parts of the component search up to this size go to Pearce's
+    /// algorithm (`scc::PEARCE_UP_TO`; the tests vary it).
+    pub(crate) pearce_up_to: usize,
 }
 
 /// Why a layer could not be finished.
@@ -209,6 +213,7 @@ impl<'a> LayerSolver<'a> {
             stats: LayerStats::new(n, size as u64),
             audit: None,
             parallel_members: super::bounds::PARALLEL_MEMBERS,
+            pearce_up_to: super::scc::PEARCE_UP_TO,
         }
     }
 
@@ -269,7 +274,13 @@ impl<'a> LayerSolver<'a> {
     ) -> Result<(Vec<u8>, LayerStats, Option<Audit>), LayerError> {
         let started = Instant::now();
         let seconds_before = self.stats.seconds.total;
+        let memory = PeakSampler::start(3);
         loop {
+            memory.enter(match cursor {
+                Cursor::Start | Cursor::Propagating { .. } => 0,
+                Cursor::Retrograded => 1,
+                Cursor::Resolving { .. } | Cursor::Done => 2,
+            });
             cursor = match cursor {
                 Cursor::Start => {
                     let clock = Instant::now();
@@ -308,6 +319,7 @@ impl<'a> LayerSolver<'a> {
                 }
                 Cursor::Done => break,
             };
+            self.record_memory(&memory);
             if cursor != Cursor::Done && checkpoints.due() {
                 self.checkpoint(checkpoints, &cursor, components.as_ref())?;
             }
@@ -316,10 +328,24 @@ impl<'a> LayerSolver<'a> {
         if let Some(found) = self.entries.contradiction() {
             return Err(LayerError::Contradiction(found));
         }
+        drop(components);
         let bytes = self.entries.packed();
+        self.record_memory(&memory);
         self.stats.finish(&bytes);
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
         Ok((bytes, self.stats, self.audit))
+    }
+
+    /// Folds the sampled peaks into the layer's figures (a resumed layer
+    /// keeps the peaks seen before the interruption).
+    fn record_memory(&mut self, sampler: &PeakSampler) {
+        let m = &mut self.stats.memory;
+        let phases = [&mut m.retrograde, &mut m.components, &mut m.cycles];
+        for (phase, peak) in phases.into_iter().enumerate() {
+            let (anonymous, file) = sampler.peak(phase);
+            *peak = (*peak).max(anonymous);
+            m.mapped = m.mapped.max(file);
+        }
     }
 
     /// Runs the retrograde phase alone and returns how many positions it

@@ -147,12 +147,6 @@ impl<'a> LayerEntries<'a> {
         (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.est[index].load(Relaxed))
     }
 
-    /// Quiet moves of an undecided position whose child is not decided.
-    #[inline]
-    pub(crate) fn pending(&self, index: usize) -> u8 {
-        self.pending[index].load(Relaxed)
-    }
-
     /// Intersects every interval this layer proves with `entries`, the
     /// packed entries of the same layer in a table proven before (an
     /// interval that does not meet is a [`Contradiction`]).

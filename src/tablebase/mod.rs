@@ -25,11 +25,13 @@ mod games;
 pub mod improve;
 mod layer;
 mod layer_entries;
+mod members;
 pub mod probe;
 mod resolve;
 mod retrograde;
 mod scc;
 mod solved;
+mod split;
 mod stats;
 mod threshold_search;
 pub mod verify;
@@ -43,7 +45,7 @@ pub use layer::{LayerSolver, SearchBudget};
 pub const PARALLEL_GAMES_FROM: usize = bounds::PARALLEL_MEMBERS;
 pub use probe::{Certainty, MoveValue, Outcome, ProbeError, StateProbe};
 pub use solved::{LayerBytes, SolvedLayers};
-pub use stats::LayerStats;
+pub use stats::{LayerStats, PhaseMemory, PhaseSeconds};
 
 /// What a tablebase says of one position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -1,7 +1,10 @@
-//! Phase 3: components in reverse topological order. Every child outside a
-//! component is decided when the component's turn comes, and a play that
-//! leaves a component never returns, so the history before entering it
-//! cannot repeat: the children's as-root values are the values that count.
+//! Phase 3: cycle components in reverse topological order. After each,
+//! its decided members are propagated to their parents by retrograde
+//! analysis, which decides every position on no cycle whose children are
+//! then all decided. So when a component's turn comes every child outside
+//! it is decided (`docs/cycle-bounds.md` §9), and a play that leaves a
+//! component never returns, so the history before entering it cannot
+//! repeat: the children's as-root values are the values that count.
 
 use std::time::Instant;
 
@@ -12,10 +15,9 @@ use super::component::ComponentGraph;
 use super::cycle_search::SearchView;
 use super::entry::Proof;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
-use super::scc::{Components, MemberPositions};
+use super::members::MemberPositions;
+use super::scc::Components;
 use super::threshold_search::ProofLeaves;
-use crate::rank::{layer_index, position_in_layer};
-use crate::rules::Position;
 
 /// Open members searched between two checkpoint opportunities.
 const SEARCH_BATCH: usize = 256;
@@ -37,18 +39,9 @@ impl LayerSolver<'_> {
         self.progress.position(components.starts[first] as u64);
         for k in first..components.count() {
             let members = components.of(k);
-            if members.len() == 1 {
-                self.decide_acyclic(members[0] as usize, components, k);
-            } else {
-                let work = work.get_or_insert_with(|| BoundWork::new(self.size));
-                self.resolve_cycle(
-                    components,
-                    k,
-                    std::mem::replace(&mut step, Step::Begin),
-                    work,
-                    checkpoints,
-                )?;
-            }
+            let work = work.get_or_insert_with(|| BoundWork::new(self.size));
+            self.resolve_cycle(components, k, std::mem::replace(&mut step, Step::Begin), work, checkpoints)?;
+            self.propagate_component(components, k);
             self.progress.advance(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
                 let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
@@ -58,14 +51,16 @@ impl LayerSolver<'_> {
         Ok(())
     }
 
-    /// A position on no cycle: every child is decided by now.
-    fn decide_acyclic(&mut self, index: usize, components: &Components, k: usize) {
-        debug_assert_eq!(self.entries.pending(index), 0);
-        let (lo, hi, est) = self.entries.interval(index);
-        self.entries.decide(index, lo, hi, est, Proof::Retrograde, false);
-        self.stats.decided_acyclic += 1;
-        let position = position_in_layer(self.n, index as u64).expect("in layer");
-        self.tell_parents_outside(&position, components, k);
+    /// Tells the parents of component `k`'s (decided) members, and so on
+    /// by retrograde analysis: the positions on no cycle that only waited
+    /// for this component are decided.
+    fn propagate_component(&mut self, components: &Components, k: usize) {
+        let positions = MemberPositions::new(self.n, components.of(k));
+        let mut frontier = positions.par_collect(|_, position, out| out.extend(self.propagate(&position)));
+        while !frontier.is_empty() {
+            self.stats.decided_acyclic += frontier.len() as u64;
+            frontier = frontier.par_iter().flat_map_iter(|p| self.propagate(p).into_iter()).collect();
+        }
     }
 
     /// Bounds, then search, then the decision of one cycle component.
@@ -176,9 +171,6 @@ impl LayerSolver<'_> {
             };
             self.entries.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
         }
-        (0..positions.len())
-            .into_par_iter()
-            .for_each(|i| self.tell_parents_outside(&positions.get(i), components, k));
         Ok(())
     }
 
@@ -208,18 +200,5 @@ impl LayerSolver<'_> {
                 (members[i], low, high)
             })
             .collect()
-    }
-
-    /// Passes a decided position's option to its parents in later
-    /// components.
-    fn tell_parents_outside(&self, position: &Position, components: &Components, k: usize) {
-        let option = self.entries.option_of(position, 0);
-        position.quiet_parents(|parent, _| {
-            let index = layer_index(&parent) as usize;
-            let id = components.id[index];
-            if id != super::scc::NONE && id as usize != k && !self.entries.is_decided(index) {
-                self.entries.tell_parent(index, option);
-            }
-        });
     }
 }

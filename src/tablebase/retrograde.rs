@@ -84,7 +84,7 @@ impl LayerSolver<'_> {
 
     /// Tells the quiet parents of a just-decided position; returns those
     /// that become decided.
-    fn propagate(&self, child: &Position) -> Vec<Position> {
+    pub(crate) fn propagate(&self, child: &Position) -> Vec<Position> {
         let option = self.entries.option_of(child, 0);
         let mut decided = Vec::new();
         child.quiet_parents(|parent, _pit| {

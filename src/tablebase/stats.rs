@@ -8,16 +8,60 @@ use std::fmt::Write;
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::entry::{Entry, Proof, ENTRY_BYTES};
 
+/// First word of the second stats layout (the first layout began with the
+/// seed count, at most 48).
+const STATS_LAYOUT_2: u64 = u64::MAX - 1;
+
+/// Wall time of each phase of a layer, in seconds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PhaseSeconds {
+    /// Retrograde analysis.
     pub retrograde: f64,
+    /// The component search.
     pub scc: f64,
+    /// The cycle components' history-free bounds.
     pub bounds: f64,
     /// Wall time of the searches (history-proof sets included), and the
     /// CPU time of the process meanwhile (all threads).
     pub search: f64,
+    /// CPU time of the searches.
     pub search_cpu: f64,
+    /// The whole layer, these phases and the rest (decisions, packing).
     pub total: f64,
+}
+
+/// Peak resident memory of the whole process while each phase of a layer
+/// ran, in bytes, as the system counts it (`crate::memory`; 0: not
+/// measured). Anonymous memory is what the build holds; mapped memory is
+/// mostly the lower layers' pages, which the kernel may evict.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhaseMemory {
+    /// Anonymous memory during retrograde analysis,
+    pub retrograde: u64,
+    /// during the component search,
+    pub components: u64,
+    /// and while the cycle components are resolved (bounds, searches,
+    /// decisions, packing the entries).
+    pub cycles: u64,
+    /// File-backed memory, the peak over all phases.
+    pub mapped: u64,
+}
+
+impl PhaseMemory {
+    /// The largest anonymous peak of the layer.
+    pub fn peak(&self) -> u64 {
+        self.retrograde.max(self.components).max(self.cycles)
+    }
+
+    /// Named as in the JSON file and in checkpoint order.
+    fn fields(&self) -> [(&'static str, u64); 4] {
+        [
+            ("retrograde", self.retrograde),
+            ("components", self.components),
+            ("cycles", self.cycles),
+            ("mapped", self.mapped),
+        ]
+    }
 }
 
 /// Counts of values (search nodes per question) in buckets a quarter of a
@@ -178,9 +222,8 @@ pub struct LayerStats {
     pub mean_gap: f64,
     /// The widest gap `upper − lower` in the layer.
     pub max_gap: u8,
-    /// Peak memory of the component search, in bytes per position of the
-    /// layer (measured, not estimated).
-    pub scc_memory_bytes_per_position: f64,
+    /// Peak resident memory of the process while each phase ran.
+    pub memory: PhaseMemory,
     /// Wall time (and the searches' CPU time) of each phase, in seconds.
     pub seconds: PhaseSeconds,
 }
@@ -237,10 +280,9 @@ impl LayerStats {
     }
 
     /// The timings, named as in the JSON file and in checkpoint order.
-    fn timings(&self) -> [(&'static str, f64); 7] {
+    fn timings(&self) -> [(&'static str, f64); 6] {
         let s = &self.seconds;
         [
-            ("scc_bytes_per_position", self.scc_memory_bytes_per_position),
             ("retrograde", s.retrograde),
             ("scc", s.scc),
             ("bounds", s.bounds),
@@ -251,12 +293,19 @@ impl LayerStats {
     }
 
     /// For checkpoints: every field in a fixed order.
+    /// The layout starts with [`STATS_LAYOUT_2`]; the first layout (no
+    /// memory figures, a component-search estimate among the timings)
+    /// started with the seed count and is still read.
     pub(crate) fn encode(&self, e: &mut Encoder) {
+        e.u64(STATS_LAYOUT_2);
         for (_, v) in self.counts() {
             e.u64(v);
         }
         for (_, v) in self.timings() {
             e.f64(v);
+        }
+        for (_, v) in self.memory.fields() {
+            e.u64(v);
         }
         e.u64(self.components.size_histogram.len() as u64);
         for (class, count) in &self.components.size_histogram {
@@ -267,13 +316,24 @@ impl LayerStats {
     }
 
     pub(crate) fn decode(d: &mut Decoder) -> Result<LayerStats, DecodeError> {
+        let first = d.u64()?;
+        let layout_2 = first == STATS_LAYOUT_2;
         let mut v = [0u64; 20];
-        for slot in v.iter_mut() {
-            *slot = d.u64()?;
+        for (k, slot) in v.iter_mut().enumerate() {
+            *slot = if k == 0 && !layout_2 { first } else { d.u64()? };
         }
-        let mut f = [0f64; 7];
+        if !layout_2 {
+            d.f64()?; // the first layout's estimate of the component search's memory
+        }
+        let mut f = [0f64; 6];
         for slot in f.iter_mut() {
             *slot = d.f64()?;
+        }
+        let mut m = [0u64; 4];
+        if layout_2 {
+            for slot in m.iter_mut() {
+                *slot = d.u64()?;
+            }
         }
         let mut size_histogram = BTreeMap::new();
         for _ in 0..d.u64()?.min(1 << 16) {
@@ -310,14 +370,14 @@ impl LayerStats {
             unresolved: 0,
             mean_gap: 0.0,
             max_gap: 0,
-            scc_memory_bytes_per_position: f[0],
+            memory: PhaseMemory { retrograde: m[0], components: m[1], cycles: m[2], mapped: m[3] },
             seconds: PhaseSeconds {
-                retrograde: f[1],
-                scc: f[2],
-                bounds: f[3],
-                search: f[4],
-                search_cpu: f[5],
-                total: f[6],
+                retrograde: f[0],
+                scc: f[1],
+                bounds: f[2],
+                search: f[3],
+                search_cpu: f[4],
+                total: f[5],
             },
         })
     }
@@ -341,10 +401,16 @@ impl LayerStats {
             .collect();
         let _ = write!(out, "\"component_sizes\": {{{}}}, ", sizes.join(", "));
         let _ = write!(out, "\"question_nodes\": {}, ", self.question_nodes.to_json());
-        let timings = self.timings();
-        let _ = write!(out, "\"{}\": {:.2}, \"seconds\": {{", timings[0].0, timings[0].1);
+        let memory: Vec<String> =
+            self.memory.fields().iter().map(|(name, v)| format!("\"{name}\": {v}")).collect();
+        let _ = write!(
+            out,
+            "\"peak_memory_bytes\": {{{}}}, \"peak_bytes_per_position\": {:.2}, \"seconds\": {{",
+            memory.join(", "),
+            self.memory.peak() as f64 / self.positions.max(1) as f64
+        );
         let seconds: Vec<String> =
-            timings[1..].iter().map(|(name, v)| format!("\"{name}\": {v:.3}")).collect();
+            self.timings().iter().map(|(name, v)| format!("\"{name}\": {v:.3}")).collect();
         out += &seconds.join(", ");
         out += "}}";
         out
@@ -353,7 +419,7 @@ impl LayerStats {
     /// Header of the per-layer summary table.
     pub fn table_header() -> String {
         format!(
-            "{:>2} {:>11} {:>11} {:>10} {:>11} {:>9} {:>9} {:>10} {:>6} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "{:>2} {:>11} {:>11} {:>10} {:>11} {:>9} {:>9} {:>10} {:>6} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7} {:>5}",
             "n",
             "positions",
             "retrograde",
@@ -368,7 +434,8 @@ impl LayerStats {
             "scc s",
             "bound s",
             "srch s",
-            "total s"
+            "total s",
+            "B/pos"
         )
     }
 
@@ -376,7 +443,7 @@ impl LayerStats {
     pub fn table_row(&self) -> String {
         let s = &self.seconds;
         format!(
-            "{:>2} {:>11} {:>11} {:>10} {:>11} {:>9} {:>9} {:>10} {:>6.3} {:>3} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>7.2}",
+            "{:>2} {:>11} {:>11} {:>10} {:>11} {:>9} {:>9} {:>10} {:>6.3} {:>3} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>5.1}",
             self.seeds,
             self.positions,
             self.decided_by_retrograde,
@@ -391,7 +458,54 @@ impl LayerStats {
             s.scc,
             s.bounds,
             s.search,
-            s.total
+            s.total,
+            self.memory.peak() as f64 / self.positions.max(1) as f64
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> LayerStats {
+        let mut stats = LayerStats::new(9, 167_960);
+        stats.decided_by_retrograde = 6116;
+        stats.components.cycle_components = 1;
+        stats.components.size_histogram.insert("100000-999999".into(), 1);
+        stats.question_nodes.add(5000);
+        stats.seconds =
+            PhaseSeconds { retrograde: 0.5, scc: 1.5, bounds: 2.5, search: 3.5, search_cpu: 4.5, total: 9.0 };
+        stats
+    }
+
+    #[test]
+    fn figures_round_trip_with_their_memory() {
+        let mut stats = sample();
+        stats.memory =
+            PhaseMemory { retrograde: 1 << 20, components: 3 << 20, cycles: 5 << 20, mapped: 7 << 20 };
+        let mut e = Encoder::default();
+        stats.encode(&mut e);
+        assert_eq!(LayerStats::decode(&mut Decoder::new(&e.bytes)).unwrap(), stats);
+    }
+
+    /// Build directories written before the memory figures keep opening:
+    /// the first layout reads with its estimate dropped and no memory.
+    #[test]
+    fn the_first_layout_is_still_read() {
+        let stats = sample();
+        let mut e = Encoder::default();
+        stats.encode(&mut e);
+        // The first layout: no marker, the component search's estimate
+        // before the six timings, no memory figures.
+        let b = &e.bytes;
+        let (counts, timings, memory) = (8..8 + 20 * 8, 168..168 + 6 * 8, 216..216 + 4 * 8);
+        let mut first = b[counts].to_vec();
+        first.extend_from_slice(&16.5f64.to_le_bytes());
+        first.extend_from_slice(&b[timings]);
+        first.extend_from_slice(&b[memory.end..]);
+        let read = LayerStats::decode(&mut Decoder::new(&first)).unwrap();
+        assert_eq!(read, stats);
+        assert_eq!(read.memory, PhaseMemory::default());
     }
 }

@@ -1,0 +1,154 @@
+//! Resident memory of this process, as the operating system counts it, and
+//! its peaks per phase of a long computation.
+//!
+//! Two figures matter to someone sizing a machine for a build: anonymous
+//! memory (the heap: arrays, queues, stacks), which must fit in RAM, and
+//! file-backed memory (pages of memory-mapped files, such as the lower
+//! layers of a tablebase), which the kernel may drop and read again. Linux
+//! reports both in `/proc/self/status` (`RssAnon`, `RssFile`); elsewhere
+//! nothing is measured and the figures read 0.
+//!
+//! A [`PeakSampler`] reads them every few milliseconds on a thread of its
+//! own and keeps, per phase, the highest value seen. Sampling can miss a
+//! peak shorter than its period; the arrays that decide a big layer's peak
+//! live for seconds or minutes.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Resident memory of the process, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resident {
+    /// Anonymous pages: heap, stacks.
+    pub anonymous: u64,
+    /// Pages of mapped files (and shared memory).
+    pub file: u64,
+}
+
+/// The process's resident memory now; `None` where the system does not
+/// report it (anything but Linux).
+pub fn resident() -> Option<Resident> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_status(&status)
+}
+
+/// `RssAnon` and `RssFile` (+ `RssShmem`) of a `/proc/<pid>/status` text.
+fn parse_status(status: &str) -> Option<Resident> {
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kib * 1024)
+    };
+    let anonymous = field("RssAnon:")?;
+    let file = field("RssFile:")? + field("RssShmem:").unwrap_or(0);
+    Some(Resident { anonymous, file })
+}
+
+/// How often a [`PeakSampler`] reads the figures.
+const PERIOD: Duration = Duration::from_millis(10);
+
+/// Peaks of resident memory per phase, sampled on a background thread
+/// until dropped. Phases are numbered `0..phases`; [`PeakSampler::enter`]
+/// says which one runs.
+pub struct PeakSampler {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    stop: AtomicBool,
+    phase: AtomicUsize,
+    /// Per phase: peak anonymous, peak file-backed bytes.
+    anonymous: Vec<AtomicU64>,
+    file: Vec<AtomicU64>,
+}
+
+impl Shared {
+    fn sample(&self) {
+        if let Some(now) = resident() {
+            let phase = self.phase.load(Relaxed);
+            self.anonymous[phase].fetch_max(now.anonymous, Relaxed);
+            self.file[phase].fetch_max(now.file, Relaxed);
+        }
+    }
+}
+
+impl PeakSampler {
+    /// Starts sampling, in phase 0. If no thread can be started the
+    /// sampler still records the samples taken at each phase change.
+    pub fn start(phases: usize) -> PeakSampler {
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            phase: AtomicUsize::new(0),
+            anonymous: (0..phases.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            file: (0..phases.max(1)).map(|_| AtomicU64::new(0)).collect(),
+        });
+        shared.sample();
+        let looping = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("memory sampler".into())
+            .spawn(move || {
+                while !looping.stop.load(Relaxed) {
+                    looping.sample();
+                    std::thread::park_timeout(PERIOD);
+                }
+            })
+            .ok();
+        PeakSampler { shared, thread }
+    }
+
+    /// From now on samples count for `phase` (samples the end of the
+    /// previous phase and the start of this one).
+    pub fn enter(&self, phase: usize) {
+        self.shared.sample();
+        self.shared.phase.store(phase.min(self.shared.anonymous.len() - 1), Relaxed);
+        self.shared.sample();
+    }
+
+    /// Peak `(anonymous, file-backed)` bytes seen in `phase` so far.
+    pub fn peak(&self, phase: usize) -> (u64, u64) {
+        self.shared.sample();
+        let phase = phase.min(self.shared.anonymous.len() - 1);
+        (self.shared.anonymous[phase].load(Relaxed), self.shared.file[phase].load(Relaxed))
+    }
+}
+
+impl Drop for PeakSampler {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Relaxed);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_fields_are_read_in_bytes() {
+        let status = "Name:\tx\nVmRSS:\t  9000 kB\nRssAnon:\t    5000 kB\nRssFile:\t    3000 kB\nRssShmem:\t       1000 kB\n";
+        assert_eq!(parse_status(status), Some(Resident { anonymous: 5000 * 1024, file: 4000 * 1024 }));
+        assert_eq!(parse_status("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn a_phase_sees_an_array_it_touches() {
+        if resident().is_none() {
+            return; // not Linux: nothing to measure
+        }
+        // (Other tests share the process, so only a lower bound is sure:
+        // the array's own pages are resident while it lives.)
+        let sampler = PeakSampler::start(2);
+        sampler.enter(1);
+        let array = vec![1u8; 64 << 20];
+        std::hint::black_box(&array);
+        let during = sampler.peak(1).0;
+        drop(array);
+        assert!(during >= 64 << 20, "{during} bytes");
+    }
+}

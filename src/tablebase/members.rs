@@ -1,0 +1,124 @@
+//! The positions of a component's members, stored or unranked on demand.
+
+use crate::rank::{layer_positions_from, position_in_layer};
+use crate::rules::Position;
+
+/// Positions of the members of a component, in member order. Small
+/// components keep them (16 bytes each); a giant one (at 24 seeds, some 380
+/// million positions) unranks one on demand and walks the layer in index
+/// order to visit them all, so it costs no memory.
+pub(crate) struct MemberPositions<'a> {
+    n: u32,
+    members: &'a [u32],
+    stored: Option<Vec<Position>>,
+}
+
+/// Members handed to one thread at a time in a pass over a component.
+const MEMBER_CHUNK: usize = 1 << 14;
+
+/// Components up to this size keep their positions in memory.
+const STORE_LIMIT: usize = 1 << 22;
+
+impl<'a> MemberPositions<'a> {
+    pub fn new(n: u32, members: &'a [u32]) -> MemberPositions<'a> {
+        MemberPositions::with_limit(n, members, STORE_LIMIT)
+    }
+
+    pub(crate) fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {
+        // (Unranked on every thread: a few million members cost a
+        // noticeable part of a layer's bounds on one.)
+        let stored = (members.len() <= limit).then(|| {
+            use rayon::prelude::*;
+            members
+                .par_iter()
+                .map(|&m| position_in_layer(n, m as u64).expect("member of the layer"))
+                .collect()
+        });
+        MemberPositions { n, members, stored }
+    }
+
+    /// The position of member `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Position {
+        match &self.stored {
+            Some(positions) => positions[i],
+            None => position_in_layer(self.n, self.members[i] as u64).expect("member of the layer"),
+        }
+    }
+
+    /// Calls `visit(i, position)` for every member in order.
+    pub fn for_each(&self, visit: impl FnMut(usize, Position)) {
+        self.for_each_in(0..self.members.len(), visit);
+    }
+
+    /// Calls `visit(i, position, out)` for every member, a chunk of
+    /// members at a time on every thread, and gathers what it pushes, in
+    /// member order.
+    pub fn par_collect<T: Send>(&self, visit: impl Fn(usize, Position, &mut Vec<T>) + Sync) -> Vec<T> {
+        use rayon::prelude::*;
+        let members = self.members.len();
+        (0..members.div_ceil(MEMBER_CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                let mut out = Vec::new();
+                let range = c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members);
+                self.for_each_in(range, |i, position| visit(i, position, &mut out));
+                out.into_iter()
+            })
+            .collect()
+    }
+
+    /// Calls `visit(i, position)` for the members `range`, in order (the
+    /// parallel passes of the bounds hand each thread a range).
+    pub fn for_each_in(&self, range: std::ops::Range<usize>, mut visit: impl FnMut(usize, Position)) {
+        match &self.stored {
+            Some(positions) => positions[range.clone()].iter().zip(range).for_each(|(&p, i)| visit(i, p)),
+            None => {
+                let Some(&first) = self.members.get(range.start) else { return };
+                let mut next = range.start;
+                for (offset, position) in layer_positions_from(self.n, first as u64).enumerate() {
+                    if next == range.end {
+                        break;
+                    }
+                    if first as usize + offset == self.members[next] as usize {
+                        visit(next, position);
+                        next += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::layer_index;
+
+    #[test]
+    fn stored_and_unranked_member_positions_agree() {
+        let members: Vec<u32> = (0..layer_size_u32(6)).filter(|i| i % 7 == 3 || i % 11 == 0).collect();
+        let stored = MemberPositions::with_limit(6, &members, usize::MAX);
+        let unranked = MemberPositions::with_limit(6, &members, 0);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        stored.for_each(|i, p| a.push((i, p)));
+        unranked.for_each(|i, p| b.push((i, p)));
+        assert_eq!(a.len(), members.len());
+        assert_eq!(a, b);
+        // Any split into ranges visits the same members in the same order.
+        for cut in [0, 1, members.len() / 3, members.len() - 1, members.len()] {
+            let mut c = Vec::new();
+            unranked.for_each_in(0..cut, |i, p| c.push((i, p)));
+            stored.for_each_in(cut..members.len(), |i, p| c.push((i, p)));
+            assert_eq!(a, c, "cut at {cut}");
+        }
+        for i in [0, 5, members.len() - 1] {
+            assert_eq!(stored.get(i), unranked.get(i));
+            assert_eq!(layer_index(&stored.get(i)), members[i] as u64);
+        }
+    }
+
+    fn layer_size_u32(n: u32) -> u32 {
+        crate::rank::layer_size(n) as u32
+    }
+}
