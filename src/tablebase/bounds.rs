@@ -22,8 +22,9 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
+use super::checkpoint::GamesState;
 use super::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
-use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
+use super::layer::{Checkpointer, LayerSolver};
 use super::members::MemberPositions;
 use super::scc::Components;
 use crate::rank::layer_index;
@@ -47,12 +48,35 @@ impl BoundWork {
     }
 }
 
-/// A game state: position, its layer index, parity.
+/// A game state: position, its layer index, parity. Packed in 16 bytes
+/// (the pits as bytes, `2 × index + parity`): the games' frontiers can
+/// hold millions of them.
 #[derive(Clone, Copy)]
 pub(crate) struct State {
-    position: Position,
-    index: usize,
-    parity: usize,
+    pits: [u8; 12],
+    node: u32,
+}
+
+impl State {
+    #[inline]
+    fn new(position: &Position, index: usize, parity: usize) -> State {
+        State { pits: position.pits(), node: (2 * index + parity) as u32 }
+    }
+
+    #[inline]
+    fn position(&self) -> Position {
+        Position::new(self.pits)
+    }
+
+    #[inline]
+    fn index(&self) -> usize {
+        self.node as usize / 2
+    }
+
+    #[inline]
+    fn parity(&self) -> usize {
+        self.node as usize & 1
+    }
 }
 
 /// A component as a graph of game states, walked through moves and
@@ -70,12 +94,12 @@ impl StateGraph for ImplicitComponent<'_> {
 
     #[inline]
     fn node(&self, s: &State) -> usize {
-        2 * s.index + s.parity
+        s.node as usize
     }
 
     #[inline]
     fn parity(&self, s: &State) -> usize {
-        s.parity
+        s.parity()
     }
 
     fn for_each_state(&self, mut visit: impl FnMut(State)) {
@@ -83,31 +107,32 @@ impl StateGraph for ImplicitComponent<'_> {
         // giant component the list would not fit.)
         self.positions.for_each(|i, position| {
             let index = self.members[i] as usize;
-            visit(State { position, index, parity: 0 });
-            visit(State { position, index, parity: 1 });
+            visit(State::new(&position, index, 0));
+            visit(State::new(&position, index, 1));
         });
     }
 
     #[inline]
     fn for_each_child(&self, s: &State, mut visit: impl FnMut(State)) {
-        for pit in s.position.legal_moves() {
-            let played = s.position.play(pit);
+        let position = s.position();
+        for pit in position.legal_moves() {
+            let played = position.play(pit);
             if played.captured > 0 {
                 continue;
             }
             let index = layer_index(&played.child) as usize;
             if self.ids[index] == self.component {
-                visit(State { position: played.child, index, parity: 1 - s.parity });
+                visit(State::new(&played.child, index, 1 - s.parity()));
             }
         }
     }
 
     #[inline]
     fn for_each_parent(&self, s: &State, mut visit: impl FnMut(State)) {
-        s.position.quiet_parents(|parent, _| {
+        s.position().quiet_parents(|parent, _| {
             let index = layer_index(&parent) as usize;
             if self.ids[index] == self.component {
-                visit(State { position: parent, index, parity: 1 - s.parity });
+                visit(State::new(&parent, index, 1 - s.parity()));
             }
         });
     }
@@ -117,8 +142,8 @@ impl ParallelStateGraph for ImplicitComponent<'_> {
     fn par_collect<T: Send>(&self, visit: impl Fn(State, &mut Vec<T>) + Sync) -> Vec<T> {
         self.positions.par_collect(|i, position, out| {
             let index = self.members[i] as usize;
-            visit(State { position, index, parity: 0 }, out);
-            visit(State { position, index, parity: 1 }, out);
+            visit(State::new(&position, index, 0), out);
+            visit(State::new(&position, index, 1), out);
         })
     }
 }
@@ -197,20 +222,14 @@ impl LayerSolver<'_> {
                     .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
             }
             if t < first && checkpoints.due() {
-                let mut state = Vec::with_capacity(4 * members.len());
-                for &m in members {
-                    let m = m as usize;
-                    state.extend_from_slice(&win[2 * m..2 * m + 2]);
-                    state.extend_from_slice(&open[2 * m..2 * m + 2]);
-                }
-                let step = Step::Bounds { t, safety_rounds, state };
-                self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
+                let games = GamesState { members, win, open };
+                self.checkpoint_games(checkpoints, (k, t, safety_rounds), components, &games)?;
             }
             let entries = &self.entries;
-            let may_join = |s: &State| s.parity == 0 || entries.interval(s.index).1 <= n - t;
+            let may_join = |s: &State| s.parity() == 0 || entries.interval(s.index()).1 <= n - t;
             let good = |s: &State| {
-                let own = s.position.own_seeds() as u8;
-                (if s.parity == 0 { own } else { n - own }) >= t
+                let own = s.position().own_seeds() as u8;
+                (if s.parity() == 0 { own } else { n - own }) >= t
             };
             // The threshold's new entries, then the games from them.
             let frontier = {
@@ -222,7 +241,7 @@ impl LayerSolver<'_> {
                     let m = members[i] as usize;
                     (x_entry(i, t) && win[2 * m].load(Relaxed) == 0).then(|| {
                         win[2 * m].store(t, Relaxed);
-                        State { position: positions.get(i), index: m, parity: 0 }
+                        State::new(&positions.get(i), m, 0)
                     })
                 };
                 // (All counts first: they are taken before anything new is
@@ -285,7 +304,7 @@ fn count_not_won(
     if win[2 * m + 1].load(Relaxed) != 0 {
         return None;
     }
-    let state = State { position: positions.get(i), index: m, parity: 1 };
+    let state = State::new(&positions.get(i), m, 1);
     let mut not_won = 0;
     graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) == 0) as u8);
     open[2 * m + 1].store(not_won, Relaxed);

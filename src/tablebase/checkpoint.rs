@@ -31,6 +31,30 @@ use super::stats::LayerStats;
 
 const MAGIC: &[u8; 8] = b"OWCKPT02";
 
+/// The threshold games' state of a component, read from the work arrays:
+/// per member `win(q,0), win(q,1), open(q,0), open(q,1)`.
+pub(crate) struct GamesState<'s> {
+    pub members: &'s [u32],
+    pub win: &'s [u8],
+    pub open: &'s [u8],
+}
+
+impl GamesState<'_> {
+    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut buffer = Vec::with_capacity(1 << 18);
+        for chunk in self.members.chunks(1 << 16) {
+            buffer.clear();
+            for &m in chunk {
+                let m = m as usize;
+                buffer.extend_from_slice(&self.win[2 * m..2 * m + 2]);
+                buffer.extend_from_slice(&self.open[2 * m..2 * m + 2]);
+            }
+            out.write_all(&buffer)?;
+        }
+        Ok(())
+    }
+}
+
 /// The first layout's magic.
 const EARLIER_MAGIC: &[u8; 8] = b"OWCKPT01";
 
@@ -60,14 +84,30 @@ impl LayerSolver<'_> {
         cursor: &Cursor,
         components: Option<&Components>,
     ) -> io::Result<()> {
-        checkpoints.save(&mut |out| self.write_snapshot(cursor, components, out))
+        checkpoints.save(&mut |out| self.write_snapshot(cursor, components, None, out))
     }
 
-    /// Streams the whole state at a safe point (layout above).
+    /// Offers a snapshot taken inside the threshold games of component `k`
+    /// (thresholds above `t` solved): their state is streamed from the
+    /// work arrays, not copied (at 24 seeds a copy would be 1.4 GB).
+    pub(crate) fn checkpoint_games(
+        &self,
+        checkpoints: &mut dyn Checkpointer,
+        (k, t, safety_rounds): (usize, u8, u32),
+        components: &Components,
+        games: &GamesState,
+    ) -> io::Result<()> {
+        let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: Vec::new() } };
+        checkpoints.save(&mut |out| self.write_snapshot(&cursor, Some(components), Some(games), out))
+    }
+
+    /// Streams the whole state at a safe point (layout above); `games`,
+    /// if given, is the state of a `Step::Bounds` cursor.
     pub(crate) fn write_snapshot(
         &self,
         cursor: &Cursor,
         components: Option<&Components>,
+        games: Option<&GamesState>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let mut e = Encoder::default();
@@ -94,7 +134,15 @@ impl LayerSolver<'_> {
                         e.u8(1);
                         e.u8(*t);
                         e.u32(*safety_rounds);
-                        e.blob(state);
+                        match games {
+                            Some(games) => {
+                                out.write_all(&e.bytes)?;
+                                e.bytes.clear();
+                                out.write_all(&(4 * games.members.len() as u64).to_le_bytes())?;
+                                games.write(out)?;
+                            }
+                            None => e.blob(state),
+                        }
                     }
                     Step::Search { lower, upper, done } => {
                         e.u8(2);
@@ -213,12 +261,12 @@ mod tests {
         let mut solver = LayerSolver::new(4, &lower, budget);
         solver.retrograde_only();
         let mut bytes = Vec::new();
-        solver.write_snapshot(&Cursor::Retrograded, None, &mut bytes).unwrap();
+        solver.write_snapshot(&Cursor::Retrograded, None, None, &mut bytes).unwrap();
         let (restored, cursor, components) = LayerSolver::restore(4, &lower, budget, &bytes).unwrap();
         assert_eq!(cursor, Cursor::Retrograded);
         assert!(components.is_none());
         let mut again = Vec::new();
-        restored.write_snapshot(&cursor, None, &mut again).unwrap();
+        restored.write_snapshot(&cursor, None, None, &mut again).unwrap();
         assert_eq!(again, bytes);
         let (finished, _) = restored.run(cursor, None, &mut NoCheckpoints).unwrap();
         let (straight, _) = LayerSolver::new(4, &lower, budget).solve();
@@ -227,5 +275,50 @@ mod tests {
             assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut]).is_err());
         }
         assert!(LayerSolver::restore(3, &lower, budget, &bytes).is_err());
+    }
+
+    /// A snapshot inside the threshold games, streamed from the work
+    /// arrays, has the bytes of one that copies their state, and resumes
+    /// to the layer of a build never interrupted.
+    #[test]
+    fn games_states_are_streamed_as_they_would_be_copied() {
+        let mut lower = SolvedLayers::new();
+        for n in 0..6 {
+            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
+            lower.push(LayerBytes::Owned(bytes));
+        }
+        let mut solver = LayerSolver::new(6, &lower, SearchBudget::NONE);
+        solver.retrograde_only();
+        let components = solver.components();
+        let members = components.of(0);
+        assert!(members.len() > 1000);
+        // Some made-up state of the games, different per member.
+        let size = solver.size;
+        let win: Vec<u8> = (0..2 * size).map(|i| (i % 7) as u8).collect();
+        let open: Vec<u8> = (0..2 * size).map(|i| (i % 5) as u8).collect();
+        let mut state = Vec::new();
+        for &m in members {
+            let m = m as usize;
+            state.extend_from_slice(&win[2 * m..2 * m + 2]);
+            state.extend_from_slice(&open[2 * m..2 * m + 2]);
+        }
+        let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state } };
+        let mut copied = Vec::new();
+        solver.write_snapshot(&cursor, Some(&components), None, &mut copied).unwrap();
+        let games = GamesState { members, win: &win, open: &open };
+        struct Keep(Vec<u8>);
+        impl Checkpointer for Keep {
+            fn due(&mut self) -> bool {
+                true
+            }
+            fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+                write(&mut self.0)
+            }
+        }
+        let mut streamed = Keep(Vec::new());
+        solver.checkpoint_games(&mut streamed, (0, 3, 2), &components, &games).unwrap();
+        assert!(streamed.0 == copied);
+        let (_, restored, _) = LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied).unwrap();
+        assert_eq!(restored, cursor);
     }
 }

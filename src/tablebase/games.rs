@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::frontier::Frontier;
+
 /// A graph of game states: every move goes from a state of one parity to a
 /// state of the other.
 pub(crate) trait StateGraph {
@@ -326,29 +328,22 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
 /// frontier is shared among threads.
 fn walk_frontiers<G: ParallelStateGraph>(
     g: &G,
-    mut frontier: Vec<G::State>,
+    frontier: Vec<G::State>,
     takes: impl Fn(&G::State) -> bool + Sync,
 ) where
     G::State: Send + Sync,
 {
-    let step = |chunk: &[G::State]| {
-        let mut next = Vec::new();
-        for s in chunk {
-            g.for_each_parent(s, |p| {
-                if takes(&p) {
-                    next.push(p);
-                }
-            });
-        }
-        next
-    };
+    let mut frontier = Frontier::new(frontier);
     while !frontier.is_empty() {
-        // A small frontier costs more to share out than to walk.
-        frontier = if frontier.len() <= FRONTIER_CHUNK {
-            step(&frontier)
-        } else {
-            frontier.par_chunks(FRONTIER_CHUNK).flat_map_iter(step).collect()
-        };
+        frontier = frontier.expand(FRONTIER_CHUNK, |chunk, next| {
+            for s in chunk {
+                g.for_each_parent(s, |p| {
+                    if takes(&p) {
+                        next.push(p);
+                    }
+                });
+            }
+        });
     }
 }
 

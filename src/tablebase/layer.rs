@@ -24,7 +24,7 @@ use super::layer_entries::LayerEntries;
 use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
-use crate::memory::PeakSampler;
+use crate::memory::{release_free_memory, PeakSampler};
 use crate::progress::{Observer, SILENT};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
@@ -276,6 +276,7 @@ impl<'a> LayerSolver<'a> {
         let seconds_before = self.stats.seconds.total;
         let memory = PeakSampler::start(3);
         loop {
+            release_free_memory();
             memory.enter(match cursor {
                 Cursor::Start | Cursor::Propagating { .. } => 0,
                 Cursor::Retrograded => 1,
@@ -329,6 +330,7 @@ impl<'a> LayerSolver<'a> {
             return Err(LayerError::Contradiction(found));
         }
         drop(components);
+        release_free_memory();
         let bytes = self.entries.packed();
         self.record_memory(&memory);
         self.stats.finish(&bytes);

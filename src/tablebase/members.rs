@@ -3,10 +3,11 @@
 use crate::rank::{layer_positions_from, position_in_layer};
 use crate::rules::Position;
 
-/// Positions of the members of a component, in member order. Small
-/// components keep them (16 bytes each); a giant one (at 24 seeds, some 380
-/// million positions) unranks one on demand and walks the layer in index
-/// order to visit them all, so it costs no memory.
+/// Positions of the members of a component, in member order. A sparse
+/// component keeps them (16 bytes each); a dense one (at 24 seeds the giant
+/// component holds 86% of the layer) walks the layer from its first member
+/// and picks its members on the way, which costs no memory and, at a few
+/// positions walked per member, about as much time as unranking each.
 pub(crate) struct MemberPositions<'a> {
     n: u32,
     members: &'a [u32],
@@ -16,12 +17,22 @@ pub(crate) struct MemberPositions<'a> {
 /// Members handed to one thread at a time in a pass over a component.
 const MEMBER_CHUNK: usize = 1 << 14;
 
-/// Components up to this size keep their positions in memory.
-const STORE_LIMIT: usize = 1 << 22;
+/// Components up to this size always keep their positions.
+const ALWAYS_STORED: usize = 1 << 12;
+
+/// A component spanning more than this many layer positions per member is
+/// sparse: walking it would cost more than unranking its members, and
+/// storing them costs at most a quarter of a byte per position it spans.
+const SPARSE_SPAN: usize = 64;
 
 impl<'a> MemberPositions<'a> {
     pub fn new(n: u32, members: &'a [u32]) -> MemberPositions<'a> {
-        MemberPositions::with_limit(n, members, STORE_LIMIT)
+        let span = match (members.first(), members.last()) {
+            (Some(&first), Some(&last)) => (last - first) as usize + 1,
+            _ => 0,
+        };
+        let store = members.len() <= ALWAYS_STORED || members.len().saturating_mul(SPARSE_SPAN) < span;
+        MemberPositions::with_limit(n, members, if store { usize::MAX } else { 0 })
     }
 
     pub(crate) fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {

@@ -21,6 +21,7 @@ mod cycle_search;
 pub mod entry;
 pub mod export;
 pub mod file;
+mod frontier;
 mod games;
 pub mod improve;
 mod layer;

@@ -39,8 +39,13 @@ impl LayerSolver<'_> {
         self.progress.position(components.starts[first] as u64);
         for k in first..components.count() {
             let members = components.of(k);
-            let work = work.get_or_insert_with(|| BoundWork::new(self.size));
-            self.resolve_cycle(components, k, std::mem::replace(&mut step, Step::Begin), work, checkpoints)?;
+            self.resolve_cycle(
+                components,
+                k,
+                std::mem::replace(&mut step, Step::Begin),
+                &mut work,
+                checkpoints,
+            )?;
             self.propagate_component(components, k);
             self.progress.advance(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
@@ -69,7 +74,7 @@ impl LayerSolver<'_> {
         components: &Components,
         k: usize,
         step: Step,
-        work: &mut BoundWork,
+        work: &mut Option<BoundWork>,
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<()> {
         let members = components.of(k);
@@ -84,8 +89,15 @@ impl LayerSolver<'_> {
                     _ => None,
                 };
                 let parallel = self.parallel_games(components, k);
+                let arrays = work.get_or_insert_with(|| BoundWork::new(self.size));
                 let bounds =
-                    self.cycle_bounds(components, k, &positions, work, resume, checkpoints, parallel)?;
+                    self.cycle_bounds(components, k, &positions, arrays, resume, checkpoints, parallel)?;
+                // The work arrays (6 bytes a position) are kept for the
+                // next component, unless this one was most of the layer:
+                // then they make room for its decisions.
+                if 4 * members.len() >= self.size {
+                    *work = None;
+                }
                 self.stats.seconds.bounds += clock.elapsed().as_secs_f64();
                 self.stats.safety_rounds += bounds.safety_rounds as u64;
                 (bounds.lower, bounds.upper, Vec::new())

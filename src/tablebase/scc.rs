@@ -21,10 +21,14 @@ use rayon::prelude::*;
 
 use super::layer::LayerSolver;
 use super::split::{cycle_components, SplitGraph, TO_SPLIT};
-use crate::rank::{layer_index, layer_positions_from, position_in_layer};
+use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
 
 pub(crate) use super::split::NONE;
+
+/// Gaps between two wanted positions up to this many are stepped across
+/// rather than unranked.
+const STEP_ACROSS: usize = 24;
 
 /// Parts of at most this many positions go to Pearce's algorithm.
 pub(crate) const PEARCE_UP_TO: usize = 1 << 20;
@@ -127,6 +131,29 @@ impl SplitGraph for QuietMoves {
     fn walk(&self, range: Range<usize>, mut visit: impl FnMut(usize, Position)) {
         let positions = layer_positions_from(self.n, range.start as u64).take(range.len());
         range.zip(positions).for_each(|(i, p)| visit(i, p));
+    }
+
+    fn walk_sorted(&self, indexes: &[u32], mut visit: impl FnMut(usize, Position)) {
+        // Stepping to the next position costs a few nanoseconds, unranking
+        // about a hundred: step across short gaps, unrank across long ones.
+        let mut walker: Option<(usize, LayerPositions)> = None;
+        for &index in indexes {
+            let index = index as usize;
+            let position = match &mut walker {
+                Some((at, positions)) if index - *at <= STEP_ACROSS => {
+                    let position = positions.nth(index - *at).expect("index inside the layer");
+                    *at = index + 1;
+                    position
+                }
+                _ => {
+                    let mut positions = layer_positions_from(self.n, index as u64);
+                    let position = positions.next().expect("index inside the layer");
+                    walker = Some((index + 1, positions));
+                    position
+                }
+            };
+            visit(index, position);
+        }
     }
 
     #[inline]

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
 
 use rayon::prelude::*;
 
+use super::frontier::Frontier;
 use crate::progress::Observer;
 use crate::text::thousands;
 
@@ -44,6 +45,10 @@ pub(crate) trait SplitGraph: Sync {
     fn node(&self, index: usize) -> Self::Node;
     /// Calls `visit(index, node)` for the nodes of `range`, in order.
     fn walk(&self, range: Range<usize>, visit: impl FnMut(usize, Self::Node));
+    /// Calls `visit(index, node)` for the nodes of `indexes` (increasing).
+    fn walk_sorted(&self, indexes: &[u32], mut visit: impl FnMut(usize, Self::Node)) {
+        indexes.iter().for_each(|&i| visit(i as usize, self.node(i as usize)));
+    }
     fn for_each_child(&self, node: &Self::Node, visit: impl FnMut(Self::Node));
     fn for_each_parent(&self, node: &Self::Node, visit: impl FnMut(Self::Node));
 }
@@ -296,14 +301,14 @@ impl<G: SplitGraph> Finder<'_, G> {
                 }
                 self.degree[i].store(degree.min(STUCK as u32) as u8, Relaxed);
             });
-            let mut frontier = self.walk(label, |i, node, out| {
+            let mut frontier = self.walk(label, |i, _, out| {
                 if self.degree[i].load(Relaxed) == 0 {
                     self.labels[i].store(NONE, Relaxed);
-                    out.push(*node);
+                    out.push(i as u32);
                 }
             });
             while !frontier.is_empty() {
-                frontier = self.expand(&frontier, forward, |index| {
+                frontier = self.expand(frontier, forward, |index| {
                     self.label(index) == label && self.release(index) && {
                         self.labels[index].store(NONE, Relaxed);
                         true
@@ -315,32 +320,28 @@ impl<G: SplitGraph> Finder<'_, G> {
     }
 
     /// The next frontier: the children (`forward`) or parents of the nodes
-    /// of `frontier` that `take` claims (it must claim each at most once).
-    fn expand(
-        &self,
-        frontier: &[G::Node],
-        forward: bool,
-        take: impl Fn(usize) -> bool + Sync,
-    ) -> Vec<G::Node> {
-        frontier
-            .par_chunks(FRONTIER_CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut out = Vec::new();
-                for node in chunk {
-                    let mut offer = |relative: G::Node| {
-                        if take(self.graph.index(&relative)) {
-                            out.push(relative);
-                        }
-                    };
-                    if forward {
-                        self.graph.for_each_child(node, &mut offer);
-                    } else {
-                        self.graph.for_each_parent(node, &mut offer);
+    /// of `frontier` that `take` claims (it must claim each at most once),
+    /// sorted. (Frontiers hold indexes, 4 bytes a node, and are walked in
+    /// order: a frontier can hold a fifth of a layer.)
+    fn expand(&self, frontier: Vec<u32>, forward: bool, take: impl Fn(usize) -> bool + Sync) -> Vec<u32> {
+        let next = Frontier::new(frontier).expand(FRONTIER_CHUNK, |chunk, out| {
+            self.graph.walk_sorted(chunk, |_, node| {
+                let mut offer = |relative: G::Node| {
+                    let index = self.graph.index(&relative);
+                    if take(index) {
+                        out.push(index as u32);
                     }
+                };
+                if forward {
+                    self.graph.for_each_child(&node, &mut offer);
+                } else {
+                    self.graph.for_each_parent(&node, &mut offer);
                 }
-                out.into_iter()
             })
-            .collect()
+        });
+        let mut next = next.into_vec();
+        next.par_sort_unstable();
+        next
     }
 
     /// A pivot for part `label`: the end of a walk along moves inside the
@@ -383,9 +384,9 @@ impl<G: SplitGraph> Finder<'_, G> {
         let count = thousands(count as u64);
         self.progress.detail(&format!("{}: components: forward in {count} positions", self.what));
         self.labels[pivot].store(reached, Relaxed);
-        let mut frontier = vec![start];
+        let mut frontier = vec![pivot as u32];
         while !frontier.is_empty() {
-            frontier = self.expand(&frontier, true, |index| claim(index, label, reached));
+            frontier = self.expand(frontier, true, |index| claim(index, label, reached));
         }
         // Backward inside what was reached: what reaches the pivot is its
         // component. A member keeps the parity of its distance to the
@@ -396,10 +397,10 @@ impl<G: SplitGraph> Finder<'_, G> {
         self.degree[pivot].store(0, Relaxed);
         self.labels[pivot].store(component, Release);
         let odd = AtomicBool::new(false);
-        let mut frontier = vec![start];
+        let mut frontier = vec![pivot as u32];
         let mut parity = 0u8;
         while !frontier.is_empty() {
-            frontier = self.expand(&frontier, false, |index| {
+            frontier = self.expand(frontier, false, |index| {
                 let found = self.labels[index].load(Acquire);
                 if found == component {
                     if self.degree[index].load(Relaxed) == parity {
