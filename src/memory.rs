@@ -78,8 +78,10 @@ struct Shared {
 
 impl Shared {
     fn sample(&self) {
+        // (The phase first: a sample read after a phase change belongs to
+        // the new phase.)
+        let phase = self.phase.load(Relaxed);
         if let Some(now) = resident() {
-            let phase = self.phase.load(Relaxed);
             self.anonymous[phase].fetch_max(now.anonymous, Relaxed);
             self.file[phase].fetch_max(now.file, Relaxed);
         }

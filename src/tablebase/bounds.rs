@@ -60,6 +60,7 @@ pub(crate) struct State {
 impl State {
     #[inline]
     fn new(position: &Position, index: usize, parity: usize) -> State {
+        debug_assert!(index < 1 << 31, "a layer index fits in 31 bits");
         State { pits: position.pits(), node: (2 * index + parity) as u32 }
     }
 

@@ -274,6 +274,9 @@ impl<'a> LayerSolver<'a> {
     ) -> Result<(Vec<u8>, LayerStats, Option<Audit>), LayerError> {
         let started = Instant::now();
         let seconds_before = self.stats.seconds.total;
+        // (Memory freed before, such as a checkpoint just read, is handed
+        // back first so that it does not count.)
+        release_free_memory();
         let memory = PeakSampler::start(3);
         loop {
             release_free_memory();

@@ -46,7 +46,6 @@ impl LayerSolver<'_> {
                 &mut work,
                 checkpoints,
             )?;
-            self.propagate_component(components, k);
             self.progress.advance(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
                 let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
@@ -56,11 +55,10 @@ impl LayerSolver<'_> {
         Ok(())
     }
 
-    /// Tells the parents of component `k`'s (decided) members, and so on
-    /// by retrograde analysis: the positions on no cycle that only waited
-    /// for this component are decided.
-    fn propagate_component(&mut self, components: &Components, k: usize) {
-        let positions = MemberPositions::new(self.n, components.of(k));
+    /// Tells the parents of a decided component's members, and so on by
+    /// retrograde analysis: the positions on no cycle that only waited for
+    /// this component are decided.
+    fn propagate_component(&mut self, positions: &MemberPositions) {
         let mut frontier = positions.par_collect(|_, position, out| out.extend(self.propagate(&position)));
         while !frontier.is_empty() {
             self.stats.decided_acyclic += frontier.len() as u64;
@@ -68,7 +66,8 @@ impl LayerSolver<'_> {
         }
     }
 
-    /// Bounds, then search, then the decision of one cycle component.
+    /// Bounds, then search, then the decision of one cycle component, and
+    /// what that decides by propagation.
     fn resolve_cycle(
         &mut self,
         components: &Components,
@@ -93,8 +92,8 @@ impl LayerSolver<'_> {
                 let bounds =
                     self.cycle_bounds(components, k, &positions, arrays, resume, checkpoints, parallel)?;
                 // The work arrays (6 bytes a position) are kept for the
-                // next component, unless this one was most of the layer:
-                // then they make room for its decisions.
+                // next component, unless this one was a quarter of the
+                // layer or more: then they make room for its decisions.
                 if 4 * members.len() >= self.size {
                     *work = None;
                 }
@@ -183,6 +182,7 @@ impl LayerSolver<'_> {
             };
             self.entries.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
         }
+        self.propagate_component(&positions);
         Ok(())
     }
 

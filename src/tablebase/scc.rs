@@ -140,7 +140,7 @@ impl SplitGraph for QuietMoves {
         for &index in indexes {
             let index = index as usize;
             let position = match &mut walker {
-                Some((at, positions)) if index - *at <= STEP_ACROSS => {
+                Some((at, positions)) if index >= *at && index - *at <= STEP_ACROSS => {
                     let position = positions.nth(index - *at).expect("index inside the layer");
                     *at = index + 1;
                     position

@@ -45,7 +45,7 @@ pub(crate) trait SplitGraph: Sync {
     fn node(&self, index: usize) -> Self::Node;
     /// Calls `visit(index, node)` for the nodes of `range`, in order.
     fn walk(&self, range: Range<usize>, visit: impl FnMut(usize, Self::Node));
-    /// Calls `visit(index, node)` for the nodes of `indexes` (increasing).
+    /// Calls `visit(index, node)` for the nodes of `indexes` (sorted).
     fn walk_sorted(&self, indexes: &[u32], mut visit: impl FnMut(usize, Self::Node)) {
         indexes.iter().for_each(|&i| visit(i as usize, self.node(i as usize)));
     }
@@ -74,7 +74,9 @@ pub(crate) fn cycle_components<G: SplitGraph>(
     what: &str,
 ) -> CycleComponents {
     let size = graph.size();
-    assert!(size < TO_SPLIT as usize, "graph too large for 32-bit labels");
+    // Labels count up from TO_SPLIT + 1, two per split, at most one split
+    // per node (each settles its pivot), and stay below NONE.
+    assert!(size < (1 << 30) - 1, "graph too large for 32-bit labels");
     let mut finder = Finder {
         graph,
         labels,
@@ -184,7 +186,8 @@ struct Finder<'s, G: SplitGraph> {
 impl<G: SplitGraph> Finder<'_, G> {
     fn new_label(&mut self) -> u32 {
         let label = self.next_label;
-        // Two labels per split, and each split settles at least its pivot.
+        // (Two labels per split, each split settles at least its pivot, and
+        // the graph has fewer than 2^30 - 1 nodes: this cannot fail.)
         assert!(label < NONE, "component labels exhausted");
         self.next_label += 1;
         label
@@ -200,8 +203,8 @@ impl<G: SplitGraph> Finder<'_, G> {
     fn split_all(&mut self) -> Vec<Piece> {
         let mut pieces = Vec::new();
         // (The whole graph is not trimmed first: after retrograde analysis
-        // little of a layer is on no cycle, and that little is trimmed from
-        // the parts the first split leaves.)
+        // no undecided position is childless and few are on no cycle; those
+        // few are trimmed from the parts the first split leaves.)
         let mut stack = vec![Task::Split { label: TO_SPLIT, trim: false }];
         while let Some(task) = stack.pop() {
             let (label, trim) = match task {

@@ -158,7 +158,8 @@ impl NodeHistogram {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ComponentStats {
-    /// Strongly connected components of two or more positions.
+    /// Cycle components: strongly connected components of two or more
+    /// positions (or one that moves to itself).
     pub cycle_components: u64,
     /// The same, counted on game states (1 or 2 per position component).
     pub game_state_components: u64,
@@ -167,7 +168,7 @@ pub struct ComponentStats {
     pub largest: u64,
     /// Game states in the largest game-state component.
     pub largest_game_state: u64,
-    /// Components of two or more positions by size class.
+    /// Cycle components by size class.
     pub size_histogram: BTreeMap<String, u64>,
 }
 
@@ -183,7 +184,8 @@ pub struct LayerStats {
     pub decided_by_retrograde: u64,
     /// Frontiers the retrograde phase propagated, one round each.
     pub retrograde_rounds: u64,
-    /// Undecided after retrograde, on no cycle, decided in component order.
+    /// Undecided after the retrograde phase, on no cycle: decided by
+    /// retrograde propagation once the cycle components below them were.
     pub decided_acyclic: u64,
     /// The strongly connected components of the layer's quiet moves.
     pub components: ComponentStats,
