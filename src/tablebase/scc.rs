@@ -31,7 +31,7 @@ pub(crate) use super::split::NONE;
 const STEP_ACROSS: usize = 24;
 
 /// Parts of at most this many positions go to Pearce's algorithm.
-pub(crate) const PEARCE_UP_TO: usize = 1 << 20;
+pub(crate) const PEARCE_UP_TO: usize = 1 << 16;
 
 /// The cycle components, sinks first.
 pub struct Components {
