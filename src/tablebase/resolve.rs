@@ -62,7 +62,7 @@ impl LayerSolver<'_> {
         let mut frontier = positions.par_collect(|_, position, out| out.extend(self.propagate(&position)));
         while !frontier.is_empty() {
             self.stats.decided_acyclic += frontier.len() as u64;
-            frontier = frontier.par_iter().flat_map_iter(|p| self.propagate(p).into_iter()).collect();
+            frontier = self.next_frontier(&frontier);
         }
     }
 

@@ -50,6 +50,12 @@ impl LayerSolver<'_> {
     pub(crate) fn propagate_round(&mut self, frontier: &[Position]) -> Vec<Position> {
         self.stats.retrograde_rounds += 1;
         self.progress.detail(&format!("{} seeds: propagate {}", self.n, self.stats.retrograde_rounds));
+        self.next_frontier(frontier)
+    }
+
+    /// The positions that telling the parents of `frontier` decides (every
+    /// thread; the set does not depend on their order).
+    pub(crate) fn next_frontier(&self, frontier: &[Position]) -> Vec<Position> {
         frontier.par_iter().flat_map_iter(|child| self.propagate(child).into_iter()).collect()
     }
 
