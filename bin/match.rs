@@ -1,49 +1,72 @@
-//! `match`: our engine with an opening book against itself without one (or
-//! with another book), N games from the start, colours alternated.
+//! `match`: our engine against itself, each side with its own opening book
+//! and endgame table (ours or the engine's files, or none), from a set of
+//! distinct balanced openings, each played with both colours.
 
 mod common;
 
-use common::say;
+use common::{note, say};
 use std::path::PathBuf;
+use std::time::Duration;
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use clap::Parser;
 
 use common::run;
-use oware::book::eval::{LeafEvaluator, Negamax, SearchEvaluator};
-use oware::book::play::{run_match, MatchOptions, Player};
+use oware::book::eval::Negamax;
+use oware::book::play::{opening_set, run_match, BookRule, MatchOptions, Mover, OpeningSetOptions, Player};
 use oware::book::AnyBook;
+use oware::search::Limits;
+use oware::tablebase::open_any;
 
-/// Plays engine + book A against engine + book B (or no book).
+/// Plays engine + A's books against engine + B's books.
 #[derive(Parser)]
 #[command(version, about)]
 struct Args {
-    /// Games to play (A has South in the even ones).
-    #[arg(long, short = 'g', default_value_t = 20)]
-    games: usize,
-    /// Node limit per move of the engine (both players).
-    #[arg(long, default_value_t = 20_000)]
-    nodes: u64,
-    /// Player A's book (a book directory or an engine book file).
+    /// Openings to play, each twice with colours swapped.
+    #[arg(long, default_value_t = 200)]
+    openings: usize,
+    /// Plies from the start of every opening.
+    #[arg(long, default_value_t = 4)]
+    opening_plies: usize,
+    /// Openings a depth-10 search values further than this from 0 (engine
+    /// units, 25 per seed) are left out.
+    #[arg(long, default_value_t = 50)]
+    max_imbalance: i32,
+    /// Node limit of each move's search (both players).
+    #[arg(long, conflicts_with = "time_ms")]
+    nodes: Option<u64>,
+    /// Time limit of each move's search in milliseconds (both players; the
+    /// result then depends on the machine and its load).
+    #[arg(long)]
+    time_ms: Option<u64>,
+    /// Player A's opening book (a book directory or an engine book file).
     #[arg(long)]
     book_a: Option<PathBuf>,
-    /// Player B's book (default: none).
+    /// Player B's opening book (default: none).
     #[arg(long)]
     book_b: Option<PathBuf>,
-    /// Book moves within this many engine units of the best are played.
-    #[arg(long, default_value_t = 10.0)]
+    /// Player A's endgame table (ours, a build directory or an engine file).
+    #[arg(long)]
+    tablebase_a: Option<PathBuf>,
+    /// Player B's endgame table (default: none).
+    #[arg(long)]
+    tablebase_b: Option<PathBuf>,
+    /// Book moves within this many engine units of the best are played, at
+    /// random (0: the best only; the engine uses 10).
+    #[arg(long, default_value_t = 0.0)]
     margin: f64,
-    /// Uniformly random plies at the start of each pair of games (without
-    /// them, two deterministic engines replay only a few distinct games).
-    #[arg(long, default_value_t = 2)]
-    random_plies: usize,
+    /// Leave the book when the best move's count (expansions beneath it in
+    /// our books, visits in DOE books) is below this.
+    #[arg(long, default_value_t = 0)]
+    min_count: u64,
     /// Games longer than this are adjudicated (each side takes its row).
     #[arg(long, default_value_t = 400)]
     max_plies: usize,
+    /// The seed of the opening sample and of random book choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The engine: `search` (our alpha-beta search) or `negamax` (the
-    /// simple fixed evaluator the book tests use).
+    /// simple fixed evaluator the book tests use; no tablebase).
     #[arg(long, default_value = "search")]
     engine: String,
     /// One line per game.
@@ -51,54 +74,70 @@ struct Args {
     verbose: bool,
 }
 
-/// The engine both players use, with a node limit per move.
-fn engine(kind: &str, nodes: u64) -> anyhow::Result<Box<dyn LeafEvaluator>> {
-    Ok(match kind {
-        "search" => Box::new(SearchEvaluator { nodes }),
-        "negamax" => Box::new(Negamax::nodes(nodes)),
-        other => bail!("--engine {other}: choose search or negamax"),
-    })
-}
-
 fn main() {
     run("match", || -> anyhow::Result<()> {
         let args = Args::parse();
-        if args.games == 0 || args.nodes == 0 {
-            bail!("--games and --nodes must be positive");
+        if args.openings == 0 {
+            bail!("--openings must be positive");
         }
         if !args.margin.is_finite() || args.margin < 0.0 {
             bail!("--margin must be a non-negative number");
         }
-        let engine = engine(&args.engine, args.nodes)?;
-        let book_a = args.book_a.as_deref().map(AnyBook::open).transpose()?;
-        let book_b = args.book_b.as_deref().map(AnyBook::open).transpose()?;
-        let name = |path: &Option<PathBuf>| match path {
-            Some(p) => format!("engine + {}", p.display()),
-            None => "engine without book".to_string(),
+        let limits = match (args.nodes, args.time_ms) {
+            (Some(0), _) | (_, Some(0)) => bail!("--nodes and --time-ms must be positive"),
+            (Some(nodes), _) => Limits::nodes(nodes),
+            (None, Some(ms)) => Limits::time(Duration::from_millis(ms)),
+            (None, None) => Limits::nodes(100_000),
         };
-        let a = Player {
-            name: name(&args.book_a),
-            engine: engine.as_ref(),
-            book: book_a.as_ref().map(|b| b.source()),
+        let negamax = Negamax::nodes(limits.nodes.unwrap_or(100_000));
+        let open_book = |path: &Option<PathBuf>| {
+            path.as_deref()
+                .map(|p| AnyBook::open(p).with_context(|| format!("cannot open the book {}", p.display())))
+                .transpose()
         };
-        let b = Player {
-            name: name(&args.book_b),
-            engine: engine.as_ref(),
-            book: book_b.as_ref().map(|b| b.source()),
+        let open_table = |path: &Option<PathBuf>| {
+            path.as_deref()
+                .map(|p| open_any(p).with_context(|| format!("cannot open the tablebase {}", p.display())))
+                .transpose()
         };
-        let options = MatchOptions {
-            games: args.games,
+        let (book_a, book_b) = (open_book(&args.book_a)?, open_book(&args.book_b)?);
+        let rule = BookRule { margin: args.margin, min_count: args.min_count };
+        let mut players = Vec::new();
+        for (book_path, table_path, book) in
+            [(&args.book_a, &args.tablebase_a, &book_a), (&args.book_b, &args.tablebase_b, &book_b)]
+        {
+            let mover = match args.engine.as_str() {
+                "search" => Mover::Search { limits, tablebase: open_table(table_path)? },
+                "negamax" if table_path.is_none() => Mover::Evaluator(&negamax),
+                "negamax" => bail!("--engine negamax probes no tablebase"),
+                other => bail!("--engine {other}: choose search or negamax"),
+            };
+            let name = format!(
+                "{}; book {}; tablebase {}",
+                mover.describe(),
+                book_path.as_ref().map_or("none".into(), |p| p.display().to_string()),
+                table_path.as_ref().map_or("none".into(), |p| p.display().to_string()),
+            );
+            players.push(Player { name, mover, book: book.as_ref().map(|b| b.source()), rule });
+        }
+        let set = OpeningSetOptions {
+            plies: args.opening_plies,
+            count: args.openings,
+            max_imbalance: args.max_imbalance,
             seed: args.seed,
-            margin: args.margin,
-            random_plies: args.random_plies,
-            max_plies: args.max_plies,
+            ..OpeningSetOptions::default()
         };
+        let openings = opening_set(&set)?;
+        if openings.is_empty() {
+            bail!("no opening {} plies deep is within {} units of balance", set.plies, set.max_imbalance);
+        }
+        let options = MatchOptions { openings, seed: args.seed, max_plies: args.max_plies };
         let verbose = args.verbose;
-        let report = run_match(&a, &b, &options, &mut |i, game| {
+        let report = run_match(&players[0], &players[1], &options, &|game| {
             if verbose {
-                say!(
-                    "game {:>3}: A {} {:>2}-{:<2} ({} A-book, {} B-book moves) {}",
-                    i + 1,
+                note!(
+                    "opening {:>3}: A {} {:>2}-{:<2} ({} A-book, {} B-book moves) {}",
+                    game.opening + 1,
                     if game.a_south { "South" } else { "North" },
                     game.score[0],
                     game.score[1],
@@ -108,20 +147,25 @@ fn main() {
                 );
             }
         })?;
-        let n = report.games.len() as f64;
-        let book_a_moves: usize = report.games.iter().map(|g| g.book_moves[0]).sum();
-        let book_b_moves: usize = report.games.iter().map(|g| g.book_moves[1]).sum();
-        say!("A: {}; B: {}; engine: {}", a.name, b.name, engine.describe());
+        say!("A: {}", players[0].name);
+        say!("B: {}", players[1].name);
         say!(
-            "A scores {:.3} ± {:.3} (standard error) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
+            "book rule: margin {}, min count {}; {} openings of {} plies, each played with both colours",
+            args.margin,
+            args.min_count,
+            options.openings.len(),
+            args.opening_plies
+        );
+        say!(
+            "A scores {:.3} ± {:.3} (standard error clustered by opening) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
             report.score,
             report.standard_error,
             report.games.len(),
             report.wins,
             report.draws,
             report.losses,
-            book_a_moves as f64 / n,
-            book_b_moves as f64 / n
+            report.book_moves[0],
+            report.book_moves[1]
         );
         Ok(())
     });

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use oware::book::dropout::{descend, select_batch, PLY};
 use oware::book::eval::Negamax;
 use oware::book::export::{header_fields, to_doe, to_opening_book};
-use oware::book::play::{run_match, MatchOptions, Player};
+use oware::book::play::{run_match, BookRule, MatchOptions, Mover, Player};
 use oware::book::probe::{best_move, book_line, probe, stats};
 use oware::book::store::{self, checkpoint_path, MANIFEST_FILE};
 use oware::book::{
@@ -547,6 +547,67 @@ fn exports_round_trip_through_the_format_readers() {
     }
 }
 
+/// The engine's DOE pick rule, followed along our book's principal line:
+/// it stays in the book as long as the line does (unless the line turns so
+/// bad for the mover that the engine would leave its own book too), and
+/// picks only our best move or moves within its 13.5-unit window.
+#[test]
+fn the_engine_follows_our_doe_export_along_the_principal_line() {
+    use oware::formats::doe::EnginePick;
+    let dir = Scratch::new("doe-follow");
+    grow(&options(dir.path(), 2, 300), &Negamax::depth(3), &Silent).unwrap();
+    let stored = store::load(dir.path()).unwrap();
+    let graph = stored.graph.unwrap();
+    let doe = to_doe(&graph, &header_fields(&graph, &stored.manifest.parameters)).unwrap();
+    // The engine's rule, and the same with its threshold switched off (its
+    // `--threshold` option): this small book's evaluator rates the start
+    // more than a seed behind, where the engine leaves even its own book.
+    let engine = EnginePick::default();
+    let no_threshold = EnginePick { threshold: 2000.0, ..engine };
+    let mut state = GameState::start();
+    let line = graph.principal_line(graph.root());
+    assert!(line.len() >= 6, "a principal line of {} plies", line.len());
+    for (id, edge) in &line {
+        assert_eq!(state_key(&state), graph.node(*id).key);
+        let best = graph.move_value(edge) as f64;
+        let choices = doe.engine_choices(&state, &no_threshold);
+        assert!(choices.iter().any(|&(pit, _)| pit == edge.pit as usize), "{state}: {choices:?}");
+        for &(pit, _) in &choices {
+            let e = graph.node(*id).edges.iter().find(|e| e.pit as usize == pit).unwrap();
+            assert!(graph.move_value(e) as f64 >= best - no_threshold.disturbance - 1.0, "{state}: {pit}");
+        }
+        // Our doubt term is at most 1 unit: the threshold is our value's.
+        let stays = !doe.engine_choices(&state, &engine).is_empty();
+        if best >= -(engine.threshold - 1.0) {
+            assert!(stays, "{state}: {best}");
+        } else if best < -engine.threshold {
+            assert!(!stays, "{state}: {best}");
+        }
+        state.play(edge.pit as usize).unwrap();
+    }
+    // A leaf edge's count is one expansion's: its doubt 1000/√count is 1.
+    assert!(doe.iter().all(|e| e.count % oware::book::export::DOE_COUNT_PER_EXPANSION == 0));
+    assert!(doe.iter().any(|e| e.count == oware::book::export::DOE_COUNT_PER_EXPANSION));
+}
+
+/// The engine's own DOE book under its own rule: from the start only F
+/// survives (B's 28.07 + 1000/√25,542 = 34.3 is over the threshold 27).
+#[test]
+fn the_engines_rule_on_its_own_doe_book_plays_f() {
+    use oware::formats::doe::EnginePick;
+    let doe = DoeBook::from_bytes(
+        &zstd::stream::decode_all(&fs::read(reference("aalina-2022-roots.bin.zst")).unwrap()[..]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(doe.engine_choices(&GameState::start(), &EnginePick::default()), [(5, 1_289_084)]);
+    // With no threshold, the window of 13.5 above F's −0.04 still keeps F alone.
+    let wide = EnginePick { threshold: 2000.0, ..EnginePick::default() };
+    assert_eq!(doe.engine_choices(&GameState::start(), &wide), [(5, 1_289_084)]);
+    let wider = EnginePick { threshold: 2000.0, disturbance: 40.0, ..EnginePick::default() };
+    let pits: Vec<usize> = doe.engine_choices(&GameState::start(), &wider).iter().map(|c| c.0).collect();
+    assert_eq!(pits, [1, 2, 3, 4, 5], "A's 52.49 + 10.9 is over −0.04 + 40");
+}
+
 #[test]
 fn the_engines_books_parse_and_give_plausible_start_moves() {
     for name in ["aalina-2014-book.bin.zst", "aalina-2022-roots.bin.zst"] {
@@ -639,21 +700,52 @@ fn a_short_match_runs_and_counts() {
     grow(&options(dir.path(), 1, 40), &Negamax::depth(3), &Silent).unwrap();
     let book = AnyBook::open(dir.path()).unwrap();
     let engine = Negamax::nodes(300);
-    let a = Player { name: "with book".into(), engine: &engine, book: Some(book.source()) };
-    let b = Player { name: "without".into(), engine: &engine, book: None };
-    let options = MatchOptions { games: 2, random_plies: 0, ..MatchOptions::default() };
-    let report = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();
+    let rule = BookRule::default();
+    let a = Player {
+        name: "with book".into(),
+        mover: Mover::Evaluator(&engine),
+        book: Some(book.source()),
+        rule,
+    };
+    let b = Player { name: "without".into(), mover: Mover::Evaluator(&engine), book: None, rule };
+    let options = MatchOptions { openings: vec![vec![]], seed: 1, max_plies: 400 };
+    let report = run_match(&a, &b, &options, &|_| {}).unwrap();
     assert_eq!(report.games.len(), 2);
     assert_eq!(report.wins + report.draws + report.losses, 2);
     assert!(report.games[0].a_south && !report.games[1].a_south);
     assert!(report.games.iter().all(|g| g.book_moves[0] > 0 && g.book_moves[1] == 0));
     assert!(report.games.iter().all(|g| g.score[0] + g.score[1] <= 48 && g.end.is_some()));
-    let again = run_match(&a, &b, &options, &mut |_, _| {}).unwrap();
+    let again = run_match(&a, &b, &options, &|_| {}).unwrap();
     assert_eq!(report, again, "matches are reproducible");
+    // Our search with a tablebase on one side, two openings.
+    let table = oware::tablebase::open_any(std::path::Path::new("data/endgames-12.owtb.zst")).unwrap();
+    let search = |tablebase| Mover::Search { limits: oware::search::Limits::nodes(2_000), tablebase };
+    let a =
+        Player { name: "book and table".into(), mover: search(Some(table)), book: Some(book.source()), rule };
+    let b = Player { name: "bare".into(), mover: search(None), book: None, rule };
+    let options = MatchOptions { openings: vec![vec![0, 1], vec![5, 5]], seed: 3, max_plies: 300 };
+    let report = run_match(&a, &b, &options, &|_| {}).unwrap();
+    assert_eq!(report.games.len(), 4);
+    assert_eq!(report.games.iter().map(|g| g.opening).collect::<Vec<_>>(), [0, 0, 1, 1]);
+    assert!(report.games[2].moves.starts_with("Ff"), "{}", report.games[2].moves);
+    assert_eq!(report, run_match(&a, &b, &options, &|_| {}).unwrap(), "node limits: reproducible");
     let out = Command::new(env!("CARGO_BIN_EXE_match"))
-        .args(["--games", "2", "--nodes", "200", "--book-a", &dir.path().to_string_lossy()])
+        .args([
+            "--openings",
+            "3",
+            "--opening-plies",
+            "2",
+            "--nodes",
+            "200",
+            "--book-a",
+            &dir.path().to_string_lossy(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("over 2 games"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("over 6 games"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -745,7 +745,7 @@ proptest! {
                 book.write_to(&mut bytes).unwrap();
                 prop_assert_eq!(bytes.len(), book.header().encode(
                     oware::formats::HeaderEncoding::Utf16Be).unwrap().len()
-                    + opening_book::ENTRY_LEN * entries.len());
+                    + opening_book::ENTRY_LEN * (entries.len() + 1), "the entries and the sentinel");
                 let again = OpeningBook::from_bytes(&bytes).unwrap();
                 prop_assert_eq!(&again, &book);
                 for entry in &entries {

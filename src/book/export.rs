@@ -12,8 +12,14 @@
 //! node: parent key, child key, the absolute pit (North's moves 6..11), the
 //! backed-up value of the child **from the child's side to move** (as in
 //! the engine's file: the parent's best move has the lowest score), and a
-//! count: 1 (the child's own evaluation) plus the expansions whose
-//! selection went through this edge.
+//! count: [`DOE_COUNT_PER_EXPANSION`] times 1 (the child's own evaluation)
+//! plus the expansions whose selection went through this edge. The engine
+//! adds `1000 / √count` to a score as the doubt of a mean of `count`
+//! noisy samples; our score is a minimax value backed up from searches, not
+//! such a mean, so the count is scaled until that term stays below one
+//! unit: the engine then plays the moves within 13.5 units of our best,
+//! weighted by how much of the book lies beneath them, and leaves the book
+//! where it would leave its own (`docs/engine-formats.md`).
 //!
 //! Headers carry no date, so the same book always exports to the same
 //! bytes; `Positions` / `Entries` are filled in by the writers.
@@ -28,6 +34,10 @@ use crate::formats::opening_book::{BookEntry, OpeningBook, NO_SCORE};
 use crate::formats::FormatError;
 use crate::rank::SOUTH_TO_MOVE_BIT;
 use crate::rules::ROW;
+
+/// The DOE count of one expansion (see the module documentation): with it
+/// the engine's confidence term `1000 / √count` is at most 1 unit.
+pub const DOE_COUNT_PER_EXPANSION: u64 = 1_000_000;
 
 /// The header fields our exports carry (after the count field).
 pub fn header_fields(graph: &BookGraph, parameters: &Parameters) -> Vec<(String, String)> {
@@ -73,7 +83,7 @@ pub fn to_doe(graph: &BookGraph, fields: &[(String, String)]) -> Result<DoeBook,
                 child: graph.node(edge.child).key,
                 pit: edge.pit + if north { ROW as u8 } else { 0 },
                 score: graph.edge_value(edge) as f64,
-                count: edge.visits + 1,
+                count: (edge.visits + 1) * DOE_COUNT_PER_EXPANSION,
             });
         }
     }

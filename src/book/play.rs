@@ -1,62 +1,159 @@
 //! Matches between engines with and without books: what the `match` binary
 //! runs.
 //!
-//! A player is an engine (any [`LeafEvaluator`]: its best move is the move
-//! played) and optionally a book. In a state the book knows, the player
-//! picks uniformly at random among the book moves scored within `margin`
-//! of the best (the engine's rule, margin 10); elsewhere it plays the
-//! engine's move. Games start from the start position; the first
-//! `random_plies` plies (2 by default) are uniformly random, because two
-//! deterministic engines would otherwise replay a handful of games; games
-//! `2k` and `2k + 1` share their random stream and swap colours, so each
-//! pair plays the same opening from both sides. Everything is seeded: a
-//! match is reproducible.
+//! A player is an engine ([`Mover`]: our search with its own node or time
+//! limit and its own endgame table, or any [`LeafEvaluator`]), optionally
+//! with an opening book and the [`BookRule`] it uses the book by. In a state
+//! its book knows, the player picks among the book moves the rule allows;
+//! elsewhere, or when the rule says to leave the book, it plays its
+//! engine's move.
+//!
+//! # Openings and the standard error
+//! Two deterministic engines from the start position replay the same few
+//! games. A match therefore plays a set of distinct openings
+//! ([`opening_set`]: every distinct position a few plies from the start,
+//! the balanced ones, a seeded sample), each twice with colours swapped.
+//! The two games of an opening are not independent (a lopsided opening
+//! gives one point to each side), so the standard error of the score is
+//! clustered by opening:
+//!
+//! ```text
+//! SE² = G / (G − 1) · Σ_g (Σ_{i ∈ g} (x_i − x̄))² / N²
+//! ```
+//!
+//! over `G` openings and `N` games with points `x_i` (the cluster-robust
+//! variance of a mean; with one game per cluster it is the usual `s²/N`).
+//!
+//! # Determinism
+//! Each game gets fresh searchers (their transposition tables persist from
+//! move to move within the game, as in a real engine) and a random stream
+//! derived from the match seed and its own number only. Games run on every
+//! thread (rayon); with node limits the report is the same whatever the
+//! thread count. A time limit depends on the clock.
 
-use super::eval::LeafEvaluator;
-use super::probe::{best_move, BookSource};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::eval::{EvaluationError, LeafEvaluator};
+use super::probe::{best_move, BookMove, BookSource};
 use super::BookError;
 use crate::game::{GameEnd, GameState, Side};
+use crate::rank::state_key;
 use crate::rules::Pit;
+use crate::search::{Limits, Options, Searcher};
+use crate::tablebase::EndgameTable;
+
+/// How a player chooses its moves outside the book.
+#[derive(Clone)]
+pub enum Mover<'a> {
+    /// Our search: a fresh transposition table for every game, kept from
+    /// move to move within it; the game's history is searched with the
+    /// position (repetitions are seen).
+    Search {
+        /// The limit of each move's search.
+        limits: Limits,
+        /// The endgame table the search probes, if any.
+        tablebase: Option<Arc<dyn EndgameTable>>,
+    },
+    /// Any evaluator's best move (it sees the state without its history).
+    Evaluator(&'a dyn LeafEvaluator),
+}
+
+impl Mover<'_> {
+    /// One line naming the engine and its limit.
+    pub fn describe(&self) -> String {
+        match self {
+            Mover::Search { limits, tablebase } => {
+                let mut text = String::from("search");
+                if let Some(nodes) = limits.nodes {
+                    text += &format!(" {nodes} nodes");
+                }
+                if let Some(time) = limits.time {
+                    text += &format!(" {} ms", time.as_millis());
+                }
+                if let Some(depth) = limits.depth {
+                    text += &format!(" depth {depth}");
+                }
+                match tablebase {
+                    Some(t) => text + &format!(" per move, tablebase ≤ {} seeds", t.max_seeds()),
+                    None => text + " per move, no tablebase",
+                }
+            }
+            Mover::Evaluator(e) => e.describe(),
+        }
+    }
+}
+
+/// How a player uses its book.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct BookRule {
+    /// Book moves scored within this many engine units of the best are
+    /// candidates (0: only the best, ties broken at random). The engine
+    /// plays with 10.
+    pub margin: f64,
+    /// Leave the book when the best book move's count (expansions beneath
+    /// it in our books, visits in the engine's DOE books) is below this;
+    /// candidates need it too. Books without counts ignore it.
+    pub min_count: u64,
+}
+
+impl Default for BookRule {
+    fn default() -> BookRule {
+        BookRule { margin: 10.0, min_count: 0 }
+    }
+}
+
+impl BookRule {
+    /// The moves this rule lets a player pick from `moves`: empty when the
+    /// book says nothing or the rule says to leave it.
+    pub fn candidates(&self, moves: &[BookMove]) -> Vec<Pit> {
+        let trusted = |m: &BookMove| m.count.is_none_or(|c| c >= self.min_count);
+        let Some(best) = best_move(moves) else {
+            return Vec::new();
+        };
+        if !trusted(best) {
+            return Vec::new();
+        }
+        moves.iter().filter(|m| m.score >= best.score - self.margin && trusted(m)).map(|m| m.pit).collect()
+    }
+}
 
 /// One side of a match: an engine, optionally with a book.
+#[derive(Clone)]
 pub struct Player<'a> {
     /// A label for reports; it plays no part in the games.
     pub name: String,
-    /// Plays its best move wherever the book has none.
-    pub engine: &'a dyn LeafEvaluator,
+    /// Plays its move wherever the book has none.
+    pub mover: Mover<'a>,
     /// The book consulted first, if any.
     pub book: Option<&'a dyn BookSource>,
+    /// How the book is used.
+    pub rule: BookRule,
 }
 
 /// How a match is played.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct MatchOptions {
-    /// Games to play; consecutive pairs share their opening and swap
-    /// colours, so an even number is fairer.
-    pub games: usize,
-    /// The seed every random choice of the match derives from.
+    /// The openings: each is played twice, player A with South first.
+    /// Each is a list of pits (0..6, the mover's), played from the start.
+    pub openings: Vec<Vec<Pit>>,
+    /// The seed the players' random choices among book moves derive from.
     pub seed: u64,
-    /// Book moves within this many engine units of the best are played.
-    pub margin: f64,
-    /// Uniformly random plies before the players take over.
-    pub random_plies: usize,
-    /// A game still running after this many plies ends as if by
-    /// repetition (each side takes its own seeds).
+    /// A game still running after this many plies (the opening's
+    /// included) ends as if by repetition (each side takes its own seeds).
     pub max_plies: usize,
-}
-
-impl Default for MatchOptions {
-    fn default() -> MatchOptions {
-        MatchOptions { games: 20, seed: 1, margin: 10.0, random_plies: 2, max_plies: 400 }
-    }
 }
 
 /// One game of a match.
 #[derive(Clone, PartialEq, Debug)]
 pub struct GameRecord {
+    /// The opening it was played from (an index into the options').
+    pub opening: usize,
     /// Player A had South (moved first).
     pub a_south: bool,
-    /// The move letters played from the start position.
+    /// The move letters played from the start position, the opening's
+    /// included.
     pub moves: String,
     /// Final seeds of South and North.
     pub score: [u32; 2],
@@ -72,7 +169,7 @@ pub struct GameRecord {
 /// A match: every game and A's score.
 #[derive(Clone, PartialEq, Debug)]
 pub struct MatchReport {
-    /// Every game, in the order played.
+    /// Every game: opening 0 with A South, then A North, then opening 1...
     pub games: Vec<GameRecord>,
     /// Games player A won.
     pub wins: usize,
@@ -82,8 +179,11 @@ pub struct MatchReport {
     pub losses: usize,
     /// A's mean points per game.
     pub score: f64,
-    /// Standard error of that mean (sample deviation / √games).
+    /// Standard error of that mean, clustered by opening (see the module
+    /// documentation).
     pub standard_error: f64,
+    /// Mean book moves per game of A and of B.
+    pub book_moves: [f64; 2],
 }
 
 /// A small deterministic generator (splitmix64).
@@ -109,66 +209,163 @@ impl SplitMix {
     }
 }
 
-/// The move `player` makes in `state`, and whether it came from the book.
-fn choose(
-    player: &Player,
-    state: &GameState,
-    margin: f64,
-    rng: &mut SplitMix,
-) -> Result<(Pit, bool), BookError> {
-    if let Some(book) = player.book {
-        let moves = book.book_moves(state);
-        if let Some(best) = best_move(&moves) {
-            let choices: Vec<Pit> =
-                moves.iter().filter(|m| m.score >= best.score - margin).map(|m| m.pit).collect();
-            if !choices.is_empty() {
-                return Ok((choices[rng.below(choices.len())], true));
-            }
-        }
-    }
-    let eval = player.engine.evaluate(state).map_err(BookError::Evaluation)?;
-    match eval.best_move {
-        Some(pit) if state.legal_moves().contains(pit) => Ok((pit, false)),
-        _ => Err(BookError::Evaluation(super::eval::EvaluationError {
-            state: state.to_string(),
-            reason: format!("{} returned no legal move", player.engine.describe()),
-        })),
+/// How [`opening_set`] picks openings.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OpeningSetOptions {
+    /// Plies from the start.
+    pub plies: usize,
+    /// Openings to pick (fewer if fewer qualify).
+    pub count: usize,
+    /// Keep only positions whose search value (for the side to move) is
+    /// within this many engine units of 0.
+    pub max_imbalance: i32,
+    /// The depth of that search (fixed depth: deterministic).
+    pub depth: u32,
+    /// The seed of the sample.
+    pub seed: u64,
+}
+
+impl Default for OpeningSetOptions {
+    fn default() -> OpeningSetOptions {
+        OpeningSetOptions { plies: 4, count: 200, max_imbalance: 50, depth: 10, seed: 1 }
     }
 }
 
-/// Plays one game; `a_south` says which colour player A has.
+/// A set of distinct, balanced openings: every distinct state `plies`
+/// plies from the start (the first move sequence in pit order that reaches
+/// it), those a fixed-depth search values within `max_imbalance`, and of
+/// those a seeded sample of `count`, in pit order of their moves.
+pub fn opening_set(options: &OpeningSetOptions) -> Result<Vec<Vec<Pit>>, BookError> {
+    let mut frontier: Vec<(Vec<Pit>, GameState)> = vec![(Vec::new(), GameState::start())];
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..options.plies {
+        let mut next = Vec::new();
+        for (moves, state) in &frontier {
+            for pit in state.legal_moves() {
+                let mut child = state.clone();
+                child.play(pit).map_err(|e| fail(state, e.to_string()))?;
+                if child.is_over() || !seen.insert(state_key(&child)) {
+                    continue;
+                }
+                let mut line = moves.clone();
+                line.push(pit);
+                next.push((line, child));
+            }
+        }
+        frontier = next;
+    }
+    let balanced: Vec<Result<Option<Vec<Pit>>, BookError>> = frontier
+        .into_par_iter()
+        .map(|(moves, state)| {
+            let mut searcher = Searcher::new(Options::default()).map_err(|e| fail(&state, e.to_string()))?;
+            let result = searcher
+                .search(&state, &Limits::depth(options.depth))
+                .map_err(|e| fail(&state, e.to_string()))?;
+            let units = i32::from(result.score.engine_units());
+            Ok((units.abs() <= options.max_imbalance).then_some(moves))
+        })
+        .collect();
+    let mut kept = Vec::new();
+    for entry in balanced {
+        kept.extend(entry?);
+    }
+    let mut rng = SplitMix::new(options.seed);
+    for i in 0..kept.len().min(options.count) {
+        let j = i + rng.below(kept.len() - i);
+        kept.swap(i, j);
+    }
+    kept.truncate(options.count);
+    kept.sort();
+    Ok(kept)
+}
+
+fn fail(state: &GameState, reason: String) -> BookError {
+    BookError::Evaluation(EvaluationError { state: state.to_string(), reason })
+}
+
+/// A player's engine for one game.
+enum GameMover<'a> {
+    Search(Box<Searcher>, Limits),
+    Evaluator(&'a dyn LeafEvaluator),
+}
+
+impl GameMover<'_> {
+    fn new<'a>(mover: &Mover<'a>) -> Result<GameMover<'a>, BookError> {
+        Ok(match mover {
+            Mover::Search { limits, tablebase } => {
+                let options = Options { tablebase: tablebase.clone(), ..Options::default() };
+                let searcher =
+                    Searcher::new(options).map_err(|e| fail(&GameState::start(), e.to_string()))?;
+                GameMover::Search(Box::new(searcher), *limits)
+            }
+            Mover::Evaluator(e) => GameMover::Evaluator(*e),
+        })
+    }
+
+    fn best_move(&mut self, state: &GameState) -> Result<Pit, BookError> {
+        let (best, who) = match self {
+            GameMover::Search(searcher, limits) => {
+                let result = searcher.search(state, limits).map_err(|e| fail(state, e.to_string()))?;
+                (result.best_move, "the search".to_string())
+            }
+            GameMover::Evaluator(e) => {
+                (e.evaluate(state).map_err(BookError::Evaluation)?.best_move, e.describe())
+            }
+        };
+        match best {
+            Some(pit) if state.legal_moves().contains(pit) => Ok(pit),
+            _ => Err(fail(state, format!("{who} returned no legal move"))),
+        }
+    }
+}
+
+/// The move `player` makes in `state`, and whether it came from the book.
+fn choose(
+    player: &Player,
+    mover: &mut GameMover,
+    state: &GameState,
+    rng: &mut SplitMix,
+) -> Result<(Pit, bool), BookError> {
+    if let Some(book) = player.book {
+        let legal = state.legal_moves();
+        let mut candidates = player.rule.candidates(&book.book_moves(state));
+        candidates.retain(|&pit| legal.contains(pit));
+        if !candidates.is_empty() {
+            return Ok((candidates[rng.below(candidates.len())], true));
+        }
+    }
+    Ok((mover.best_move(state)?, false))
+}
+
+/// Plays one game from `opening`; `a_south` says which colour player A has.
 pub fn play_game(
     a: &Player,
     b: &Player,
+    opening: &[Pit],
     a_south: bool,
-    options: &MatchOptions,
+    max_plies: usize,
     seed: u64,
 ) -> Result<GameRecord, BookError> {
     let mut rng = SplitMix::new(seed);
+    let mut movers = [GameMover::new(&a.mover)?, GameMover::new(&b.mover)?];
     let mut state = GameState::start();
     let mut moves = String::new();
     let mut book_moves = [0usize; 2];
     let mut plies = 0;
-    while !state.is_over() && plies < options.max_plies {
+    while !state.is_over() && plies < max_plies {
         let a_to_move = (state.to_move() == Side::South) == a_south;
-        let player = if a_to_move { a } else { b };
-        let pit = if plies < options.random_plies {
-            let legal: Vec<Pit> = state.legal_moves().collect();
-            legal[rng.below(legal.len())]
-        } else {
-            let (pit, from_book) = choose(player, &state, options.margin, &mut rng)?;
-            if from_book {
-                book_moves[usize::from(!a_to_move)] += 1;
+        let who = usize::from(!a_to_move);
+        let pit = match opening.get(plies) {
+            Some(&pit) => pit,
+            None => {
+                let player = if a_to_move { a } else { b };
+                let (pit, from_book) = choose(player, &mut movers[who], &state, &mut rng)?;
+                book_moves[who] += usize::from(from_book);
+                pit
             }
-            pit
         };
         moves.push(state.to_move().move_letter(pit));
-        state.play(pit).map_err(|e| {
-            BookError::Evaluation(super::eval::EvaluationError {
-                state: state.to_string(),
-                reason: e.to_string(),
-            })
-        })?;
+        state.play(pit).map_err(|e| fail(&state, e.to_string()))?;
         plies += 1;
     }
     let score = state.final_score().unwrap_or_else(|| {
@@ -185,41 +382,152 @@ pub fn play_game(
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.0,
     };
-    Ok(GameRecord { a_south, moves, score, points_a, book_moves, end: state.end() })
+    Ok(GameRecord { opening: 0, a_south, moves, score, points_a, book_moves, end: state.end() })
 }
 
-/// Plays `options.games` games, A with South in the even ones; `log` sees
-/// each game as it ends.
+/// The seed of game `game` of a match seeded with `seed`.
+fn game_seed(seed: u64, game: usize) -> u64 {
+    SplitMix::new(seed ^ (game as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)).next_u64()
+}
+
+/// Plays every opening twice (A South, then A North) on every thread;
+/// `log` sees each game as it ends (in the order they end).
 pub fn run_match(
     a: &Player,
     b: &Player,
     options: &MatchOptions,
-    log: &mut dyn FnMut(usize, &GameRecord),
+    log: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<MatchReport, BookError> {
-    let mut games = Vec::with_capacity(options.games);
-    let mut pair_seeds = SplitMix::new(options.seed);
-    let mut seed = 0;
-    for i in 0..options.games {
-        if i % 2 == 0 {
-            seed = pair_seeds.next_u64();
-        }
-        let record = play_game(a, b, i % 2 == 0, options, seed)?;
-        log(i, &record);
-        games.push(record);
-    }
+    let outcomes: Vec<Result<GameRecord, BookError>> = (0..options.openings.len() * 2)
+        .into_par_iter()
+        .map(|game| {
+            let opening = game / 2;
+            let mut record = play_game(
+                a,
+                b,
+                &options.openings[opening],
+                game % 2 == 0,
+                options.max_plies,
+                game_seed(options.seed, game),
+            )?;
+            record.opening = opening;
+            log(&record);
+            Ok(record)
+        })
+        .collect();
+    let games = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(report(games))
+}
+
+/// The totals, the clustered standard error and the book use of `games`.
+pub fn report(games: Vec<GameRecord>) -> MatchReport {
     let n = games.len().max(1) as f64;
     let score = games.iter().map(|g| g.points_a).sum::<f64>() / n;
-    let variance = if games.len() > 1 {
-        games.iter().map(|g| (g.points_a - score).powi(2)).sum::<f64>() / (n - 1.0)
+    let mut residuals: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
+    for g in &games {
+        *residuals.entry(g.opening).or_default() += g.points_a - score;
+    }
+    let clusters = residuals.len() as f64;
+    let standard_error = if clusters > 1.0 {
+        let sum: f64 = residuals.values().map(|r| r * r).sum();
+        (clusters / (clusters - 1.0) * sum).sqrt() / n
     } else {
         0.0
     };
-    Ok(MatchReport {
+    let book = |who: usize| games.iter().map(|g| g.book_moves[who]).sum::<usize>() as f64 / n;
+    MatchReport {
         wins: games.iter().filter(|g| g.points_a == 1.0).count(),
         draws: games.iter().filter(|g| g.points_a == 0.5).count(),
         losses: games.iter().filter(|g| g.points_a == 0.0).count(),
-        standard_error: (variance / n).sqrt(),
+        standard_error,
         score,
+        book_moves: [book(0), book(1)],
         games,
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(opening: usize, points_a: f64) -> GameRecord {
+        GameRecord {
+            opening,
+            a_south: true,
+            moves: String::new(),
+            score: [24, 24],
+            points_a,
+            book_moves: [2, 0],
+            end: None,
+        }
+    }
+
+    #[test]
+    fn the_standard_error_is_clustered_by_opening() {
+        // Each opening splits its pair: the mean is exactly ½ and every
+        // cluster's residual is 0, whereas unclustered it would be ~0.26.
+        let split: Vec<GameRecord> = (0..10).flat_map(|o| [game(o, 1.0), game(o, 0.0)]).collect();
+        let r = report(split);
+        assert_eq!((r.score, r.standard_error), (0.5, 0.0));
+        assert_eq!((r.wins, r.draws, r.losses), (10, 0, 10));
+        // Both games of an opening agree: the pairs are the units, so the
+        // error is the error of 10 independent results, √(G/(G−1)·Σ4·¼)/20.
+        let agree: Vec<GameRecord> = (0..10)
+            .flat_map(|o| {
+                let p = if o < 5 { 1.0 } else { 0.0 };
+                [game(o, p), game(o, p)]
+            })
+            .collect();
+        let r = report(agree);
+        let expected = (10.0f64 / 9.0 * 10.0 * 1.0).sqrt() / 20.0;
+        assert!((r.standard_error - expected).abs() < 1e-12, "{} {}", r.standard_error, expected);
+        assert_eq!(r.book_moves, [2.0, 0.0]);
+    }
+
+    #[test]
+    fn one_game_per_opening_gives_the_usual_standard_error() {
+        let games: Vec<GameRecord> = (0..8).map(|o| game(o, [1.0, 0.5, 0.0, 1.0][o % 4])).collect();
+        let r = report(games.clone());
+        let mean = r.score;
+        let s2 = games.iter().map(|g| (g.points_a - mean).powi(2)).sum::<f64>() / 7.0;
+        assert!((r.standard_error - (s2 / 8.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_rule_leaves_the_book_below_its_count_and_keeps_the_margin() {
+        let m = |pit, score, count| BookMove { pit, score, count };
+        let moves = [m(0, 10.0, Some(50)), m(1, 4.0, Some(500)), m(2, -20.0, Some(900))];
+        let rule = |margin, min_count| BookRule { margin, min_count };
+        assert_eq!(rule(0.0, 0).candidates(&moves), vec![0]);
+        assert_eq!(rule(10.0, 0).candidates(&moves), vec![0, 1]);
+        assert_eq!(rule(10.0, 100).candidates(&moves), Vec::<Pit>::new(), "the best is too thin");
+        assert_eq!(rule(10.0, 50).candidates(&moves), vec![0, 1]);
+        let uncounted = [m(3, 1.0, None), m(4, 2.0, None)];
+        assert_eq!(rule(0.0, 1_000).candidates(&uncounted), vec![4], "no counts: the margin only");
+        assert!(rule(10.0, 0).candidates(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_opening_set_is_distinct_balanced_and_seeded() {
+        let options = OpeningSetOptions { plies: 2, count: 20, max_imbalance: 1000, depth: 2, seed: 7 };
+        let all = opening_set(&options).unwrap();
+        assert_eq!(all.len(), 20, "36 two-ply openings, 20 picked");
+        let keys: std::collections::HashSet<u64> = all
+            .iter()
+            .map(|moves| {
+                let mut s = GameState::start();
+                for &p in moves {
+                    s.play(p).unwrap();
+                }
+                state_key(&s)
+            })
+            .collect();
+        assert_eq!(keys.len(), 20, "distinct positions");
+        assert_eq!(opening_set(&options).unwrap(), all, "seeded");
+        assert_ne!(opening_set(&OpeningSetOptions { seed: 8, ..options }).unwrap(), all);
+        let every = opening_set(&OpeningSetOptions { count: 1000, ..options }).unwrap();
+        assert_eq!(every.len(), 36);
+        let tight = opening_set(&OpeningSetOptions { count: 1000, max_imbalance: 0, ..options }).unwrap();
+        assert!(tight.len() < 36 && tight.iter().all(|o| every.contains(o)));
+    }
 }

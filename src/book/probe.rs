@@ -30,7 +30,7 @@ pub struct BookMove {
 }
 
 /// Anything that knows book moves.
-pub trait BookSource {
+pub trait BookSource: Sync {
     /// The book moves of `state` in pit order; empty if it is not in the
     /// book.
     fn book_moves(&self, state: &GameState) -> Vec<BookMove>;

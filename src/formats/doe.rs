@@ -292,6 +292,63 @@ impl DoeBook {
     }
 }
 
+/// How the engine (samurai's `UCTRoots`, 2022) picks a move from a DOE
+/// book; `docs/engine-formats.md` cites the code. For each legal move with
+/// an entry, `U = score + max_score / √count` (the child's value for the
+/// child's mover plus a confidence term: lower is better for the player
+/// choosing). The entry with the lowest `U` is the secure one; entries
+/// with `U` above the secure one's plus `disturbance`, or above
+/// `threshold`, are dropped; the engine picks among the rest at random,
+/// weighted by count. None left: it leaves the book for the rest of the
+/// game.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct EnginePick {
+    /// The numerator of the confidence term (the engine's `MAX_SCORE`).
+    pub max_score: f64,
+    /// Entries whose `U` exceeds this are dropped (the engine's
+    /// `ROOT_THRESHOLD`, negated).
+    pub threshold: f64,
+    /// Entries whose `U` exceeds the secure entry's by more are dropped
+    /// (`ROOT_DISTURBANCE`).
+    pub disturbance: f64,
+}
+
+impl Default for EnginePick {
+    /// The engine's settings: 1000, 27, 13.5.
+    fn default() -> EnginePick {
+        EnginePick { max_score: 1000.0, threshold: 27.0, disturbance: 13.5 }
+    }
+}
+
+impl DoeBook {
+    /// The moves the engine would pick from in `state` under `rule`: the
+    /// mover's pits (0..6) in pit order, each with its weight (its count).
+    /// Empty: the engine leaves the book here.
+    pub fn engine_choices(&self, state: &GameState, rule: &EnginePick) -> Vec<(usize, u64)> {
+        let parent = state_key(state);
+        let bounded: Vec<(usize, u64, f64)> = state
+            .legal_moves()
+            .filter_map(|pit| {
+                let mut child = state.clone();
+                child.play_unchecked(pit);
+                let entry = self.get(parent, state_key(&child))?;
+                (entry.relative_pit() == pit)
+                    .then(|| (pit, entry.count, entry.score + rule.max_score / (entry.count as f64).sqrt()))
+            })
+            .collect();
+        // Java's `<` on doubles: a NaN is never the secure entry, and never
+        // "above" a limit either.
+        let Some(secure) = bounded.iter().map(|b| b.2).filter(|u| !u.is_nan()).min_by(f64::total_cmp) else {
+            return Vec::new();
+        };
+        bounded
+            .into_iter()
+            .filter(|&(_, _, u)| !(u > secure + rule.disturbance || u > rule.threshold))
+            .map(|(pit, count, _)| (pit, count))
+            .collect()
+    }
+}
+
 /// Refuses an edge (with state keys and a pit 0..=11) that is not a legal
 /// move of the parent's side to move, or does not lead to the child. The
 /// layout has no checksum: a damaged key or move would otherwise give a

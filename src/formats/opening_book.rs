@@ -10,6 +10,8 @@
 //! h + 20·i      8       entry i: state key (section 1 of formats.md), u64
 //! h + 20·i + 8  2 × 6   scores of the six moves of the side to move, i16,
 //!                       pit order A..F (a..f when North moves)
+//! h + 20·n      20      the sentinel (books we write): key 2^63 − 1, six
+//!                       −32768 scores
 //! ```
 //!
 //! All numbers are big-endian; the body is a whole number of 20-byte
@@ -26,6 +28,21 @@
 //! knows, the entries' own states together with every state reached by a
 //! scored move ([`OpeningBook::distinct_states`] reproduces it). Its 164,588
 //! scores sit on legal moves only, and every legal move is scored.
+//!
+//! # The sentinel
+//!
+//! The engine's binary search (`OwareRoots.findBestMoves`, 2014 and 2021
+//! alike) starts with `max` at the number of entries, one past the last.
+//! A searched key above the book's last key therefore ends with a read at
+//! index `n`, the end of the file, and the engine fails there with an
+//! end-of-file exception. Books we write end with one more entry, the
+//! [`SENTINEL_KEY`] (`i64::MAX`, above every 44-bit state key also as a
+//! Java signed long) with no score: the engine then reads the sentinel,
+//! and never index `n + 1`, which would need a key above `i64::MAX`. A key
+//! never equals it, and had one done so, an entry with no score reads as
+//! "not in the book" to the engine. The reader accepts the sentinel as the
+//! last entry only, and does not count it among the entries
+//! (`docs/engine-formats.md`).
 //!
 //! # Reading and writing
 //!
@@ -56,6 +73,11 @@ pub const VERSION: &str = "1.0";
 pub const ENTRY_LEN: usize = 20;
 /// The score of an illegal or unevaluated move.
 pub const NO_SCORE: i16 = i16::MIN;
+/// The key of the sentinel entry that ends the books we write (see the
+/// module documentation): the largest Java `long`.
+pub const SENTINEL_KEY: u64 = i64::MAX as u64;
+/// The sentinel entry: [`SENTINEL_KEY`] and no score.
+pub const SENTINEL: BookEntry = BookEntry { key: SENTINEL_KEY, scores: [NO_SCORE; ROW] };
 
 /// One state of the book and the scores of its six moves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -121,6 +143,8 @@ impl BookEntry {
 pub struct OpeningBook {
     header: Header,
     entries: Vec<BookEntry>,
+    /// The body ends with [`SENTINEL`] (not one of `entries`).
+    sentinel: bool,
 }
 
 impl OpeningBook {
@@ -134,12 +158,18 @@ impl OpeningBook {
     pub fn from_bytes(bytes: &[u8]) -> Result<OpeningBook, FormatError> {
         let (header, start, records) =
             super::read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf16Be, ENTRY_LEN)?;
-        let mut entries: Vec<BookEntry> = Vec::with_capacity(records.len());
+        let count = records.len();
+        let mut entries: Vec<BookEntry> = Vec::with_capacity(count);
+        let mut sentinel = false;
         for (i, record) in records.enumerate() {
             let mut array = [0u8; ENTRY_LEN];
             array.copy_from_slice(record);
             let entry = BookEntry::from_bytes(&array);
             let number = i as u64;
+            if entry == SENTINEL && i + 1 == count {
+                sentinel = true;
+                break;
+            }
             let offset = (start + i * ENTRY_LEN) as u64;
             if !is_state_key(entry.key) {
                 return Err(FormatError::BadKey {
@@ -164,7 +194,7 @@ impl OpeningBook {
             }
             entries.push(entry);
         }
-        let book = OpeningBook { header, entries };
+        let book = OpeningBook { header, entries, sentinel };
         // The format has no checksum; `Positions` is what betrays a body
         // cut at an entry boundary (or emptied): it counts the states the
         // whole book knows.
@@ -183,7 +213,7 @@ impl OpeningBook {
     }
 
     /// A book of `entries` (any order) under `header`, which must be an
-    /// `Oware Opening Book 1.0` header. Refuses a key that is no state key
+    /// `Oware Opening Book 1.0` header, ending with the sentinel. Refuses a key that is no state key
     /// or appears twice, and a score on a move its state cannot play.
     pub fn new(header: Header, mut entries: Vec<BookEntry>) -> Result<OpeningBook, FormatError> {
         super::check_version(&header, FORMAT, &[VERSION])?;
@@ -203,7 +233,7 @@ impl OpeningBook {
         if let Some(pair) = entries.windows(2).find(|pair| pair[0].key == pair[1].key) {
             return Err(FormatError::DuplicateKey { key: pair[0].key, entry: None, offset: None });
         }
-        Ok(OpeningBook { header, entries })
+        Ok(OpeningBook { header, entries, sentinel: true })
     }
 
     /// A book of `entries` with a fresh header: the signature, `fields` in
@@ -228,7 +258,14 @@ impl OpeningBook {
         &mut self.header
     }
 
-    /// The entries, sorted by key.
+    /// Whether the body ends with the [`SENTINEL`]: books this crate
+    /// creates do; a book read keeps what its file had (the engine's own
+    /// file has none).
+    pub fn has_sentinel(&self) -> bool {
+        self.sentinel
+    }
+
+    /// The entries, sorted by key (the sentinel is not one).
     pub fn entries(&self) -> &[BookEntry] {
         &self.entries
     }
@@ -276,7 +313,8 @@ impl OpeningBook {
         states.len() as u64
     }
 
-    /// Writes the book: header, then the entries in key order.
+    /// Writes the book: header, the entries in key order, the sentinel if
+    /// the book has one.
     pub fn write_to<W: Write>(&self, out: &mut W) -> Result<(), FormatError> {
         let header = self.header.encode(HeaderEncoding::Utf16Be)?;
         self.write_encoded(out, &header).map_err(FormatError::stream)
@@ -290,7 +328,8 @@ impl OpeningBook {
     }
 
     fn write_encoded<W: Write>(&self, out: &mut W, header: &[u8]) -> std::io::Result<()> {
-        super::write_records(out, header, self.entries.iter().map(|e| e.to_bytes()))
+        let sentinel = self.sentinel.then_some(&SENTINEL);
+        super::write_records(out, header, self.entries.iter().chain(sentinel).map(|e| e.to_bytes()))
     }
 }
 
@@ -401,7 +440,7 @@ mod tests {
         .unwrap();
         let mut bytes = Vec::new();
         legal.write_to(&mut bytes).unwrap();
-        let at = bytes.len() - ENTRY_LEN;
+        let at = bytes.len() - 2 * ENTRY_LEN;
         bytes[at + 8 + 2 * 2..at + 8 + 2 * 3].copy_from_slice(&0i16.to_be_bytes());
         assert!(matches!(
             OpeningBook::from_bytes(&bytes),
@@ -430,6 +469,84 @@ mod tests {
         assert!(matches!(
             OpeningBook::from_bytes(&bytes),
             Err(FormatError::TruncatedEntry { entry: 2, missing: 1, offset, .. }) if offset == start + 40
+        ));
+    }
+
+    /// The engine's lookup (`OwareRoots.findBestMoves`, 2014), step by
+    /// step: `min = 0`, `max = n` (one past the last entry), signed
+    /// comparisons, a read at `middle` each round. `Err` where the engine
+    /// reads past the end of the file; else the scores found, if any.
+    fn engine_lookup(bytes: &[u8], body: usize, key: u64) -> Result<Option<[i16; 6]>, usize> {
+        let n = (bytes.len() - body) / ENTRY_LEN;
+        let (mut min, mut max) = (0i64, n as i64);
+        while min <= max {
+            let middle = ((min + max) as u64 >> 1) as usize;
+            let at = body + middle * ENTRY_LEN;
+            let Some(record) = bytes.get(at..at + ENTRY_LEN) else { return Err(middle) };
+            let entry = BookEntry::from_bytes(record.try_into().unwrap());
+            match (entry.key as i64).cmp(&(key as i64)) {
+                std::cmp::Ordering::Less => min = middle as i64 + 1,
+                std::cmp::Ordering::Greater => max = middle as i64 - 1,
+                std::cmp::Ordering::Equal => {
+                    return Ok(entry.scores.iter().any(|&s| s != NO_SCORE).then_some(entry.scores));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    #[test]
+    fn the_sentinel_keeps_the_engines_search_inside_the_file() {
+        // A few states of the game, the start's children among them.
+        let mut states = vec![GameState::start()];
+        for pit in 0..ROW {
+            let mut child = GameState::start();
+            child.play(pit).unwrap();
+            states.push(child);
+        }
+        let scores = |state: &GameState| {
+            let mut s = [NO_SCORE; ROW];
+            state.legal_moves().for_each(|p| s[p] = p as i16);
+            s
+        };
+        let entries: Vec<BookEntry> = states.iter().map(|s| entry(state_key(s), scores(s))).collect();
+        let book = OpeningBook::from_entries(entries.clone(), &[("Name", "test")]).unwrap();
+        assert!(book.has_sentinel());
+        let mut bytes = Vec::new();
+        book.write_to(&mut bytes).unwrap();
+        let body = bytes.len() - (entries.len() + 1) * ENTRY_LEN;
+        assert_eq!(bytes[bytes.len() - ENTRY_LEN..], SENTINEL.to_bytes());
+        let read = OpeningBook::from_bytes(&bytes).unwrap();
+        assert_eq!((read.len(), read.has_sentinel()), (entries.len(), true));
+        assert_eq!(read, book);
+
+        // Every key the book holds, keys between and around them, and the
+        // largest state key: found or not, never a read past the end.
+        let last = entries.iter().map(|e| e.key).max().unwrap();
+        let mut probes: Vec<u64> = vec![0, 1, last + 1, (1 << 44) - 1, SENTINEL_KEY - 1];
+        for e in &entries {
+            probes.extend([e.key - 1, e.key, e.key + 1]);
+        }
+        for &key in &probes {
+            let found = engine_lookup(&bytes, body, key).unwrap();
+            assert_eq!(found, book.get(key).map(|e| e.scores), "key {key:#x}");
+        }
+        // Without the sentinel the engine fails exactly above the last key.
+        let bare = &bytes[..bytes.len() - ENTRY_LEN];
+        assert_eq!(engine_lookup(bare, body, last + 1), Err(entries.len()));
+        assert!(engine_lookup(bare, body, last).unwrap().is_some());
+        let read = OpeningBook::from_bytes(bare).unwrap();
+        assert!(!read.has_sentinel());
+        let mut again = Vec::new();
+        read.write_to(&mut again).unwrap();
+        assert_eq!(again, bare, "a book without the sentinel is written back as read");
+
+        // The sentinel anywhere but last is a bad key.
+        let mut twice = bytes.clone();
+        twice.extend_from_slice(&SENTINEL.to_bytes());
+        assert!(matches!(
+            OpeningBook::from_bytes(&twice),
+            Err(FormatError::BadKey { key: SENTINEL_KEY, .. })
         ));
     }
 }
