@@ -246,24 +246,36 @@ fn resumed_growth_equals_uninterrupted_growth() {
     let parts = Scratch::new("parts");
     let evaluator = Negamax::depth(3);
     grow(&options(whole.path(), 2, 250), &evaluator, &Silent).unwrap();
-    // Stops at batch boundaries (multiples of 8), then resumes, with other
-    // thread counts and checkpoints after every batch.
-    for (threads, target) in [(1, 40), (2, 160), (1, 250)] {
+    // 250 is inside a batch of 8: six leaves of it wait in the book.
+    let pending = |dir: &Path| store::load(dir).unwrap().graph.unwrap().pending().len();
+    assert_eq!(pending(whole.path()), 6);
+    // Stops inside batches and on their boundaries, then resumes, with
+    // other thread counts and checkpoints after every batch.
+    for (threads, target) in [(1, 37), (2, 40), (1, 163), (2, 165), (1, 250)] {
         let mut o = options(parts.path(), threads, target);
         o.checkpoint_every = Duration::ZERO;
-        if target != 40 {
+        if target != 37 {
             o.omega = None; // taken from the book
             o.batch = None;
         }
         let report = grow(&o, &evaluator, &Silent).unwrap();
         assert_eq!(report.expansions, target);
-        assert_eq!(report.resumed, target != 40);
+        assert_eq!(report.resumed, target != 37);
+        assert_eq!(pending(parts.path()) as u64, (8 - target % 8) % 8, "after {target}");
     }
     assert_same_book(whole.path(), parts.path(), "resumed");
     // Growing to the same target again changes nothing.
     let report = grow(&options(parts.path(), 2, 250), &evaluator, &Silent).unwrap();
     assert_eq!(report.expansions_before, 250);
     assert_same_book(whole.path(), parts.path(), "grown again");
+    // Both finish the batch and go on alike.
+    for dir in [whole.path(), parts.path()] {
+        grow(&options(dir, 1, 261), &evaluator, &Silent).unwrap();
+    }
+    assert_same_book(whole.path(), parts.path(), "grown on to 261");
+    let straight = Scratch::new("straight");
+    grow(&options(straight.path(), 2, 261), &evaluator, &Silent).unwrap();
+    assert_same_book(whole.path(), straight.path(), "261 in one run");
 }
 
 #[test]

@@ -101,25 +101,35 @@ pub struct Node {
     pub(crate) in_flight: bool,
 }
 
-/// The book: nodes, the key index, ω and the expansions done.
+/// The book: nodes, the key index, ω, the expansions done, and the rest
+/// of a batch a growth stopped in the middle of.
 #[derive(Clone, Debug)]
 pub struct BookGraph {
     omega: Omega,
     nodes: Vec<Node>,
     index: HashMap<u64, NodeId>,
     expansions: u64,
+    /// Leaves selected with the current batch and not yet expanded, in
+    /// selection order, each in flight: a growth whose budget ended inside
+    /// a batch leaves them for the next one, which expands them before it
+    /// selects anything (`grow`).
+    pending: Vec<Selection>,
 }
 
 impl PartialEq for BookGraph {
     fn eq(&self, other: &BookGraph) -> bool {
-        self.omega == other.omega && self.nodes == other.nodes && self.expansions == other.expansions
+        self.omega == other.omega
+            && self.nodes == other.nodes
+            && self.expansions == other.expansions
+            && self.pending == other.pending
     }
 }
 
 impl BookGraph {
     /// A book holding only its root.
     pub fn new(omega: Omega, root_key: u64, captured: u8, kind: NodeKind, eval: NodeEval) -> BookGraph {
-        let mut graph = BookGraph { omega, nodes: Vec::new(), index: HashMap::new(), expansions: 0 };
+        let mut graph =
+            BookGraph { omega, nodes: Vec::new(), index: HashMap::new(), expansions: 0, pending: Vec::new() };
         graph.add_node(root_key, captured, kind, eval);
         graph
     }
@@ -373,6 +383,21 @@ impl BookGraph {
         self.refresh(&[leaf]);
     }
 
+    /// The leaves of the current batch not yet expanded (see the field).
+    pub fn pending(&self) -> &[Selection] {
+        &self.pending
+    }
+
+    /// Takes the pending leaves (they stay in flight until expanded).
+    pub(crate) fn take_pending(&mut self) -> Vec<Selection> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Keeps `selections` (in flight) for the next growth.
+    pub(crate) fn set_pending(&mut self, selections: Vec<Selection>) {
+        self.pending = selections;
+    }
+
     /// Clears every in-flight mark left by a batch that was not applied.
     pub fn release(&mut self, leaves: &[NodeId]) {
         for &leaf in leaves {
@@ -483,16 +508,46 @@ impl BookGraph {
         Ok(())
     }
 
-    /// Assembles a graph from decoded parts (`store`), then [`Self::rebuild`].
-    pub(crate) fn from_parts(omega: Omega, nodes: Vec<Node>, expansions: u64) -> Result<BookGraph, String> {
+    /// Assembles a graph from decoded parts (`store`), then
+    /// [`Self::rebuild`]s it and puts the pending leaves back in flight.
+    /// Fails, naming the problem, if a pending selection is not a descent
+    /// from the root along the graph's edges to a distinct leaf.
+    pub(crate) fn from_parts(
+        omega: Omega,
+        nodes: Vec<Node>,
+        expansions: u64,
+        pending: Vec<Selection>,
+    ) -> Result<BookGraph, String> {
         let mut index = HashMap::with_capacity(nodes.len());
         for (id, node) in nodes.iter().enumerate() {
             if index.insert(node.key, id as NodeId).is_some() {
                 return Err(format!("node {id}: key 0x{:X} appears twice", node.key));
             }
         }
-        let mut graph = BookGraph { omega, nodes, index, expansions };
+        let mut graph = BookGraph { omega, nodes, index, expansions, pending: Vec::new() };
         graph.rebuild()?;
+        let mut leaves = HashSet::new();
+        for (i, selection) in pending.iter().enumerate() {
+            let mut at = graph.root();
+            for &(id, e) in &selection.path {
+                let edge = graph.nodes.get(id as usize).and_then(|n| n.edges.get(e)).filter(|_| id == at);
+                match edge {
+                    Some(edge) if edge.repetition.is_none() => at = edge.child,
+                    _ => return Err(format!("pending leaf {i}: its path leaves the graph at node {id}")),
+                }
+            }
+            let is_leaf = graph.nodes.get(at as usize).is_some_and(|n| n.kind == NodeKind::Leaf);
+            if at != selection.leaf || !is_leaf || !leaves.insert(at) {
+                return Err(format!(
+                    "pending leaf {i}: node {} is not a distinct leaf at its path's end",
+                    selection.leaf
+                ));
+            }
+        }
+        for selection in &pending {
+            graph.set_in_flight(selection.leaf);
+        }
+        graph.pending = pending;
         Ok(graph)
     }
 }

@@ -6,8 +6,13 @@
 //! 1. **Select** up to `B` distinct leaves ([`select_batch`]: descent along
 //!    minimum priority, each chosen leaf in flight until the batch is
 //!    applied). Batches are aligned: the batch that starts after `e`
-//!    expansions holds `B − e mod B` leaves (fewer if the budget ends), so
-//!    a resumed growth replays exactly the batches of an uninterrupted one.
+//!    expansions holds `B − e mod B` leaves, so a resumed growth replays
+//!    exactly the batches of an uninterrupted one. When the budget ends
+//!    inside a batch, the whole batch is still selected: the leaves it has
+//!    no room for stay pending (in flight, saved with the book) and the
+//!    next growth expands them before selecting anything. Growing to `a`
+//!    then to `b` therefore gives the book grown straight to `b`, for any
+//!    `a` and `b`.
 //! 2. **Plan**: every legal move of every chosen leaf, in batch order then
 //!    pit order. A child already in the book is linked (a transposition); a
 //!    new state gets a new node, numbered in order of first appearance. A
@@ -166,17 +171,24 @@ pub fn grow(
         let pool = Pool { jobs: job_sender, done: done_receiver };
         loop {
             let done = graph.expansions();
-            let aligned = batch_size - done % batch_size;
-            let want = match options.budget {
+            let room = match options.budget {
                 Budget::Expansions(target) if done >= target => return Ok(false),
-                Budget::Expansions(target) => aligned.min(target - done),
+                Budget::Expansions(target) => (target - done) as usize,
                 Budget::Time(limit) if started.elapsed() >= limit => return Ok(false),
-                Budget::Time(_) => aligned,
+                Budget::Time(_) => usize::MAX,
             };
-            let batch = select_batch(&mut graph, want as usize);
+            // The rest of a batch an earlier run stopped inside, or a new
+            // aligned batch; what the budget has no room for waits, in
+            // flight, for the next run.
+            let mut batch = graph.take_pending();
+            if batch.is_empty() {
+                let aligned = batch_size - done % batch_size;
+                batch = select_batch(&mut graph, aligned as usize);
+            }
             if batch.is_empty() {
                 return Ok(true);
             }
+            graph.set_pending(batch.split_off(room.min(batch.len())));
             let plan = plan(&graph, &batch)?;
             let (results, evaluated) = pool.evaluate(&plan)?;
             evaluations += evaluated;

@@ -18,7 +18,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::dropout::Omega;
+use super::dropout::{Omega, Selection};
 use super::graph::{BookGraph, Edge, Node, NodeEval, NodeKind};
 use super::BookError;
 use crate::checksum::checksum;
@@ -37,7 +37,7 @@ const MANIFEST_SIGNATURE: &str = "oware-opening-book 1";
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"OWBOOK\r\n";
 /// The record version after [`CHECKPOINT_MAGIC`], the only one
 /// [`decode`] reads.
-pub const CHECKPOINT_VERSION: u32 = 1;
+pub const CHECKPOINT_VERSION: u32 = 2;
 /// zstd level of checkpoints (deterministic output for a given input).
 const ZSTD_LEVEL: i32 = 7;
 
@@ -393,6 +393,15 @@ pub fn encode(graph: &BookGraph, parameters: &Parameters) -> Vec<u8> {
             out.extend_from_slice(&edge.repetition.unwrap_or(0).to_le_bytes());
         }
     }
+    out.extend_from_slice(&(graph.pending().len() as u32).to_le_bytes());
+    for selection in graph.pending() {
+        out.extend_from_slice(&selection.leaf.to_le_bytes());
+        out.extend_from_slice(&(selection.path.len() as u32).to_le_bytes());
+        for &(node, edge) in &selection.path {
+            out.extend_from_slice(&node.to_le_bytes());
+            out.push(edge as u8);
+        }
+    }
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
@@ -454,8 +463,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
     }
     let mut r = Reader { bytes: body, at: 8 };
     let version = r.u32("the version")?;
-    if version != CHECKPOINT_VERSION {
-        return Err(format!("version {version}, this reader knows {CHECKPOINT_VERSION}"));
+    // Version 1 had no pending leaves; otherwise it is the same record.
+    if !(1..=CHECKPOINT_VERSION).contains(&version) {
+        return Err(format!("version {version}, this reader knows 1 to {CHECKPOINT_VERSION}"));
     }
     let omega = Omega::from_micro(r.i64("omega")?).ok_or("omega out of range")?;
     let batch = r.u32("the batch size")?;
@@ -529,8 +539,27 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
             in_flight: false,
         });
     }
+    let mut pending = Vec::new();
+    if version >= 2 {
+        let count = r.u32("the pending count")? as usize;
+        if count > batch as usize {
+            return Err(format!("{count} pending leaves in batches of {batch}"));
+        }
+        for _ in 0..count {
+            let leaf = r.u32("a pending leaf")?;
+            let steps = r.u32("a path length")? as usize;
+            if steps > (body.len() - r.at) / 5 {
+                return Err(format!("a path of {steps} steps cannot fit in the record"));
+            }
+            let mut path = Vec::with_capacity(steps);
+            for _ in 0..steps {
+                path.push((r.u32("a path node")?, r.u8("a path edge")? as usize));
+            }
+            pending.push(Selection { leaf, path });
+        }
+    }
     if r.at != body.len() {
-        return Err(format!("{} bytes after the last node", body.len() - r.at));
+        return Err(format!("{} bytes after the last record", body.len() - r.at));
     }
     if nodes[0].key != state_key(&GameState::start()) {
         return Err("node 0 is not the start of the game".into());
@@ -553,7 +582,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
     if expanded != expansions {
         return Err(format!("{expanded} expanded nodes, the record says {expansions} expansions"));
     }
-    let graph = BookGraph::from_parts(omega, nodes, expansions)?;
+    let graph = BookGraph::from_parts(omega, nodes, expansions, pending)?;
     Ok((Parameters { omega, batch, evaluator }, graph))
 }
 
