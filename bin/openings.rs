@@ -4,6 +4,7 @@ mod common;
 
 use common::say;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -17,6 +18,7 @@ use oware::book::export::export;
 use oware::book::probe::{probe, stats};
 use oware::book::store::{load, read_manifest};
 use oware::book::{grow, AnyBook, Budget, GrowOptions, Omega};
+use oware::tablebase::{AnyTable, Tablebase};
 
 /// Opening books for Oware Abapa, grown by drop-out expansion.
 #[derive(Parser)]
@@ -44,6 +46,22 @@ enum Command {
     Stats {
         #[arg(long, short = 'b')]
         book: PathBuf,
+    },
+    /// How leaf values change with the search budget: a sample of the
+    /// book's leaves valued at each node limit, against the largest.
+    LeafStudy {
+        #[arg(long, short = 'b')]
+        book: PathBuf,
+        /// Leaves to value (every k-th leaf of the book).
+        #[arg(long, default_value_t = 200)]
+        sample: usize,
+        /// Node limits, comma-separated, ascending; the last is the
+        /// reference.
+        #[arg(long, value_delimiter = ',', default_value = "100000,300000,1000000,3000000,10000000")]
+        budgets: Vec<u64>,
+        /// One of our endgame tables for the searches.
+        #[arg(long)]
+        tablebase: Option<PathBuf>,
     },
     /// Write a book directory in the engine's layouts.
     Export {
@@ -89,6 +107,11 @@ struct GrowArgs {
     /// (the default evaluator of a new book: 200,000 nodes).
     #[arg(long, conflicts_with_all = ["eval_depth", "eval_nodes"])]
     search_nodes: Option<u64>,
+    /// The endgame table the search evaluator probes (one of ours: a
+    /// `.owtb` or `.owtb.zst` file or a build directory). A book grown
+    /// with a table names it and needs the same table to resume.
+    #[arg(long, conflicts_with_all = ["eval_depth", "eval_nodes"])]
+    tablebase: Option<PathBuf>,
     /// Simple evaluator instead: fixed-depth negamax on the 2014 heuristic.
     #[arg(long)]
     eval_depth: Option<u32>,
@@ -117,6 +140,9 @@ fn main() {
                 Ok(())
             }
             Command::Stats { book } => stats_command(&book),
+            Command::LeafStudy { book, sample, budgets, tablebase } => {
+                leaf_study_command(&book, sample, &budgets, tablebase.as_deref())
+            }
             Command::Export { book, classic, doe } => {
                 if classic.is_none() && doe.is_none() {
                     bail!("nothing to export: give --classic and/or --doe");
@@ -141,7 +167,10 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
         if nodes == 0 {
             bail!("--search-nodes must be positive");
         }
-        return Ok(Box::new(SearchEvaluator { nodes }));
+        return Ok(Box::new(match &args.tablebase {
+            Some(path) => SearchEvaluator::with_tablebase(nodes, Arc::new(open_table(path)?)),
+            None => SearchEvaluator::new(nodes),
+        }));
     }
     if args.eval_depth.is_some() || args.eval_nodes.is_some() {
         let depth = args.eval_depth.unwrap_or(if args.eval_nodes.is_some() {
@@ -154,14 +183,33 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
         }
         return Ok(Box::new(Negamax { depth, max_nodes: args.eval_nodes }));
     }
-    match read_manifest(&args.book)? {
-        Some(manifest) => evaluator_from_description(&manifest.parameters.evaluator).with_context(|| {
-            format!(
-                "the book was grown with '{}', which this build cannot rebuild",
-                manifest.parameters.evaluator
-            )
-        }),
-        None => Ok(Box::new(SearchEvaluator { nodes: DEFAULT_SEARCH_NODES })),
+    let Some(manifest) = read_manifest(&args.book)? else {
+        return Ok(Box::new(SearchEvaluator::new(DEFAULT_SEARCH_NODES)));
+    };
+    let recorded = &manifest.parameters.evaluator;
+    if let Some((nodes, Some(name))) = SearchEvaluator::parse_description(recorded) {
+        // The book names its table; the user says where it is.
+        let Some(path) = &args.tablebase else {
+            bail!("the book was grown with '{recorded}': give that table with --tablebase");
+        };
+        let table = open_table(path)?;
+        let found = SearchEvaluator::table_name(&table);
+        if found != name {
+            bail!("{} is the table {found}, the book was grown with {name}", path.display());
+        }
+        return Ok(Box::new(SearchEvaluator::with_tablebase(nodes, Arc::new(table))));
+    }
+    evaluator_from_description(recorded)
+        .with_context(|| format!("the book was grown with '{recorded}', which this build cannot rebuild"))
+}
+
+/// Opens one of our endgame tables (checked) for the search evaluator.
+fn open_table(path: &std::path::Path) -> anyhow::Result<Tablebase> {
+    match AnyTable::open(path).with_context(|| format!("cannot open the tablebase {}", path.display()))? {
+        AnyTable::Ours(table) => Ok(table),
+        AnyTable::Engine(_) => {
+            bail!("{}: an engine endgame file; books are grown with our checked tables only", path.display())
+        }
     }
 }
 
@@ -223,6 +271,53 @@ fn stats_command(book: &std::path::Path) -> anyhow::Result<()> {
         Some(graph) => {
             say!("{}", stats(&graph, &stored.manifest.parameters).to_string().trim_end_matches('\n'))
         }
+    }
+    Ok(())
+}
+
+fn leaf_study_command(
+    book: &std::path::Path,
+    sample: usize,
+    budgets: &[u64],
+    tablebase: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    if budgets.is_empty() || budgets.contains(&0) || budgets.windows(2).any(|w| w[0] >= w[1]) {
+        bail!("--budgets must be positive node limits in ascending order");
+    }
+    if sample == 0 {
+        bail!("--sample must be positive");
+    }
+    let graph =
+        load(book)?.graph.with_context(|| format!("{}: the book has no checkpoint yet", book.display()))?;
+    let table = tablebase.map(open_table).transpose()?.map(Arc::new);
+    let rows = oware::book::study::leaf_budget_study(&graph, sample, budgets, table.as_ref())?;
+    say!(
+        "{} leaves of {}; reference: {} nodes",
+        sample,
+        book.display(),
+        thousands(budgets[budgets.len() - 1])
+    );
+    say!(
+        "{:>12} {:>12} {:>9} {:>7} {:>12} {:>11} {:>10}",
+        "budget",
+        "mean nodes",
+        "ms/leaf",
+        "depth",
+        "mean |Δ|",
+        "within 25",
+        "same move"
+    );
+    for r in rows {
+        say!(
+            "{:>12} {:>12} {:>9.1} {:>7.2} {:>12.1} {:>10.1}% {:>9.1}%",
+            thousands(r.nodes),
+            thousands(r.mean_nodes as u64),
+            r.mean_seconds * 1000.0,
+            r.mean_depth,
+            r.mean_change,
+            r.within_a_seed * 100.0,
+            r.same_move * 100.0
+        );
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
-//! What values a new book node: the [`LeafEvaluator`] trait, and
-//! [`Negamax`], a small deterministic evaluator used until the search
-//! engine (issue 4) is plugged in.
+//! What values a new book node: the [`LeafEvaluator`] trait,
+//! [`SearchEvaluator`] (our search, the books' evaluator) and [`Negamax`],
+//! a small deterministic evaluator the tests use.
 //!
 //! # Contract of an evaluator
 //! * [`LeafEvaluator::evaluate`] returns the value of a state **for its side
@@ -17,14 +17,9 @@
 //! * [`LeafEvaluator::describe`] names the evaluator and its limits on one
 //!   line. The book directory records it, and a resumed growth refuses an
 //!   evaluator with another description (the values would not mix).
-//!
-//! # Plugging in the search engine
-//! See [`evaluator_from_description`]: a `SearchEvaluator` wrapping
-//! `crate::search::Searcher` implements [`LeafEvaluator`] and is added as
-//! one more description there (the module documentation of [`crate::book`]
-//! gives the code).
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::game::GameState;
 use crate::rules::{Pit, Position, ROW};
@@ -209,9 +204,8 @@ impl LeafEvaluator for Negamax {
 }
 
 /// Rebuilds an evaluator from the description a book directory recorded.
-///
-/// **Plug point for the search engine**: add a branch here for the
-/// description a `SearchEvaluator` writes (see [`crate::book`]).
+/// A search evaluator that names a table is not rebuilt here: the table's
+/// path is the caller's (`SearchEvaluator::parse_description`).
 pub fn evaluator_from_description(text: &str) -> Option<Box<dyn LeafEvaluator>> {
     if let Some(negamax) = Negamax::from_description(text) {
         return Some(Box::new(negamax));
@@ -225,26 +219,71 @@ pub fn evaluator_from_description(text: &str) -> Option<Box<dyn LeafEvaluator>> 
 /// The book's evaluator: our alpha-beta search (`crate::search`) with a
 /// node limit per leaf, a fresh transposition table each time (so the value
 /// depends only on the state: deterministic at any thread count), the
-/// fitted evaluation weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// fitted evaluation weights, and optionally one of our endgame tables.
+///
+/// Its description names the table by its size and entries checksum
+/// (`search nodes N tablebase ≤S 0xC`): a table's probes are what the
+/// search sees of it, so a book resumes only with the same table.
+#[derive(Clone)]
 pub struct SearchEvaluator {
     /// The node limit of each leaf's search.
     pub nodes: u64,
+    tablebase: Option<(Arc<crate::tablebase::Tablebase>, String)>,
+}
+
+impl fmt::Debug for SearchEvaluator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
 }
 
 thread_local! {
-    /// One searcher per worker thread (the table is reused, cleared).
-    static SEARCHER: std::cell::RefCell<Option<crate::search::Searcher>> = const { std::cell::RefCell::new(None) };
+    /// One searcher per worker thread (the table is reused, cleared), with
+    /// the description of the evaluator it was made for.
+    static SEARCHER: std::cell::RefCell<Option<(String, crate::search::Searcher)>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 impl SearchEvaluator {
     const PREFIX: &'static str = "search nodes ";
+    const TABLE: &'static str = " tablebase ";
 
-    /// Reads what [`LeafEvaluator::describe`] wrote (`search nodes N`, with
-    /// `N > 0`); `None` for any other text.
+    /// The search with `nodes` per leaf and no endgame table.
+    pub fn new(nodes: u64) -> SearchEvaluator {
+        SearchEvaluator { nodes, tablebase: None }
+    }
+
+    /// The search with `nodes` per leaf, probing `table`.
+    pub fn with_tablebase(nodes: u64, table: Arc<crate::tablebase::Tablebase>) -> SearchEvaluator {
+        let name = Self::table_name(&table);
+        SearchEvaluator { nodes, tablebase: Some((table, name)) }
+    }
+
+    /// How a description names `table`: `≤S 0xC` (its layers and entries
+    /// checksum).
+    pub fn table_name(table: &crate::tablebase::Tablebase) -> String {
+        format!("≤{} 0x{:016X}", table.header().max_seeds, table.header().body_checksum)
+    }
+
+    /// Reads what [`LeafEvaluator::describe`] wrote: the node limit (`N >
+    /// 0`) and the table's name if one was used; `None` for any other text.
+    pub fn parse_description(text: &str) -> Option<(u64, Option<&str>)> {
+        let rest = text.strip_prefix(Self::PREFIX)?;
+        let (nodes, table) = match rest.split_once(Self::TABLE) {
+            Some((nodes, table)) => (nodes, Some(table)),
+            None => (rest, None),
+        };
+        let count: u64 = nodes.parse().ok()?;
+        // Exactly what `describe` writes: no sign, no leading zero.
+        (count > 0 && count.to_string() == nodes).then_some((count, table))
+    }
+
+    /// Reads a description that names no table (`search nodes N`).
     pub fn from_description(text: &str) -> Option<SearchEvaluator> {
-        let nodes = text.strip_prefix(Self::PREFIX)?.parse().ok()?;
-        (nodes > 0).then_some(SearchEvaluator { nodes })
+        match Self::parse_description(text)? {
+            (nodes, None) => Some(SearchEvaluator::new(nodes)),
+            (_, Some(_)) => None,
+        }
     }
 }
 
@@ -255,12 +294,19 @@ impl LeafEvaluator for SearchEvaluator {
         if let Some(score) = terminal_value(state) {
             return Ok(Evaluation { score, best_move: None, depth: 0, nodes: 0 });
         }
+        let me = self.describe();
         SEARCHER.with(|cell| {
             let mut cell = cell.borrow_mut();
-            if cell.is_none() {
-                *cell = Some(Searcher::new(Options::default()).map_err(|e| fail(e.to_string()))?);
+            if cell.as_ref().is_none_or(|(made_for, _)| *made_for != me) {
+                let tablebase = self
+                    .tablebase
+                    .as_ref()
+                    .map(|(t, _)| t.clone() as Arc<dyn crate::tablebase::EndgameTable>);
+                let searcher = Searcher::new(Options { tablebase, ..Options::default() })
+                    .map_err(|e| fail(e.to_string()))?;
+                *cell = Some((me, searcher));
             }
-            let searcher = cell.as_mut().expect("set above");
+            let (_, searcher) = cell.as_mut().expect("set above");
             searcher.clear();
             let result =
                 searcher.search(state, &Limits::nodes(self.nodes)).map_err(|e| fail(e.to_string()))?;
@@ -274,7 +320,10 @@ impl LeafEvaluator for SearchEvaluator {
     }
 
     fn describe(&self) -> String {
-        format!("{}{}", Self::PREFIX, self.nodes)
+        match &self.tablebase {
+            Some((_, name)) => format!("{}{}{}{name}", Self::PREFIX, self.nodes, Self::TABLE),
+            None => format!("{}{}", Self::PREFIX, self.nodes),
+        }
     }
 }
 
@@ -437,13 +486,43 @@ mod tests {
         assert_eq!(Negamax::from_description("negamax-2014 depth 3 x"), None);
         assert!(evaluator_from_description("search nodes 5").is_some());
         assert!(evaluator_from_description("search nodes 0").is_none());
-        let search = SearchEvaluator { nodes: 5000 };
-        assert_eq!(SearchEvaluator::from_description(&search.describe()), Some(search));
+        let search = SearchEvaluator::new(5000);
+        let read = SearchEvaluator::from_description(&search.describe()).unwrap();
+        assert_eq!((read.nodes, read.describe()), (5000, "search nodes 5000".to_string()));
+        for bad in ["search nodes 05000", "search nodes +5", "search nodes 5 tablebase", "search nodes 5x"] {
+            assert!(SearchEvaluator::from_description(bad).is_none(), "{bad}");
+        }
+        let table = Arc::new(
+            crate::tablebase::Tablebase::open(std::path::Path::new("data/endgames-12.owtb.zst")).unwrap(),
+        );
+        let probing = SearchEvaluator::with_tablebase(7, table);
+        let description = probing.describe();
+        assert!(description.starts_with("search nodes 7 tablebase ≤12 0x"), "{description}");
+        let (nodes, name) = SearchEvaluator::parse_description(&description).unwrap();
+        assert_eq!((nodes, name.unwrap().len()), (7, "≤12 0x".len() + 16));
+        assert!(SearchEvaluator::from_description(&description).is_none(), "the table must be given");
+        assert!(evaluator_from_description(&description).is_none());
+    }
+
+    #[test]
+    fn the_tablebase_settles_what_the_search_alone_cannot() {
+        // 10 seeds on the board: a search of 50 nodes only guesses; with
+        // the table the value is proven (±1000 or a draw, exactly).
+        let state: GameState = "1-0-3-0-0-1-0-2-0-1-0-2-20-18-S".parse().unwrap();
+        let table = Arc::new(
+            crate::tablebase::Tablebase::open(std::path::Path::new("data/endgames-12.owtb.zst")).unwrap(),
+        );
+        let bare = SearchEvaluator::new(50).evaluate(&state).unwrap();
+        let probing = SearchEvaluator::with_tablebase(50, table.clone()).evaluate(&state).unwrap();
+        assert!([-WIN, 0, WIN].contains(&probing.score), "{probing:?}");
+        assert_ne!(bare.score, probing.score, "{bare:?} {probing:?}");
+        // The thread's searcher is remade when the evaluator changes.
+        assert_eq!(SearchEvaluator::new(50).evaluate(&state).unwrap(), bare);
     }
 
     #[test]
     fn the_search_evaluator_is_deterministic_and_sees_the_game_end() {
-        let search = SearchEvaluator { nodes: 20_000 };
+        let search = SearchEvaluator::new(20_000);
         let state: GameState = "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfEe".parse().unwrap();
         let first = search.evaluate(&state).unwrap();
         let other = search.evaluate(&GameState::start()).unwrap();

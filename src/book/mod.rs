@@ -11,53 +11,19 @@
 //! * [`export`]: "Oware Opening Book 1.0" and "DOE Opening Book 1.0".
 //! * [`probe`]: book moves of any book, book lines, statistics.
 //! * [`play`]: matches between engines with and without books.
-//! * [`eval`]: the evaluator trait and the placeholder [`Negamax`].
+//! * [`eval`]: the evaluator trait, the search evaluator and [`Negamax`].
+//! * [`study`]: how leaf values change with the search budget.
 //!
-//! # Plugging in the search engine (issue 4)
-//! Once `crate::search` is merged, three additions replace the placeholder.
+//! # Evaluators
+//! A book's leaves are valued by a [`LeafEvaluator`]: [`eval::SearchEvaluator`]
+//! (our alpha-beta search with a node limit per leaf and optionally one of
+//! our endgame tables; a fresh transposition table per leaf, so values do
+//! not depend on which thread asked) or the small [`eval::Negamax`] the
+//! tests use.
 //!
-//! 1. In `src/book/eval.rs`, an evaluator around the searcher. A `Searcher`
-//!    searches with `&mut self` and keeps a transposition table, so each
-//!    worker thread keeps its own and clears it before every search (the
-//!    search is then deterministic for a node or depth limit):
-//!
-//! ```text
-//! pub struct SearchEvaluator { pub nodes: u64 }
-//!
-//! thread_local! {
-//!     static SEARCHER: RefCell<Option<Searcher>> = const { RefCell::new(None) };
-//! }
-//!
-//! impl LeafEvaluator for SearchEvaluator {
-//!     fn evaluate(&self, state: &GameState) -> Result<Evaluation, EvaluationError> {
-//!         let fail = |e: &dyn Display| EvaluationError { state: state.to_string(), reason: e.to_string() };
-//!         SEARCHER.with(|cell| {
-//!             let mut cell = cell.borrow_mut();
-//!             if cell.is_none() {
-//!                 *cell = Some(Searcher::new(Options::default()).map_err(|e| fail(&e))?);
-//!             }
-//!             let searcher = cell.as_mut().expect("just set");
-//!             searcher.clear();
-//!             let r = searcher.search(state, &Limits::nodes(self.nodes)).map_err(|e| fail(&e))?;
-//!             Ok(Evaluation { score: r.score.engine_units() as i32, best_move: r.best_move,
-//!                             depth: r.depth, nodes: r.nodes })
-//!         })
-//!     }
-//!     fn describe(&self) -> String { format!("search nodes {}", self.nodes) }
-//! }
-//! ```
-//!
-//! 2. In [`eval::evaluator_from_description`], a branch that reads
-//!    `search nodes N` back (resumed growth rebuilds the evaluator from the
-//!    book's manifest).
-//! 3. In `bin/openings.rs` (function `evaluator`) and `bin/match.rs`
-//!    (function `engine`), an option `--search-nodes N` that builds
-//!    `SearchEvaluator { nodes: N }` instead of [`Negamax`]. Nothing else
-//!    changes: growth, checkpoints, exports and matches only see the trait.
-//!
-//! A book directory records its evaluator: a book grown with the
-//! placeholder cannot be resumed with the search (the values would not
-//! mix); grow a new directory (the `make openings` target names it).
+//! A book directory records its evaluator's description: a book resumes
+//! only with the same evaluator, limit and table (the values would not
+//! mix); another evaluator needs another directory.
 
 pub mod dropout;
 pub mod eval;
@@ -67,6 +33,7 @@ pub mod grow;
 pub mod play;
 pub mod probe;
 pub mod store;
+pub mod study;
 
 use std::fmt;
 use std::io;

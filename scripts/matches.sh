@@ -1,0 +1,46 @@
+#!/bin/sh
+# The standard matches of the README: our engine with our books (opening
+# book + endgame table) against the same engine without books, and against
+# the same engine with the engine's own books (its 2014 opening book and
+# its 2021 endgame file), at each node limit of NODES; OPENINGS distinct
+# balanced openings, each played with both colours. Writes a Markdown
+# table to OUT (and prints it). Node limits make every number reproducible.
+#
+#   scripts/matches.sh                       # the README's table
+#   BOOK=data/book-1m NODES="100000" OPENINGS=50 scripts/matches.sh
+set -eu
+BOOK=${BOOK:-data/book-dir}
+TABLE=${TABLE:-data/endgames-12.owtb.zst}
+NODES=${NODES:-"100000 1000000"}
+OPENINGS=${OPENINGS:-200}
+RULE=${RULE:-"--margin 0 --min-count 0"}
+ENGINE_BOOK=${ENGINE_BOOK:-tests/reference/aalina-2014-book.bin.zst}
+ENGINE_TABLE=${ENGINE_TABLE:-tests/reference/aalina-2021-leaves.bin.zst}
+OUT=${OUT:-target/matches.md}
+
+cargo build --release --quiet --bin match
+mkdir -p "$(dirname "$OUT")"
+{
+  echo "| nodes/move | A: our engine with | B: our engine with | A's score ± s.e. | W / D / L | book moves A / B | minutes |"
+  echo "|---:|---|---|---|---|---|---:|"
+} > "$OUT"
+for nodes in $NODES; do
+  for opponent in none engine; do
+    if [ "$opponent" = none ]; then
+      b_args=""
+      b_name="no books"
+    else
+      b_args="--book-b $ENGINE_BOOK --tablebase-b $ENGINE_TABLE"
+      b_name="the engine's 2014 book, 2021 endgames"
+    fi
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    line=$(./target/release/match --openings "$OPENINGS" --nodes "$nodes" $RULE \
+      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args | grep '^A scores')
+    minutes=$(( ($(date +%s) - start + 30) / 60 ))
+    # "A scores S ± E (...) over G games: W wins, D draws, L losses; book moves per game: A x, B y"
+    row=$(echo "$line" | sed -E 's/^A scores ([0-9.]+) ± ([0-9.]+) .* over ([0-9]+) games: ([0-9]+) wins, ([0-9]+) draws, ([0-9]+) losses; book moves per game: A ([0-9.]+), B ([0-9.]+)$/\1 ± \2 | \4 \/ \5 \/ \6 | \7 \/ \8/')
+    echo "| $nodes | $BOOK, $TABLE | $b_name | $row | $minutes |" | tee -a "$OUT"
+  done
+done
+echo "written: $OUT"
