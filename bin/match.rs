@@ -26,12 +26,16 @@ struct Args {
     #[arg(long, default_value_t = 200)]
     openings: usize,
     /// Plies from the start of every opening.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 6)]
     opening_plies: usize,
     /// Openings a depth-10 search values further than this from 0 (engine
     /// units, 25 per seed) are left out.
     #[arg(long, default_value_t = 50)]
     max_imbalance: i32,
+    /// Openings are made of moves a depth-10 search values within this
+    /// many units of the best (plausible moves); negative: any move.
+    #[arg(long, default_value_t = 50)]
+    max_move_loss: i32,
     /// Node limit of each move's search (both players).
     #[arg(long, conflicts_with = "time_ms")]
     nodes: Option<u64>,
@@ -124,6 +128,7 @@ fn main() {
             plies: args.opening_plies,
             count: args.openings,
             max_imbalance: args.max_imbalance,
+            max_move_loss: if args.max_move_loss < 0 { i32::MAX } else { args.max_move_loss },
             seed: args.seed,
             ..OpeningSetOptions::default()
         };
@@ -150,11 +155,13 @@ fn main() {
         say!("A: {}", players[0].name);
         say!("B: {}", players[1].name);
         say!(
-            "book rule: margin {}, min count {}; {} openings of {} plies, each played with both colours",
+            "book rule: margin {}, min count {}; {} openings of {} plies (moves within {} of the best, positions within {} of balance), each played with both colours",
             args.margin,
             args.min_count,
             options.openings.len(),
-            args.opening_plies
+            args.opening_plies,
+            args.max_move_loss,
+            args.max_imbalance
         );
         say!(
             "A scores {:.3} ± {:.3} (standard error clustered by opening) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",

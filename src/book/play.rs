@@ -41,7 +41,7 @@ use super::BookError;
 use crate::game::{GameEnd, GameState, Side};
 use crate::rank::state_key;
 use crate::rules::Pit;
-use crate::search::{Limits, Options, Searcher};
+use crate::search::{Limits, Options, SearchError, Searcher};
 use crate::tablebase::EndgameTable;
 
 /// How a player chooses its moves outside the book.
@@ -209,6 +209,10 @@ impl SplitMix {
     }
 }
 
+/// A line of an opening, the state it reaches and the value of its last
+/// move for the player who made it.
+type Line = (Vec<Pit>, GameState, i32);
+
 /// How [`opening_set`] picks openings.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct OpeningSetOptions {
@@ -219,7 +223,11 @@ pub struct OpeningSetOptions {
     /// Keep only positions whose search value (for the side to move) is
     /// within this many engine units of 0.
     pub max_imbalance: i32,
-    /// The depth of that search (fixed depth: deterministic).
+    /// Extend a line only by moves whose search value is within this many
+    /// engine units of the best move's (plausible moves, as a player
+    /// would make; `i32::MAX`: every move).
+    pub max_move_loss: i32,
+    /// The depth of those searches (fixed depth: deterministic).
     pub depth: u32,
     /// The seed of the sample.
     pub seed: u64,
@@ -227,42 +235,65 @@ pub struct OpeningSetOptions {
 
 impl Default for OpeningSetOptions {
     fn default() -> OpeningSetOptions {
-        OpeningSetOptions { plies: 4, count: 200, max_imbalance: 50, depth: 10, seed: 1 }
+        OpeningSetOptions { plies: 6, count: 200, max_imbalance: 50, max_move_loss: 50, depth: 10, seed: 1 }
     }
 }
 
 /// A set of distinct, balanced openings: every distinct state `plies`
-/// plies from the start (the first move sequence in pit order that reaches
-/// it), those a fixed-depth search values within `max_imbalance`, and of
-/// those a seeded sample of `count`, in pit order of their moves.
+/// plies from the start along plausible moves (each within
+/// `max_move_loss` of the best by a fixed-depth search; the first move
+/// sequence in pit order that reaches a state names it), those the search
+/// values within `max_imbalance` of 0, and of those a seeded sample of
+/// `count`, in pit order of their moves.
 pub fn opening_set(options: &OpeningSetOptions) -> Result<Vec<Vec<Pit>>, BookError> {
+    // One searcher per worker, cleared before each search (so each value
+    // is that of a fresh searcher: deterministic); a searcher made and
+    // dropped per position left the allocator holding gigabytes.
+    let searcher = || Searcher::new(Options { table_megabytes: 1, ..Options::default() });
+    let value = |searcher: &mut Result<Searcher, SearchError>, state: &GameState| -> Result<i32, BookError> {
+        let searcher = searcher.as_mut().map_err(|e| fail(state, e.to_string()))?;
+        searcher.clear();
+        let result =
+            searcher.search(state, &Limits::depth(options.depth)).map_err(|e| fail(state, e.to_string()))?;
+        Ok(i32::from(result.score.engine_units()))
+    };
     let mut frontier: Vec<(Vec<Pit>, GameState)> = vec![(Vec::new(), GameState::start())];
     let mut seen = std::collections::HashSet::new();
     for _ in 0..options.plies {
-        let mut next = Vec::new();
-        for (moves, state) in &frontier {
-            for pit in state.legal_moves() {
-                let mut child = state.clone();
-                child.play(pit).map_err(|e| fail(state, e.to_string()))?;
-                if child.is_over() || !seen.insert(state_key(&child)) {
-                    continue;
+        // Every child with the value of its move for the mover.
+        let children: Vec<Result<Vec<Line>, BookError>> = frontier
+            .par_iter()
+            .map_init(searcher, |searcher, (moves, state)| {
+                let mut out = Vec::new();
+                for pit in state.legal_moves() {
+                    let mut child = state.clone();
+                    child.play(pit).map_err(|e| fail(state, e.to_string()))?;
+                    let loss_matters = options.max_move_loss != i32::MAX;
+                    let worth = if loss_matters && !child.is_over() { -value(searcher, &child)? } else { 0 };
+                    let mut line = moves.clone();
+                    line.push(pit);
+                    out.push((line, child, worth));
                 }
-                let mut line = moves.clone();
-                line.push(pit);
-                next.push((line, child));
+                Ok(out)
+            })
+            .collect();
+        let mut next = Vec::new();
+        for family in children {
+            let family = family?;
+            let best = family.iter().map(|c| c.2).max().unwrap_or(0);
+            for (line, child, worth) in family {
+                let plausible = options.max_move_loss == i32::MAX || worth >= best - options.max_move_loss;
+                if plausible && !child.is_over() && seen.insert(state_key(&child)) {
+                    next.push((line, child));
+                }
             }
         }
         frontier = next;
     }
     let balanced: Vec<Result<Option<Vec<Pit>>, BookError>> = frontier
         .into_par_iter()
-        .map(|(moves, state)| {
-            let mut searcher = Searcher::new(Options::default()).map_err(|e| fail(&state, e.to_string()))?;
-            let result = searcher
-                .search(&state, &Limits::depth(options.depth))
-                .map_err(|e| fail(&state, e.to_string()))?;
-            let units = i32::from(result.score.engine_units());
-            Ok((units.abs() <= options.max_imbalance).then_some(moves))
+        .map_init(searcher, |searcher, (moves, state)| {
+            Ok((value(searcher, &state)?.abs() <= options.max_imbalance).then_some(moves))
         })
         .collect();
     let mut kept = Vec::new();
@@ -509,7 +540,14 @@ mod tests {
 
     #[test]
     fn the_opening_set_is_distinct_balanced_and_seeded() {
-        let options = OpeningSetOptions { plies: 2, count: 20, max_imbalance: 1000, depth: 2, seed: 7 };
+        let options = OpeningSetOptions {
+            plies: 2,
+            count: 20,
+            max_imbalance: 1000,
+            max_move_loss: i32::MAX,
+            depth: 2,
+            seed: 7,
+        };
         let all = opening_set(&options).unwrap();
         assert_eq!(all.len(), 20, "36 two-ply openings, 20 picked");
         let keys: std::collections::HashSet<u64> = all
@@ -529,5 +567,12 @@ mod tests {
         assert_eq!(every.len(), 36);
         let tight = opening_set(&OpeningSetOptions { count: 1000, max_imbalance: 0, ..options }).unwrap();
         assert!(tight.len() < 36 && tight.iter().all(|o| every.contains(o)));
+        // Only best moves (ties kept): South's best first moves, each
+        // answered by North's best replies.
+        let best = opening_set(&OpeningSetOptions { count: 1000, max_move_loss: 0, ..options }).unwrap();
+        assert!(!best.is_empty() && best.len() < 36 && best.iter().all(|o| every.contains(o)), "{best:?}");
+        let plausible =
+            opening_set(&OpeningSetOptions { count: 1000, max_move_loss: 100, ..options }).unwrap();
+        assert!(best.iter().all(|o| plausible.contains(o)) && plausible.len() <= 36);
     }
 }
