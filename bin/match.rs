@@ -26,16 +26,19 @@ struct Args {
     #[arg(long, default_value_t = 200)]
     openings: usize,
     /// Plies from the start of every opening.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 4)]
     opening_plies: usize,
     /// Openings a depth-10 search values further than this from 0 (engine
     /// units, 25 per seed) are left out.
     #[arg(long, default_value_t = 50)]
     max_imbalance: i32,
     /// Openings are made of moves a depth-10 search values within this
-    /// many units of the best (plausible moves); negative: any move.
-    #[arg(long, default_value_t = 50)]
+    /// many units of the best (plausible moves).
+    #[arg(long, default_value_t = 50, conflicts_with = "any_moves")]
     max_move_loss: i32,
+    /// Openings of any legal moves instead of plausible ones.
+    #[arg(long)]
+    any_moves: bool,
     /// Node limit of each move's search (both players).
     #[arg(long, conflicts_with = "time_ms")]
     nodes: Option<u64>,
@@ -84,6 +87,9 @@ fn main() {
         if args.openings == 0 {
             bail!("--openings must be positive");
         }
+        if args.max_move_loss < 0 || args.max_imbalance < 0 {
+            bail!("--max-move-loss and --max-imbalance must not be negative");
+        }
         if !args.margin.is_finite() || args.margin < 0.0 {
             bail!("--margin must be a non-negative number");
         }
@@ -128,7 +134,7 @@ fn main() {
             plies: args.opening_plies,
             count: args.openings,
             max_imbalance: args.max_imbalance,
-            max_move_loss: if args.max_move_loss < 0 { i32::MAX } else { args.max_move_loss },
+            max_move_loss: if args.any_moves { i32::MAX } else { args.max_move_loss },
             seed: args.seed,
             ..OpeningSetOptions::default()
         };
@@ -155,12 +161,12 @@ fn main() {
         say!("A: {}", players[0].name);
         say!("B: {}", players[1].name);
         say!(
-            "book rule: margin {}, min count {}; {} openings of {} plies (moves within {} of the best, positions within {} of balance), each played with both colours",
+            "book rule: margin {}, min count {}; {} openings of {} plies ({}, positions within {} of balance), each played with both colours",
             args.margin,
             args.min_count,
             options.openings.len(),
             args.opening_plies,
-            args.max_move_loss,
+            if args.any_moves { "any moves".to_string() } else { format!("moves within {} of the best", args.max_move_loss) },
             args.max_imbalance
         );
         say!(

@@ -235,7 +235,7 @@ pub struct OpeningSetOptions {
 
 impl Default for OpeningSetOptions {
     fn default() -> OpeningSetOptions {
-        OpeningSetOptions { plies: 6, count: 200, max_imbalance: 50, max_move_loss: 50, depth: 10, seed: 1 }
+        OpeningSetOptions { plies: 4, count: 200, max_imbalance: 50, max_move_loss: 50, depth: 10, seed: 1 }
     }
 }
 
