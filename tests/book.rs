@@ -690,11 +690,43 @@ fn probe_and_stats_describe_our_books() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("depth in book: 1 plies"), "{text}");
     // Bad input: one line, non-zero exit.
+    // A book grown with a table needs the table to resume; an engine
+    // endgame file is no table to grow with.
+    let fresh = dir.join("fresh").to_string_lossy().to_string();
+    let engine_table = reference("aalina-2021-leaves.bin.zst").to_string_lossy().to_string();
+    let with_table = dir.join("with-table").to_string_lossy().to_string();
+    let grown = openings(&[
+        "grow",
+        "--book",
+        &with_table,
+        "--expansions",
+        "16",
+        "--search-nodes",
+        "100",
+        "--tablebase",
+        "data/endgames-12.owtb.zst",
+        "--quiet",
+    ]);
+    assert!(grown.status.success(), "{}", String::from_utf8_lossy(&grown.stderr));
     for args in [
         vec!["probe", "--book", "/nonexistent/book"],
         vec!["stats", "--book", "/nonexistent/book"],
         vec!["probe", "--book", &dir.path().to_string_lossy(), "4-4-4-S"],
         vec!["grow", "--book", &dir.path().to_string_lossy(), "--expansions", "70", "--omega=-1"],
+        vec!["leaf-study", "--book", &dir.path().to_string_lossy(), "--budgets", "500,300"],
+        vec!["leaf-study", "--book", &dir.path().to_string_lossy(), "--sample", "0"],
+        vec![
+            "grow",
+            "--book",
+            &fresh,
+            "--expansions",
+            "16",
+            "--search-nodes",
+            "100",
+            "--tablebase",
+            &engine_table,
+        ],
+        vec!["grow", "--book", &with_table, "--expansions", "32"],
     ] {
         let out = openings(&args);
         assert!(!out.status.success(), "{args:?}");

@@ -210,3 +210,23 @@ fn probe_search_and_verify_read_every_table_format() {
     assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn match_refuses_bad_settings_in_one_line() {
+    let cases: [&[&str]; 7] = [
+        &["--openings", "0"],
+        &["--nodes", "0"],
+        &["--time-ms", "0"],
+        &["--max-move-loss=-5"],
+        &["--margin=-1"],
+        &["--book-a", "/nonexistent/book"],
+        &["--engine", "negamax", "--tablebase-b", "data/endgames-12.owtb.zst"],
+    ];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_match")).args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("match: error: "), "{stderr}");
+    }
+}
