@@ -59,7 +59,8 @@ struct Args {
     #[arg(long)]
     tablebase_b: Option<PathBuf>,
     /// Book moves within this many engine units of the best are played, at
-    /// random (0: the best only; the engine uses 10).
+    /// random (0: the best only; the engine, and the library's
+    /// `BookRule::default`, use 10).
     #[arg(long, default_value_t = 0.0)]
     margin: f64,
     /// Leave the book when the best move's count (expansions beneath it in
@@ -118,6 +119,7 @@ fn main() {
         {
             let mover = match args.engine.as_str() {
                 "search" => Mover::Search { limits, tablebase: open_table(table_path)? },
+                "negamax" if args.time_ms.is_some() => bail!("--engine negamax takes --nodes, not --time-ms"),
                 "negamax" if table_path.is_none() => Mover::Evaluator(&negamax),
                 "negamax" => bail!("--engine negamax probes no tablebase"),
                 other => bail!("--engine {other}: choose search or negamax"),
@@ -170,9 +172,13 @@ fn main() {
             args.max_imbalance
         );
         say!(
-            "A scores {:.3} ± {:.3} (standard error clustered by opening) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
+            "A scores {:.3} ± {} (standard error clustered by opening) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
             report.score,
-            report.standard_error,
+            if report.standard_error.is_nan() {
+                "n/a".to_string()
+            } else {
+                format!("{:.3}", report.standard_error)
+            },
             report.games.len(),
             report.wins,
             report.draws,

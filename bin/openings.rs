@@ -184,7 +184,10 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
         return Ok(Box::new(Negamax { depth, max_nodes: args.eval_nodes }));
     }
     let Some(manifest) = read_manifest(&args.book)? else {
-        return Ok(Box::new(SearchEvaluator::new(DEFAULT_SEARCH_NODES)));
+        return Ok(Box::new(match &args.tablebase {
+            Some(path) => SearchEvaluator::with_tablebase(DEFAULT_SEARCH_NODES, Arc::new(open_table(path)?)),
+            None => SearchEvaluator::new(DEFAULT_SEARCH_NODES),
+        }));
     };
     let recorded = &manifest.parameters.evaluator;
     if let Some((nodes, Some(name))) = SearchEvaluator::parse_description(recorded) {
@@ -198,6 +201,9 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
             bail!("{} is the table {found}, the book was grown with {name}", path.display());
         }
         return Ok(Box::new(SearchEvaluator::with_tablebase(nodes, Arc::new(table))));
+    }
+    if args.tablebase.is_some() {
+        bail!("the book was grown with '{recorded}', without a tablebase: drop --tablebase");
     }
     evaluator_from_description(recorded)
         .with_context(|| format!("the book was grown with '{recorded}', which this build cannot rebuild"))
@@ -290,10 +296,10 @@ fn leaf_study_command(
     let graph =
         load(book)?.graph.with_context(|| format!("{}: the book has no checkpoint yet", book.display()))?;
     let table = tablebase.map(open_table).transpose()?.map(Arc::new);
-    let rows = oware::book::study::leaf_budget_study(&graph, sample, budgets, table.as_ref())?;
+    let study = oware::book::study::leaf_budget_study(&graph, sample, budgets, table.as_ref())?;
     say!(
         "{} leaves of {}; reference: {} nodes",
-        sample,
+        study.leaves,
         book.display(),
         thousands(budgets[budgets.len() - 1])
     );
@@ -307,7 +313,7 @@ fn leaf_study_command(
         "within 25",
         "same move"
     );
-    for r in rows {
+    for r in study.rows {
         say!(
             "{:>12} {:>12} {:>9.1} {:>7.2} {:>12.1} {:>10.1}% {:>9.1}%",
             thousands(r.nodes),

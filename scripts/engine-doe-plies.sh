@@ -11,7 +11,8 @@
 set -eu
 SAMURAI=${1:?usage: engine-doe-plies.sh SAMURAI_SRC OWARE_SRC BOOK [GAMES]}
 OWARE=${2:?usage: engine-doe-plies.sh SAMURAI_SRC OWARE_SRC BOOK [GAMES]}
-BOOK=$(realpath "${3:?usage: engine-doe-plies.sh SAMURAI_SRC OWARE_SRC BOOK [GAMES]}")
+BOOK=${3:?usage: engine-doe-plies.sh SAMURAI_SRC OWARE_SRC BOOK [GAMES]}
+BOOK=$(cd "$(dirname "$BOOK")" && pwd)/$(basename "$BOOK")
 GAMES=${4:-1000}
 WORK=${WORK:-target/engine-2022}
 mkdir -p "$WORK/classes"

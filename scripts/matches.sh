@@ -6,8 +6,10 @@
 # balanced openings, each played with both colours. Writes a Markdown
 # table to OUT (and prints it). Node limits make every number reproducible.
 #
-#   scripts/matches.sh                       # the README's table
+#   scripts/matches.sh                       # the standard table
 #   BOOK=data/book-1m NODES="100000" OPENINGS=50 scripts/matches.sh
+#
+# (RULE and the paths are split at spaces: paths with spaces need a link.)
 set -eu
 BOOK=${BOOK:-data/book-dir}
 TABLE=${TABLE:-data/endgames-12.owtb.zst}
@@ -39,7 +41,11 @@ for nodes in $NODES; do
       --book-a "$BOOK" --tablebase-a "$TABLE" $b_args | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
     # "A scores S ± E (...) over G games: W wins, D draws, L losses; book moves per game: A x, B y"
-    row=$(echo "$line" | sed -E 's/^A scores ([0-9.]+) ± ([0-9.]+) .* over ([0-9]+) games: ([0-9]+) wins, ([0-9]+) draws, ([0-9]+) losses; book moves per game: A ([0-9.]+), B ([0-9.]+)$/\1 ± \2 | \4 \/ \5 \/ \6 | \7 \/ \8/')
+    case $line in
+      "A scores "*" over "*" games: "*" wins, "*" draws, "*" losses; book moves per game: A "*", B "*) ;;
+      *) echo "matches.sh: cannot read the match's result: $line" >&2; exit 1 ;;
+    esac
+    row=$(echo "$line" | sed -E 's/^A scores ([0-9.]+) ± ([0-9.na\/]+) .* over ([0-9]+) games: ([0-9]+) wins, ([0-9]+) draws, ([0-9]+) losses; book moves per game: A ([0-9.]+), B ([0-9.]+)$/\1 ± \2 | \4 \/ \5 \/ \6 | \7 \/ \8/')
     echo "| $nodes | $BOOK, $TABLE | $b_name | $row | $minutes |" | tee -a "$OUT"
   done
 done

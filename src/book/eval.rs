@@ -239,7 +239,7 @@ impl fmt::Debug for SearchEvaluator {
 
 thread_local! {
     /// One searcher per worker thread (the table is reused, cleared), with
-    /// the description of the evaluator it was made for.
+    /// the name of the endgame table it probes ("" for none).
     static SEARCHER: std::cell::RefCell<Option<(String, crate::search::Searcher)>> =
         const { std::cell::RefCell::new(None) };
 }
@@ -294,17 +294,19 @@ impl LeafEvaluator for SearchEvaluator {
         if let Some(score) = terminal_value(state) {
             return Ok(Evaluation { score, best_move: None, depth: 0, nodes: 0 });
         }
-        let me = self.describe();
+        // The searcher depends on the table only (the node limit is the
+        // search's argument): a study of several budgets reuses it.
+        let table = self.tablebase.as_ref().map_or(String::new(), |(_, name)| name.clone());
         SEARCHER.with(|cell| {
             let mut cell = cell.borrow_mut();
-            if cell.as_ref().is_none_or(|(made_for, _)| *made_for != me) {
+            if cell.as_ref().is_none_or(|(made_for, _)| *made_for != table) {
                 let tablebase = self
                     .tablebase
                     .as_ref()
                     .map(|(t, _)| t.clone() as Arc<dyn crate::tablebase::EndgameTable>);
                 let searcher = Searcher::new(Options { tablebase, ..Options::default() })
                     .map_err(|e| fail(e.to_string()))?;
-                *cell = Some((me, searcher));
+                *cell = Some((table, searcher));
             }
             let (_, searcher) = cell.as_mut().expect("set above");
             searcher.clear();

@@ -203,7 +203,8 @@ pub fn grow(
     });
     // Workers stop once the pool (and its job sender) is dropped, which
     // happened when the scope's closure returned.
-    let complete = outcome? || graph.node(graph.root()).priority == INFINITE;
+    // (Pending leaves are in flight: with them the root's ∞ means nothing.)
+    let complete = outcome? || (graph.pending().is_empty() && graph.node(graph.root()).priority == INFINITE);
     let before_save = dir.manifest().checkpoint.map(|c| c.expansions);
     dir.save(&graph)?;
     if before_save != Some(graph.expansions()) {

@@ -391,6 +391,18 @@ fn side_of(key: u64) -> Side {
     }
 }
 
+/// The root's priority with the pending leaves of a batch (in flight)
+/// counted as the leaves they are.
+fn free_root_priority(graph: &BookGraph) -> i64 {
+    if graph.pending().is_empty() {
+        return graph.node(graph.root()).priority;
+    }
+    let mut free = graph.clone();
+    let leaves: Vec<_> = graph.pending().iter().map(|s| s.leaf).collect();
+    free.release(&leaves);
+    free.node(free.root()).priority
+}
+
 /// The statistics of a book.
 pub fn stats(graph: &BookGraph, parameters: &Parameters) -> BookStats {
     let depths = graph.depths();
@@ -454,8 +466,8 @@ pub fn stats(graph: &BookGraph, parameters: &Parameters) -> BookStats {
         transpositions: (edges - repetition_edges).saturating_sub(graph.len() - 1),
         repetition_edges,
         root_value: root.value,
-        root_priority: (root.priority != super::dropout::INFINITE)
-            .then(|| root.priority as f64 / super::dropout::PLY as f64),
+        root_priority: (free_root_priority(graph) != super::dropout::INFINITE)
+            .then(|| free_root_priority(graph) as f64 / super::dropout::PLY as f64),
         profile,
         mean_leaf_depth: leaf_depths as f64 / (leaves + terminal).max(1) as f64,
         root_moves,

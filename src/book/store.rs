@@ -35,8 +35,8 @@ pub const LOCK_FILE: &str = "grow.lock";
 const MANIFEST_SIGNATURE: &str = "oware-opening-book 1";
 /// First bytes of a decompressed checkpoint, then the version.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"OWBOOK\r\n";
-/// The record version after [`CHECKPOINT_MAGIC`], the only one
-/// [`decode`] reads.
+/// The record version [`encode`] writes after [`CHECKPOINT_MAGIC`];
+/// [`decode`] reads versions 1 and 2.
 pub const CHECKPOINT_VERSION: u32 = 2;
 /// zstd level of checkpoints (deterministic output for a given input).
 const ZSTD_LEVEL: i32 = 7;
@@ -605,5 +605,49 @@ fn check_node(state: &GameState, kind: NodeKind, edges: &[Edge]) -> Result<(), S
         }
         _ if !edges.is_empty() => Err("edges on a node that is not expanded".into()),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::book::dropout::{descend, select_batch};
+
+    fn shipped() -> (Parameters, BookGraph) {
+        let stored = load(Path::new("data/book-dir")).unwrap();
+        (stored.manifest.parameters, stored.graph.unwrap())
+    }
+
+    #[test]
+    fn pending_leaves_round_trip_and_return_in_flight() {
+        let (parameters, mut graph) = shipped();
+        let batch = select_batch(&mut graph, 5);
+        graph.set_pending(batch.clone());
+        let (_, read) = decode(&encode(&graph, &parameters)).unwrap();
+        assert_eq!(read.pending(), &batch[..]);
+        assert!(batch.iter().all(|s| read.node(s.leaf).in_flight));
+        assert_eq!(read, graph, "values and priorities as before the save");
+        // With the leaves in flight the next descent goes elsewhere.
+        assert!(!batch.iter().any(|s| Some(s.leaf) == descend(&read).map(|d| d.leaf)));
+    }
+
+    #[test]
+    fn pending_leaves_off_the_graph_are_refused() {
+        let (parameters, graph) = shipped();
+        let good = descend(&graph).unwrap();
+        let root = graph.root();
+        let cases: Vec<(Vec<Selection>, &str)> = vec![
+            (vec![Selection { leaf: good.leaf, path: vec![(root, 9)] }], "leaves the graph"),
+            (vec![good.clone(), good.clone()], "not a distinct leaf"),
+            (vec![Selection { leaf: root, path: vec![] }], "not a distinct leaf"),
+            (vec![Selection { leaf: good.leaf, path: good.path[1..].to_vec() }], "leaves the graph"),
+            (vec![good.clone(); parameters.batch as usize + 1], "pending leaves in batches of"),
+        ];
+        for (pending, expected) in cases {
+            let mut bad = graph.clone();
+            bad.set_pending(pending);
+            let error = decode(&encode(&bad, &parameters)).unwrap_err();
+            assert!(error.contains(expected), "{error}");
+        }
     }
 }

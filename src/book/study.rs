@@ -34,6 +34,15 @@ pub struct BudgetRow {
     pub same_move: f64,
 }
 
+/// The study: how many leaves, and a row per budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Study {
+    /// Leaves valued (fewer than asked if the book has fewer).
+    pub leaves: usize,
+    /// One row per budget, in the order given.
+    pub rows: Vec<BudgetRow>,
+}
+
 /// One leaf's search at one budget.
 #[derive(Clone, Copy)]
 struct Measure {
@@ -44,18 +53,19 @@ struct Measure {
     seconds: f64,
 }
 
-/// Values `sample` leaves of `graph` (every k-th leaf in node order, the
-/// same leaves for every budget) at each of `budgets` (ascending; the last
-/// is the reference), with `table` if given, on every thread.
+/// Values `sample` leaves of `graph` (spread evenly over the leaves in
+/// node order, the same leaves for every budget) at each of `budgets`
+/// (ascending; the last is the reference), with `table` if given, on every
+/// thread.
 pub fn leaf_budget_study(
     graph: &BookGraph,
     sample: usize,
     budgets: &[u64],
     table: Option<&Arc<Tablebase>>,
-) -> Result<Vec<BudgetRow>, BookError> {
+) -> Result<Study, BookError> {
     let leaves: Vec<u64> = graph.nodes().iter().filter(|n| n.kind == NodeKind::Leaf).map(|n| n.key).collect();
-    let step = (leaves.len() / sample.max(1)).max(1);
-    let chosen: Vec<u64> = leaves.iter().step_by(step).take(sample).copied().collect();
+    let count = sample.min(leaves.len());
+    let chosen: Vec<u64> = (0..count).map(|i| leaves[i * leaves.len() / count]).collect();
     let evaluators: Vec<SearchEvaluator> = budgets
         .iter()
         .map(|&nodes| match table {
@@ -90,7 +100,7 @@ pub fn leaf_budget_study(
     let results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
     let n = results.len().max(1) as f64;
     let reference = budgets.len() - 1;
-    Ok(budgets
+    let rows = budgets
         .iter()
         .enumerate()
         .map(|(b, &nodes)| {
@@ -107,7 +117,8 @@ pub fn leaf_budget_study(
                 same_move: mean(&|m, r| f64::from(u8::from(m.best == r.best))),
             }
         })
-        .collect())
+        .collect();
+    Ok(Study { leaves: count, rows })
 }
 
 #[cfg(test)]
@@ -117,14 +128,16 @@ mod tests {
     #[test]
     fn the_reference_budget_agrees_with_itself_and_smaller_ones_less() {
         let graph = crate::book::store::load(std::path::Path::new("data/book-dir")).unwrap().graph.unwrap();
-        let rows = leaf_budget_study(&graph, 12, &[100, 300, 20_000], None).unwrap();
+        let study = leaf_budget_study(&graph, 12, &[100, 300, 20_000], None).unwrap();
+        assert_eq!(study.leaves, 12);
+        let rows = study.rows;
         assert_eq!(rows.iter().map(|r| r.nodes).collect::<Vec<_>>(), [100, 300, 20_000]);
         let reference = &rows[2];
         assert_eq!((reference.mean_change, reference.within_a_seed, reference.same_move), (0.0, 1.0, 1.0));
         assert!(rows[0].mean_nodes <= 100.0 + 1e-9 && rows[0].mean_depth < reference.mean_depth);
         assert!(rows[0].mean_change > 0.0, "100 nodes and 20,000 disagree somewhere: {rows:?}");
         // The same leaves every time: the study is deterministic but for times.
-        let again = leaf_budget_study(&graph, 12, &[100, 300, 20_000], None).unwrap();
+        let again = leaf_budget_study(&graph, 12, &[100, 300, 20_000], None).unwrap().rows;
         let strip = |r: &BudgetRow| (r.mean_nodes, r.mean_depth, r.mean_change, r.same_move);
         assert_eq!(rows.iter().map(strip).collect::<Vec<_>>(), again.iter().map(strip).collect::<Vec<_>>());
     }
