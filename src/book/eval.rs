@@ -506,6 +506,28 @@ mod tests {
         assert!(evaluator_from_description(&description).is_none());
     }
 
+    /// Book growth hands leaves to worker threads in any order: a value
+    /// must not depend on what the thread's searcher did before.
+    #[test]
+    fn a_leaf_value_does_not_depend_on_the_threads_earlier_searches() {
+        let states: Vec<GameState> = ["FfEe", "CdAbFa", "BaFfCc", "EeDdCcBb"]
+            .iter()
+            .map(|m| format!("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves {m}").parse().unwrap())
+            .collect();
+        let search = SearchEvaluator::new(30_000);
+        // Each state first on a thread of its own, then all on one thread
+        // in two orders.
+        let fresh: Vec<Evaluation> = states
+            .iter()
+            .map(|s| std::thread::scope(|scope| scope.spawn(|| search.evaluate(s).unwrap()).join().unwrap()))
+            .collect();
+        let forward: Vec<Evaluation> = states.iter().map(|s| search.evaluate(s).unwrap()).collect();
+        let mut backward: Vec<Evaluation> = states.iter().rev().map(|s| search.evaluate(s).unwrap()).collect();
+        backward.reverse();
+        assert_eq!(forward, fresh);
+        assert_eq!(backward, fresh);
+    }
+
     #[test]
     fn the_tablebase_settles_what_the_search_alone_cannot() {
         // 10 seeds on the board: a search of 50 nodes only guesses; with
