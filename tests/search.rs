@@ -566,3 +566,24 @@ fn the_binaries_search_and_fail_in_one_line() {
     let (ok, _, stderr) = run(bench, &["--file", "/nonexistent/games.txt"]);
     assert!(!ok && stderr.lines().count() == 1, "{stderr}");
 }
+
+/// The engine's endgame files hold estimates, which can contradict the
+/// search: the root's score, clamped into them, once landed inside the
+/// aspiration window with no move found (a match stopped on it). Every
+/// root with a legal move gets one, whatever the table says.
+#[test]
+fn a_root_always_gets_a_move_even_against_an_engine_tables_estimates() {
+    let path = std::path::Path::new("tests/reference/aalina-2021-leaves.bin.zst");
+    let table = oware::tablebase::open_any(path).unwrap();
+    let options = Options { tablebase: Some(table), ..Options::default() };
+    let found: GameState = "1-0-0-0-0-0-1-1-0-1-0-0-24-20-S".parse().unwrap();
+    let mut states = vec![found];
+    states.extend(random_states(5, 300, 12));
+    for s in states.iter().filter(|s| !s.is_over()) {
+        for nodes in [2_000, 100_000] {
+            let result = search(&options, s, Limits::nodes(nodes));
+            let pit = result.best_move.unwrap_or_else(|| panic!("{s}: no move at {nodes} nodes: {result:?}"));
+            assert!(s.legal_moves().contains(pit), "{s}");
+        }
+    }
+}

@@ -423,6 +423,12 @@ impl Searcher {
                 alpha = if score.abs() >= PROVEN || delta > 1_000 { -INF } else { score - delta };
             } else if score >= beta && beta < INF {
                 beta = if score.abs() >= PROVEN || delta > 1_000 { INF } else { score + delta };
+            } else if self.pv_len[0] == 0 && (alpha > -INF || beta < INF) {
+                // No move reached the window, yet the root's score, clamped
+                // into a tablebase's bounds (an engine file's estimates can
+                // contradict the search), landed inside it. The full window
+                // always gives a move.
+                (alpha, beta) = (-INF, INF);
             } else {
                 return Some((score, trace));
             }
