@@ -522,7 +522,8 @@ mod tests {
             .map(|s| std::thread::scope(|scope| scope.spawn(|| search.evaluate(s).unwrap()).join().unwrap()))
             .collect();
         let forward: Vec<Evaluation> = states.iter().map(|s| search.evaluate(s).unwrap()).collect();
-        let mut backward: Vec<Evaluation> = states.iter().rev().map(|s| search.evaluate(s).unwrap()).collect();
+        let mut backward: Vec<Evaluation> =
+            states.iter().rev().map(|s| search.evaluate(s).unwrap()).collect();
         backward.reverse();
         assert_eq!(forward, fresh);
         assert_eq!(backward, fresh);
