@@ -174,11 +174,7 @@ fn main() {
         say!(
             "A scores {:.3} ± {} (standard error clustered by opening) over {} games: {} wins, {} draws, {} losses; book moves per game: A {:.1}, B {:.1}",
             report.score,
-            if report.standard_error.is_nan() {
-                "n/a".to_string()
-            } else {
-                format!("{:.3}", report.standard_error)
-            },
+            report.standard_error.map_or("n/a".to_string(), |e| format!("{e:.3}")),
             report.games.len(),
             report.wins,
             report.draws,

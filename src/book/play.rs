@@ -180,8 +180,8 @@ pub struct MatchReport {
     /// A's mean points per game.
     pub score: f64,
     /// Standard error of that mean, clustered by opening (see the module
-    /// documentation); NaN with fewer than two openings (it is unknown).
-    pub standard_error: f64,
+    /// documentation); `None` with fewer than two openings (unknown).
+    pub standard_error: Option<f64>,
     /// Mean book moves per game of A and of B.
     pub book_moves: [f64; 2],
 }
@@ -464,12 +464,10 @@ pub fn report(games: Vec<GameRecord>) -> MatchReport {
         *residuals.entry(g.opening).or_default() += g.points_a - score;
     }
     let clusters = residuals.len() as f64;
-    let standard_error = if clusters > 1.0 {
+    let standard_error = (clusters > 1.0).then(|| {
         let sum: f64 = residuals.values().map(|r| r * r).sum();
         (clusters / (clusters - 1.0) * sum).sqrt() / n
-    } else {
-        f64::NAN
-    };
+    });
     let book = |who: usize| games.iter().map(|g| g.book_moves[who]).sum::<usize>() as f64 / n;
     MatchReport {
         wins: games.iter().filter(|g| g.points_a == 1.0).count(),
@@ -504,7 +502,7 @@ mod tests {
         // cluster's residual is 0, whereas unclustered it would be ~0.26.
         let split: Vec<GameRecord> = (0..10).flat_map(|o| [game(o, 1.0), game(o, 0.0)]).collect();
         let r = report(split);
-        assert_eq!((r.score, r.standard_error), (0.5, 0.0));
+        assert_eq!((r.score, r.standard_error), (0.5, Some(0.0)));
         assert_eq!((r.wins, r.draws, r.losses), (10, 0, 10));
         // Both games of an opening agree: the pairs are the units, so the
         // error is the error of 10 independent results, √(G/(G−1)·Σ4·¼)/20.
@@ -516,7 +514,7 @@ mod tests {
             .collect();
         let r = report(agree);
         let expected = (10.0f64 / 9.0 * 10.0 * 1.0).sqrt() / 20.0;
-        assert!((r.standard_error - expected).abs() < 1e-12, "{} {}", r.standard_error, expected);
+        assert!((r.standard_error.unwrap() - expected).abs() < 1e-12, "{:?} {}", r.standard_error, expected);
         assert_eq!(r.book_moves, [2.0, 0.0]);
     }
 
@@ -526,7 +524,8 @@ mod tests {
         let r = report(games.clone());
         let mean = r.score;
         let s2 = games.iter().map(|g| (g.points_a - mean).powi(2)).sum::<f64>() / 7.0;
-        assert!((r.standard_error - (s2 / 8.0).sqrt()).abs() < 1e-12);
+        assert!((r.standard_error.unwrap() - (s2 / 8.0).sqrt()).abs() < 1e-12);
+        assert_eq!(report(games[..1].to_vec()).standard_error, None, "one opening: unknown");
     }
 
     #[test]
