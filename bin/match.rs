@@ -67,6 +67,10 @@ struct Args {
     /// our books, visits in DOE books) is below this.
     #[arg(long, default_value_t = 0)]
     min_count: u64,
+    /// Leave the book when the best move has fewer plies of book beneath it
+    /// (along its principal line, the move included; our books only).
+    #[arg(long, default_value_t = 0)]
+    min_depth: u32,
     /// Games longer than this are adjudicated (each side takes its row).
     #[arg(long, default_value_t = 400)]
     max_plies: usize,
@@ -112,7 +116,7 @@ fn main() {
                 .transpose()
         };
         let (book_a, book_b) = (open_book(&args.book_a)?, open_book(&args.book_b)?);
-        let rule = BookRule { margin: args.margin, min_count: args.min_count };
+        let rule = BookRule { margin: args.margin, min_count: args.min_count, min_depth: args.min_depth };
         let mut players = Vec::new();
         for (book_path, table_path, book) in
             [(&args.book_a, &args.tablebase_a, &book_a), (&args.book_b, &args.tablebase_b, &book_b)]
@@ -163,9 +167,10 @@ fn main() {
         say!("A: {}", players[0].name);
         say!("B: {}", players[1].name);
         say!(
-            "book rule: margin {}, min count {}; {} openings of {} plies ({}, positions within {} of balance), each played with both colours",
+            "book rule: margin {}, min count {}, min depth {}; {} openings of {} plies ({}, positions within {} of balance), each played with both colours",
             args.margin,
             args.min_count,
+            args.min_depth,
             options.openings.len(),
             args.opening_plies,
             if args.any_moves { "any moves".to_string() } else { format!("moves within {} of the best", args.max_move_loss) },

@@ -579,6 +579,12 @@ fn the_engine_follows_our_doe_export_along_the_principal_line() {
     let mut state = GameState::start();
     let line = graph.principal_line(graph.root());
     assert!(line.len() >= 6, "a principal line of {} plies", line.len());
+    // The depth of book a move carries is its principal line's length.
+    let first = graph.best_edge(graph.root()).unwrap();
+    assert_eq!(graph.move_depth(first) as usize, line.len());
+    let start_moves = graph.book_moves(&GameState::start());
+    let best = start_moves.iter().find(|m| m.pit == first.pit as usize).unwrap();
+    assert_eq!(best.depth, Some(line.len() as u32));
     for (id, edge) in &line {
         assert_eq!(state_key(&state), graph.node(*id).key);
         let best = graph.move_value(edge) as f64;

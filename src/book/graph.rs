@@ -223,6 +223,16 @@ impl BookGraph {
         line
     }
 
+    /// Plies of book along the principal line from `edge`'s move on, the
+    /// move included; `u32::MAX` when its value is exact (a repetition, or
+    /// a finished game).
+    pub fn move_depth(&self, edge: &Edge) -> u32 {
+        if edge.repetition.is_some() || self.node(edge.child).kind == NodeKind::Terminal {
+            return u32::MAX;
+        }
+        1 + self.principal_line(edge.child).len() as u32
+    }
+
     /// Shortest distance in plies from the root to every node
     /// (`u32::MAX` if unreachable), over non-repetition edges.
     pub fn depths(&self) -> Vec<u32> {

@@ -96,11 +96,14 @@ pub struct BookRule {
     /// it in our books, visits in the engine's DOE books) is below this;
     /// candidates need it too. Books without counts ignore it.
     pub min_count: u64,
+    /// The same with the depth of book beneath the move (plies along its
+    /// principal line, the move included; our books only).
+    pub min_depth: u32,
 }
 
 impl Default for BookRule {
     fn default() -> BookRule {
-        BookRule { margin: 10.0, min_count: 0 }
+        BookRule { margin: 10.0, min_count: 0, min_depth: 0 }
     }
 }
 
@@ -108,7 +111,9 @@ impl BookRule {
     /// The moves this rule lets a player pick from `moves`: empty when the
     /// book says nothing or the rule says to leave it.
     pub fn candidates(&self, moves: &[BookMove]) -> Vec<Pit> {
-        let trusted = |m: &BookMove| m.count.is_none_or(|c| c >= self.min_count);
+        let trusted = |m: &BookMove| {
+            m.count.is_none_or(|c| c >= self.min_count) && m.depth.is_none_or(|d| d >= self.min_depth)
+        };
         let Some(best) = best_move(moves) else {
             return Vec::new();
         };
@@ -530,9 +535,9 @@ mod tests {
 
     #[test]
     fn the_rule_leaves_the_book_below_its_count_and_keeps_the_margin() {
-        let m = |pit, score, count| BookMove { pit, score, count };
+        let m = |pit, score, count| BookMove { pit, score, count, depth: None };
         let moves = [m(0, 10.0, Some(50)), m(1, 4.0, Some(500)), m(2, -20.0, Some(900))];
-        let rule = |margin, min_count| BookRule { margin, min_count };
+        let rule = |margin, min_count| BookRule { margin, min_count, min_depth: 0 };
         assert_eq!(rule(0.0, 0).candidates(&moves), vec![0]);
         assert_eq!(rule(10.0, 0).candidates(&moves), vec![0, 1]);
         assert_eq!(rule(10.0, 100).candidates(&moves), Vec::<Pit>::new(), "the best is too thin");
@@ -540,6 +545,17 @@ mod tests {
         let uncounted = [m(3, 1.0, None), m(4, 2.0, None)];
         assert_eq!(rule(0.0, 1_000).candidates(&uncounted), vec![4], "no counts: the margin only");
         assert!(rule(10.0, 0).candidates(&[]).is_empty());
+        let deep = |pit, score, depth| BookMove { pit, score, count: None, depth: Some(depth) };
+        let moves = [deep(0, 10.0, 3), deep(1, 8.0, 9), deep(2, 0.0, u32::MAX)];
+        let by_depth = |min_depth| BookRule { margin: 10.0, min_count: 0, min_depth };
+        assert_eq!(by_depth(3).candidates(&moves), vec![0, 1, 2]);
+        assert_eq!(by_depth(4).candidates(&moves), Vec::<Pit>::new(), "the best is too shallow");
+        assert_eq!(by_depth(0).candidates(&[deep(0, 1.0, 1), deep(1, 1.0, 9)]), vec![0, 1]);
+        assert_eq!(
+            by_depth(5).candidates(&[deep(0, 1.0, 9), deep(1, 1.0, 2)]),
+            vec![0],
+            "shallow candidates are dropped"
+        );
     }
 
     #[test]

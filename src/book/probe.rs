@@ -27,6 +27,10 @@ pub struct BookMove {
     pub score: f64,
     /// Visits, where the book records them.
     pub count: Option<u64>,
+    /// Plies of book along the principal line from the move on, the move
+    /// included, where the book tells (our books); `u32::MAX` for a move
+    /// whose value is exact (it ends the game, or repeats).
+    pub depth: Option<u32>,
 }
 
 /// Anything that knows book moves.
@@ -48,6 +52,7 @@ impl BookSource for BookGraph {
                 pit: edge.pit as Pit,
                 score: self.move_value(edge) as f64,
                 count: Some(edge.visits + 1),
+                depth: Some(self.move_depth(edge)),
             })
             .collect()
     }
@@ -61,7 +66,7 @@ impl BookSource for OpeningBook {
         state
             .legal_moves()
             .filter_map(|pit| {
-                entry.score(pit).map(|score| BookMove { pit, score: score as f64, count: None })
+                entry.score(pit).map(|score| BookMove { pit, score: score as f64, count: None, depth: None })
             })
             .collect()
     }
@@ -73,7 +78,7 @@ impl BookSource for DoeBook {
             .children_of_state(state)
             .iter()
             .filter(|e| e.mover() == state.to_move() && state.legal_moves().contains(e.relative_pit()))
-            .map(|e| BookMove { pit: e.relative_pit(), score: -e.score, count: Some(e.count) })
+            .map(|e| BookMove { pit: e.relative_pit(), score: -e.score, count: Some(e.count), depth: None })
             .collect();
         moves.sort_by_key(|m| m.pit);
         moves.dedup_by_key(|m| m.pit);
