@@ -378,22 +378,24 @@ fn choose(
     Ok((mover.best_move(state)?, false))
 }
 
-/// Plays one game from `opening`; `a_south` says which colour player A has.
+/// Plays game `game` of a match: opening `game / 2`, A with South when
+/// `game` is even, its random stream from the match seed and `game`.
 pub fn play_game(
     a: &Player,
     b: &Player,
-    opening: &[Pit],
-    a_south: bool,
-    max_plies: usize,
-    seed: u64,
+    options: &MatchOptions,
+    game: usize,
 ) -> Result<GameRecord, BookError> {
-    let mut rng = SplitMix::new(seed);
+    let index = game / 2;
+    let opening = &options.openings[index];
+    let a_south = game.is_multiple_of(2);
+    let mut rng = SplitMix::new(game_seed(options.seed, game));
     let mut movers = [GameMover::new(&a.mover)?, GameMover::new(&b.mover)?];
     let mut state = GameState::start();
     let mut moves = String::new();
     let mut book_moves = [0usize; 2];
     let mut plies = 0;
-    while !state.is_over() && plies < max_plies {
+    while !state.is_over() && plies < options.max_plies {
         let a_to_move = (state.to_move() == Side::South) == a_south;
         let who = usize::from(!a_to_move);
         let pit = match opening.get(plies) {
@@ -423,7 +425,7 @@ pub fn play_game(
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.0,
     };
-    Ok(GameRecord { opening: 0, a_south, moves, score, points_a, book_moves, end: state.end() })
+    Ok(GameRecord { opening: index, a_south, moves, score, points_a, book_moves, end: state.end() })
 }
 
 /// The seed of game `game` of a match seeded with `seed`.
@@ -442,16 +444,7 @@ pub fn run_match(
     let outcomes: Vec<Result<GameRecord, BookError>> = (0..options.openings.len() * 2)
         .into_par_iter()
         .map(|game| {
-            let opening = game / 2;
-            let mut record = play_game(
-                a,
-                b,
-                &options.openings[opening],
-                game % 2 == 0,
-                options.max_plies,
-                game_seed(options.seed, game),
-            )?;
-            record.opening = opening;
+            let record = play_game(a, b, options, game)?;
             log(&record);
             Ok(record)
         })

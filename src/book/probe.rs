@@ -471,8 +471,9 @@ pub fn stats(graph: &BookGraph, parameters: &Parameters) -> BookStats {
         transpositions: (edges - repetition_edges).saturating_sub(graph.len() - 1),
         repetition_edges,
         root_value: root.value,
-        root_priority: (free_root_priority(graph) != super::dropout::INFINITE)
-            .then(|| free_root_priority(graph) as f64 / super::dropout::PLY as f64),
+        root_priority: Some(free_root_priority(graph))
+            .filter(|&p| p != super::dropout::INFINITE)
+            .map(|p| p as f64 / super::dropout::PLY as f64),
         profile,
         mean_leaf_depth: leaf_depths as f64 / (leaves + terminal).max(1) as f64,
         root_moves,
