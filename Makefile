@@ -7,15 +7,18 @@ RELEASE := $(CARGO) run --release --quiet --bin
 build:
 	$(CARGO) build --release --bins
 
-# The gates first (seconds), then the tests.
+# The gates first (seconds), then the tests, then the distributed build
+# over MPI against the one-process build (scripts/mpi-check.sh).
 test: lint
 	$(CARGO) test --profile ci
+	CARGO=$(CARGO) scripts/mpi-check.sh
 
 # Formatting, lints with every warning an error, and documentation that
 # builds without a warning (missing docs and broken links included).
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --profile ci --all-targets -- -D warnings
+	$(CARGO) clippy --profile ci --features mpi --lib --bins --target-dir target/mpi -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --profile ci
 
 bench:

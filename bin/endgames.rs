@@ -16,7 +16,9 @@ use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
 use oware::tablebase::improve::{improve, ImproveOptions, Improvement};
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
-use oware::tablebase::{build, AnyTable, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase};
+use oware::tablebase::{
+    AnyTable, BuildReport, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase,
+};
 use oware::{GameEnd, GameState, Pit};
 
 /// Endgame tablebases for Oware Abapa: every position with up to N seeds.
@@ -232,7 +234,9 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         compress: !args.no_compress,
         start_from: args.from,
     };
-    let report = build(&options, &layer_log(args.run.quiet))?;
+    let Some(report) = build_on_every_rank(&options, args.run.quiet)? else {
+        return Ok(());
+    };
     let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
     let summary = print_layers(&report.layers);
     say!(
@@ -240,6 +244,25 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         options.dir.join(TABLEBASE_FILE).display()
     );
     Ok(())
+}
+
+/// Builds in this process alone; rank 0 returns the report.
+#[cfg(not(feature = "mpi"))]
+fn build_on_every_rank(options: &BuildOptions, quiet: bool) -> anyhow::Result<Option<BuildReport>> {
+    Ok(Some(oware::tablebase::build(options, &layer_log(quiet))?))
+}
+
+/// Builds with every rank of the MPI job this process belongs to (one rank
+/// when started without `mpirun`): rank 0 logs and returns the report, the
+/// others build quietly and return `None`.
+#[cfg(feature = "mpi")]
+fn build_on_every_rank(options: &BuildOptions, quiet: bool) -> anyhow::Result<Option<BuildReport>> {
+    use oware::cluster::Communicator;
+    let world = oware::cluster::mpi::MpiWorld::init()?;
+    let rank = world.rank();
+    let report = oware::tablebase::build_across(&world, options, &layer_log(quiet || rank != 0))
+        .with_context(|| format!("rank {rank} of {}", world.ranks()))?;
+    Ok((rank == 0).then_some(report))
 }
 
 /// Where a build's log lines go: stderr, under the table header (shown

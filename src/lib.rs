@@ -50,10 +50,13 @@
 //! * [`search`]: the alpha-beta search.
 //! * [`book`]: growing, probing and exporting opening books.
 //! * [`formats`]: readers and writers of the engine's file layouts.
+//! * [`cluster`]: the ranks of a distributed build (threads, or MPI with
+//!   the `mpi` feature).
 //! * [`error`]: typed errors.
 
 pub mod book;
 pub mod checksum;
+pub mod cluster;
 pub mod cpu;
 pub mod error;
 pub mod formats;

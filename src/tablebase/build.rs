@@ -26,8 +26,9 @@ use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver,
 use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
 use crate::checksum::checksum;
+use crate::cluster::{Communicator, Solo};
 use crate::formats::endgames::EndgamesVersion;
-use crate::progress::Observer;
+use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
 use crate::resumable::atomic::write_atomically;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
@@ -112,6 +113,13 @@ pub enum BuildError {
     },
     /// The table to start from could not be used.
     StartFrom(FileError),
+    /// Another rank of a distributed build stopped, for this reason.
+    Peer {
+        /// The rank that stopped first.
+        rank: usize,
+        /// Its error, as text.
+        problem: String,
+    },
     /// This build and the table it starts from disagree about a position.
     Contradiction {
         /// The table the build started from.
@@ -150,6 +158,7 @@ impl fmt::Display for BuildError {
                 write!(f, "{max_seeds} seeds is beyond what this builder supports ({MAX_BUILD_SEEDS})")
             }
             BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
+            BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
             BuildError::Contradiction { source, contradiction } => write!(
                 f,
                 "{contradiction} ({}): one of the two tables is wrong; the layer is not written",
@@ -409,6 +418,9 @@ pub struct BuildReport {
     pub reused_layers: u32,
     /// Whether a layer resumed from a checkpoint.
     pub resumed_checkpoint: bool,
+    /// Per layer whose retrograde analysis was spread over several ranks,
+    /// what that cost (all ranks together).
+    pub traffic: Vec<super::distributed::LayerTraffic>,
     /// Checkpoints this run wrote.
     pub checkpoints_written: u64,
 }
@@ -417,9 +429,203 @@ pub struct BuildReport {
 /// reporting its progress and one line per event worth telling to
 /// `observer`.
 pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildReport, BuildError> {
+    build_across(&Solo, options, observer)
+}
+
+/// [`build`] with every rank of `comm` taking part (all ranks call it with
+/// the same options; the build directory must be the same directory for
+/// all, on storage they share). Rank 0 leads: it alone writes to the
+/// directory, and it alone reports to its `observer`. Each fresh layer's
+/// retrograde analysis is spread over the ranks by index range
+/// ([`super::distributed`]); its cycle phases, and a layer resumed from a
+/// checkpoint, run on rank 0. The files are the same bytes as with one
+/// process (`docs/distributed-build.md`).
+pub fn build_across(
+    comm: &dyn Communicator,
+    options: &BuildOptions,
+    observer: &dyn Observer,
+) -> Result<BuildReport, BuildError> {
     if options.max_seeds > MAX_BUILD_SEEDS {
         return Err(BuildError::TooManySeeds { max_seeds: options.max_seeds });
     }
+    if comm.rank() == 0 {
+        lead(comm, options, observer)
+    } else {
+        follow(comm, options)
+    }
+}
+
+/// How rank 0 tells the others how a step ended: `[0]` and a payload, or
+/// `[1]` and the error's text.
+fn status_bytes<T>(result: &Result<T, BuildError>, payload: impl FnOnce(&T) -> Vec<u8>) -> Vec<u8> {
+    match result {
+        Ok(value) => [vec![0], payload(value)].concat(),
+        Err(error) => [vec![1], error.to_string().into_bytes()].concat(),
+    }
+}
+
+/// Reads rank 0's status: its payload, or the error it stopped with.
+fn read_status(bytes: Vec<u8>) -> Result<Vec<u8>, BuildError> {
+    match bytes.split_first() {
+        Some((0, payload)) => Ok(payload.to_vec()),
+        Some((_, text)) => {
+            Err(BuildError::Peer { rank: 0, problem: String::from_utf8_lossy(text).into_owned() })
+        }
+        None => Err(BuildError::Peer { rank: 0, problem: "an empty status".into() }),
+    }
+}
+
+/// Every rank's outcome of a step, so that all go on or all stop: a rank
+/// that failed returns its own error, the others the first failing rank's.
+fn agree<T>(comm: &dyn Communicator, result: Result<T, BuildError>) -> Result<T, BuildError> {
+    if comm.ranks() == 1 {
+        return result;
+    }
+    let verdict = comm.gather(status_bytes(&result, |_| Vec::new())).map(|statuses| {
+        statuses
+            .into_iter()
+            .enumerate()
+            .find(|(_, status)| status.first() != Some(&0))
+            .map(|(rank, status)| [(rank as u64).to_le_bytes().to_vec(), status[1..].to_vec()].concat())
+            .unwrap_or_default()
+    });
+    let verdict = comm.broadcast(verdict.unwrap_or_default());
+    match (result, verdict.len() >= 8) {
+        (Ok(_), true) => {
+            let rank = u64::from_le_bytes(verdict[..8].try_into().expect("eight bytes")) as usize;
+            Err(BuildError::Peer { rank, problem: String::from_utf8_lossy(&verdict[8..]).into_owned() })
+        }
+        (result, _) => result,
+    }
+}
+
+/// How a layer is built, as rank 0 tells the others.
+const PLAN_ACROSS: u8 = 0;
+const PLAN_ALONE: u8 = 1;
+
+/// Rank 0's part (the whole build when it is alone).
+fn lead(
+    comm: &dyn Communicator,
+    options: &BuildOptions,
+    observer: &dyn Observer,
+) -> Result<BuildReport, BuildError> {
+    let opened = open_build(options, observer);
+    comm.broadcast(status_bytes(&opened, |o| o.manifest.render().into_bytes()));
+    let Opened { held, mut manifest, mut solved, mut report, start_from } = opened?;
+    agree(comm, Ok(()))?;
+    for n in manifest.layers.len() as u32..=options.max_seeds {
+        let seed = agree(comm, seed_layer(&start_from, n))?;
+        // A layer resumed from its checkpoint goes on on rank 0 alone.
+        let across = comm.ranks() > 1 && manifest.checkpoint.is_none();
+        comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_ALONE }]);
+        let result = if across {
+            match super::distributed::retrograde_across(comm, n, &solved, options.budget, seed, observer) {
+                Ok((whole, traffic)) => {
+                    let whole = whole.expect("rank 0 gets the layer");
+                    observer.line(&traffic.line());
+                    report.traffic.push(traffic);
+                    run_layer(&held, &mut manifest, options, whole, Cursor::Retrograded, None, &mut report)
+                }
+                Err(e) => {
+                    Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: a rank's arrays: {e}") })
+                }
+            }
+        } else {
+            layer_alone(&held, &mut manifest, options, &solved, seed, observer, &mut report)
+        }
+        .and_then(|(bytes, stats)| {
+            finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
+            observer.line(&stats.table_row());
+            report.layers.push(stats);
+            Ok(manifest.layers[n as usize])
+        });
+        comm.broadcast(status_bytes(&result, |&(bytes, sum, _, _)| record_bytes(bytes, sum)));
+        let (layer_bytes, layer_sum, _, _) = result?;
+        let path = layer_path(&options.dir, manifest.generation, n as usize);
+        let map =
+            agree(comm, resumable::map_checked(&path, layer_bytes, layer_sum).map_err(BuildError::from))?;
+        let len = map.len();
+        solved.push(LayerBytes::Mapped { map, offset: 0, len });
+    }
+    let written = write_outputs(options, manifest.seed, &solved, &report, observer);
+    comm.broadcast(status_bytes(&written, |_| Vec::new()));
+    written?;
+    Ok(report)
+}
+
+/// The part of a rank other than 0: the retrograde analysis of its range
+/// of each fresh layer, and the finished layers mapped read-only from the
+/// shared directory. It writes nothing.
+fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport, BuildError> {
+    let dir = &options.dir;
+    let text = String::from_utf8_lossy(&read_status(comm.broadcast(Vec::new()))?).into_owned();
+    let manifest = Manifest::parse(&text, &dir.join("manifest"));
+    let opened = manifest.and_then(|manifest| {
+        let start_from = match &options.start_from {
+            Some(path) => Some(StartFrom::open(path, options.max_seeds)?),
+            None => None,
+        };
+        let (solved, _) = open_layers(dir, &manifest)?;
+        Ok((manifest, solved, start_from))
+    });
+    let (manifest, mut solved, start_from) = agree(comm, opened)?;
+    let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
+    for n in manifest.layers.len() as u32..=options.max_seeds {
+        let seed = agree(comm, seed_layer(&start_from, n))?;
+        if comm.broadcast(Vec::new()) == [PLAN_ACROSS] {
+            // Only rank 0 reads what the ranks send (and reports its errors).
+            if let Ok((_, traffic)) =
+                super::distributed::retrograde_across(comm, n, &solved, options.budget, seed, &SILENT)
+            {
+                report.traffic.push(traffic);
+            }
+        }
+        let record = read_status(comm.broadcast(Vec::new()))?;
+        let mapped = parse_record(&record)
+            .ok_or_else(|| BuildError::Peer { rank: 0, problem: "a malformed layer record".into() })
+            .and_then(|(bytes, sum)| {
+                let path = layer_path(dir, manifest.generation, n as usize);
+                resumable::map_checked(&path, bytes, sum).map_err(BuildError::from)
+            });
+        let map = agree(comm, mapped)?;
+        let len = map.len();
+        solved.push(LayerBytes::Mapped { map, offset: 0, len });
+    }
+    read_status(comm.broadcast(Vec::new()))?;
+    Ok(report)
+}
+
+/// Layer `n` of the table the build starts from, if it covers it.
+fn seed_layer(start_from: &Option<StartFrom>, n: u32) -> Result<Option<&[u8]>, BuildError> {
+    match start_from {
+        Some(source) if n < source.provenance.layers => source.layer(n).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A finished layer's size and checksum, as rank 0 sends them.
+fn record_bytes(bytes: u64, sum: u64) -> Vec<u8> {
+    [bytes.to_le_bytes(), sum.to_le_bytes()].concat()
+}
+
+fn parse_record(record: &[u8]) -> Option<(u64, u64)> {
+    let bytes = u64::from_le_bytes(record.get(..8)?.try_into().ok()?);
+    let sum = u64::from_le_bytes(record.get(8..16)?.try_into().ok()?);
+    (record.len() == 16).then_some((bytes, sum))
+}
+
+/// A build directory taken and checked, ready for its next layer.
+struct Opened {
+    held: HeldDirectory,
+    manifest: Manifest,
+    solved: SolvedLayers,
+    report: BuildReport,
+    start_from: Option<StartFrom>,
+}
+
+/// Takes the directory, reads or writes its manifest, checks every file it
+/// names, and maps the finished layers.
+fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened, BuildError> {
     let dir = &options.dir;
     let held = HeldDirectory::take(dir, &BUILD_DIRECTORY)?;
     let start_from = match &options.start_from {
@@ -435,7 +641,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
         checkpoint: None,
     };
     let manifest_path = dir.join("manifest");
-    let mut manifest = match resumable::read_manifest(dir)? {
+    let manifest = match resumable::read_manifest(dir)? {
         Some(text) => {
             let mut found = Manifest::parse(&text, &manifest_path)?;
             // A layer does not depend on how many layers follow it: a build
@@ -466,7 +672,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
         }
     };
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
-    let (mut solved, stats) = open_layers(dir, &manifest)?;
+    let (solved, stats) = open_layers(dir, &manifest)?;
     report.layers = stats;
     check_checkpoint(dir, &manifest)?;
     // Only once everything the manifest names has been checked: a damaged
@@ -478,66 +684,77 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
         observer
             .line(&format!("resuming: layers 0..={} are finished and verified", report.reused_layers - 1));
     }
+    Ok(Opened { held, manifest, solved, report, start_from })
+}
 
-    for n in manifest.layers.len() as u32..=options.max_seeds {
-        let seed = match &start_from {
-            Some(source) if n < source.provenance.layers => Some(source.layer(n)?),
-            _ => None,
-        };
-        let (solver, cursor, components) = match manifest.checkpoint {
-            Some((sequence, bytes, sum)) => {
-                let path = checkpoint_path(dir, n as usize, sequence);
-                let compressed = read_checked(&path, bytes, sum)?;
-                let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
-                let snapshot =
-                    zstd::stream::decode_all(&compressed[..]).map_err(|e| corrupt(e.to_string()))?;
-                if super::checkpoint::earlier_layout(&snapshot) {
-                    observer.line(&format!(
-                        "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
-                    ));
-                    (LayerSolver::new(n, &solved, options.budget), Cursor::Start, None)
-                } else {
-                    let restored = LayerSolver::restore(n, &solved, options.budget, &snapshot)
-                        .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
-                    observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
-                    report.resumed_checkpoint = true;
-                    restored
-                }
+/// Builds the next layer in this process, from its checkpoint if the
+/// manifest names one, else from its start.
+fn layer_alone(
+    held: &HeldDirectory,
+    manifest: &mut Manifest,
+    options: &BuildOptions,
+    solved: &SolvedLayers,
+    seed: Option<&[u8]>,
+    observer: &dyn Observer,
+    report: &mut BuildReport,
+) -> Result<(Vec<u8>, LayerStats), BuildError> {
+    let dir = &options.dir;
+    let n = solved.len();
+    let (solver, cursor, components) = match manifest.checkpoint {
+        Some((sequence, bytes, sum)) => {
+            let path = checkpoint_path(dir, n as usize, sequence);
+            let compressed = read_checked(&path, bytes, sum)?;
+            let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
+            let snapshot = zstd::stream::decode_all(&compressed[..]).map_err(|e| corrupt(e.to_string()))?;
+            if super::checkpoint::earlier_layout(&snapshot) {
+                observer.line(&format!(
+                    "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
+                ));
+                (LayerSolver::new(n, solved, options.budget), Cursor::Start, None)
+            } else {
+                let restored = LayerSolver::restore(n, solved, options.budget, &snapshot)
+                    .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+                observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
+                report.resumed_checkpoint = true;
+                restored
             }
-            None => (LayerSolver::new(n, &solved, options.budget), Cursor::Start, None),
-        };
-        let mut checkpoints = DirectoryCheckpoints {
-            held: &held,
-            manifest: &mut manifest,
-            every: options.checkpoint_every,
-            last: Instant::now(),
-            saved: 0,
-        };
-        let solver = match seed {
-            Some(entries) => solver.with_seed(entries),
-            None => solver,
-        };
-        let result = solver.with_observer(observer).run(cursor, components, &mut checkpoints);
-        report.checkpoints_written += checkpoints.saved;
-        let (bytes, stats) = result.map_err(|error| match error {
-            LayerError::Io(error) => BuildError::Io { path: dir.clone(), error },
-            LayerError::Contradiction(contradiction) => BuildError::Contradiction {
-                source: options.start_from.clone().unwrap_or_default(),
-                contradiction,
-            },
-        })?;
-        finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
-        observer.line(&stats.table_row());
-        drop(bytes);
-        let path = layer_path(dir, manifest.generation, n as usize);
-        let (layer_bytes, layer_sum, _, _) = manifest.layers[n as usize];
-        let map = resumable::map_checked(&path, layer_bytes, layer_sum)?;
-        let len = map.len();
-        solved.push(LayerBytes::Mapped { map, offset: 0, len });
-        report.layers.push(stats);
-    }
-    write_outputs(options, manifest.seed, &solved, &report, observer)?;
-    Ok(report)
+        }
+        None => (LayerSolver::new(n, solved, options.budget), Cursor::Start, None),
+    };
+    let solver = match seed {
+        Some(entries) => solver.with_seed(entries),
+        None => solver,
+    };
+    run_layer(held, manifest, options, solver.with_observer(observer), cursor, components, report)
+}
+
+/// Runs a layer's solver from `cursor` to its end, with checkpoints.
+fn run_layer(
+    held: &HeldDirectory,
+    manifest: &mut Manifest,
+    options: &BuildOptions,
+    solver: LayerSolver,
+    cursor: Cursor,
+    components: Option<super::scc::Components>,
+    report: &mut BuildReport,
+) -> Result<(Vec<u8>, LayerStats), BuildError> {
+    let dir = &options.dir;
+    let mut checkpoints = DirectoryCheckpoints {
+        held,
+        manifest,
+        every: options.checkpoint_every,
+        last: Instant::now(),
+        saved: 0,
+    };
+    let result = solver.run(cursor, components, &mut checkpoints);
+    report.checkpoints_written += checkpoints.saved;
+    result.map_err(|error| match error {
+        LayerError::Io(error) => BuildError::Io { path: dir.clone(), error },
+        LayerError::Contradiction(contradiction) => BuildError::Contradiction {
+            source: options.start_from.clone().unwrap_or_default(),
+            contradiction,
+        },
+    })
 }
 
 /// The proven table a build starts from.

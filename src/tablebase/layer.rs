@@ -202,12 +202,24 @@ pub(crate) struct Audit {
 impl<'a> LayerSolver<'a> {
     /// Prepares layer `n`; `lower` must hold layers `0..n`.
     pub fn new(n: u32, lower: &'a SolvedLayers, budget: SearchBudget) -> LayerSolver<'a> {
+        Self::window(n, lower, budget, 0..layer_size(n) as usize)
+    }
+
+    /// Prepares the positions `window` of layer `n` only (one rank's part
+    /// of a distributed build: its retrograde passes, never the cycle
+    /// phases, which need the whole layer).
+    pub(crate) fn window(
+        n: u32,
+        lower: &'a SolvedLayers,
+        budget: SearchBudget,
+        window: std::ops::Range<usize>,
+    ) -> LayerSolver<'a> {
         assert_eq!(lower.len(), n, "layers below {n} must be solved first");
         let size = layer_size(n) as usize;
         LayerSolver {
             n,
             size,
-            entries: LayerEntries::new(n, lower),
+            entries: LayerEntries::window(n, lower, window),
             budget,
             progress: &SILENT,
             stats: LayerStats::new(n, size as u64),

@@ -50,7 +50,11 @@ impl std::fmt::Display for Contradiction {
 /// The per-position state of a layer under construction.
 pub(crate) struct LayerEntries<'a> {
     n: u32,
+    /// Positions in the whole layer.
     size: usize,
+    /// The layer indexes the arrays hold: `base..base + len`.
+    base: usize,
+    len: usize,
     lower: &'a SolvedLayers,
     /// Best option bounds and estimate seen so far (mover-relative); once a
     /// position is decided, its own lower bound, upper bound and value.
@@ -94,18 +98,27 @@ fn stream_blob(out: &mut dyn Write, array: &[AtomicU8]) -> io::Result<()> {
 }
 
 impl<'a> LayerEntries<'a> {
-    /// Layer `n`, nothing decided; `lower` holds layers `0..n`.
-    pub(crate) fn new(n: u32, lower: &'a SolvedLayers) -> LayerEntries<'a> {
+    /// The positions `window` of layer `n` (all: `0..layer_size(n)`),
+    /// nothing decided; `lower` holds layers `0..n`.
+    pub(crate) fn window(
+        n: u32,
+        lower: &'a SolvedLayers,
+        window: std::ops::Range<usize>,
+    ) -> LayerEntries<'a> {
         let size = layer_size(n) as usize;
+        assert!(window.end <= size, "window {window:?} outside layer {n}");
+        let len = window.len();
         LayerEntries {
             n,
             size,
+            base: window.start,
+            len,
             lower,
-            lo: atomic_bytes(size),
-            hi: atomic_bytes(size),
-            est: atomic_bytes(size),
-            pending: atomic_bytes(size),
-            flags: atomic_bytes(size),
+            lo: atomic_bytes(len),
+            hi: atomic_bytes(len),
+            est: atomic_bytes(len),
+            pending: atomic_bytes(len),
+            flags: atomic_bytes(len),
             seed: None,
             contradiction: Mutex::new(None),
         }
@@ -121,7 +134,7 @@ impl<'a> LayerEntries<'a> {
 
     /// Reads back what [`Self::write_arrays`] wrote.
     pub(crate) fn read_arrays(&mut self, d: &mut Decoder) -> Result<(), DecodeError> {
-        let size = self.size;
+        let size = self.len;
         self.lo = atomics_from(d.blob()?, size, "lower bounds")?;
         self.hi = atomics_from(d.blob()?, size, "upper bounds")?;
         self.est = atomics_from(d.blob()?, size, "estimates")?;
@@ -130,10 +143,44 @@ impl<'a> LayerEntries<'a> {
         Ok(())
     }
 
+    /// Stores the five arrays of another window (as [`Self::write_arrays`]
+    /// streamed them) at their place in these arrays, which must cover it.
+    pub(crate) fn read_window_arrays(
+        &self,
+        window: std::ops::Range<usize>,
+        d: &mut Decoder,
+    ) -> Result<(), DecodeError> {
+        if window.start < self.base || window.end > self.base + self.len {
+            return Err(DecodeError(format!("window {window:?} outside the arrays")));
+        }
+        let at = window.start - self.base;
+        for (array, what) in [
+            (&self.lo, "lower bounds"),
+            (&self.hi, "upper bounds"),
+            (&self.est, "estimates"),
+            (&self.pending, "counters"),
+            (&self.flags, "flags"),
+        ] {
+            let bytes = d.blob()?;
+            if bytes.len() != window.len() {
+                return Err(DecodeError(format!(
+                    "{what}: {} bytes for {} positions",
+                    bytes.len(),
+                    window.len()
+                )));
+            }
+            for (slot, &b) in array[at..at + window.len()].iter().zip(bytes) {
+                slot.store(b, Relaxed);
+            }
+        }
+        Ok(())
+    }
+
     /// A position's first look: the best capture options and the quiet
     /// moves to wait for.
     #[inline]
     pub(crate) fn start(&self, index: usize, options: (u8, u8, u8), quiet: u8) {
+        let index = index - self.base;
         self.lo[index].store(options.0, Relaxed);
         self.hi[index].store(options.1, Relaxed);
         self.est[index].store(options.2, Relaxed);
@@ -144,6 +191,7 @@ impl<'a> LayerEntries<'a> {
     /// position, the entry of a decided one.
     #[inline]
     pub(crate) fn interval(&self, index: usize) -> (u8, u8, u8) {
+        let index = index - self.base;
         (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.est[index].load(Relaxed))
     }
 
@@ -172,26 +220,31 @@ impl<'a> LayerEntries<'a> {
         };
         let (low, high) = (lower.max(seed.lower), upper.min(seed.upper));
         if low > high || seed.upper > self.n as u8 {
-            let mut first = self.contradiction.lock().unwrap_or_else(|e| e.into_inner());
-            let found = Contradiction {
+            self.record_contradiction(Contradiction {
                 seeds: self.n,
                 index: index as u64,
                 ours: (lower, upper),
                 theirs: (seed.lower, seed.upper),
-            };
-            // The least index, so that the report does not depend on
-            // thread timing.
-            if first.is_none_or(|c| c.index > found.index) {
-                *first = Some(found);
-            }
+            });
             return (lower, upper);
         }
         (low, high)
     }
 
+    /// The layer indexes these arrays hold.
+    pub(crate) fn window_range(&self) -> std::ops::Range<usize> {
+        self.base..self.base + self.len
+    }
+
+    /// Whether layer index `index` is in this window.
+    #[inline]
+    pub(crate) fn holds(&self, index: usize) -> bool {
+        index.wrapping_sub(self.base) < self.len
+    }
+
     #[inline]
     pub(crate) fn is_decided(&self, index: usize) -> bool {
-        self.flags[index].load(Relaxed) & DECIDED != 0
+        self.flags[index - self.base].load(Relaxed) & DECIDED != 0
     }
 
     /// The interval and estimate of the mover's option leading to `child`
@@ -204,7 +257,7 @@ impl<'a> LayerEntries<'a> {
             let e = self.lower.entry(child);
             (e.lower, e.upper, e.value)
         } else {
-            let i = layer_index(child) as usize;
+            let i = layer_index(child) as usize - self.base;
             (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed), self.est[i].load(Relaxed))
         };
         (n - upper, n - lower, n - value)
@@ -214,6 +267,7 @@ impl<'a> LayerEntries<'a> {
     /// the quiet moves of the parent still pending.
     #[inline]
     pub(crate) fn tell_parent(&self, parent: usize, option: (u8, u8, u8)) -> u8 {
+        let parent = parent - self.base;
         self.lo[parent].fetch_max(option.0, Relaxed);
         self.hi[parent].fetch_max(option.1, Relaxed);
         self.est[parent].fetch_max(option.2, Relaxed);
@@ -251,6 +305,7 @@ impl<'a> LayerEntries<'a> {
         };
         let proof = if lower == upper { proof } else { Proof::Open };
         let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
+        let index = index - self.base;
         if self.flags[index].compare_exchange(0, flags, Relaxed, Relaxed).is_err() {
             return false;
         }
@@ -262,6 +317,7 @@ impl<'a> LayerEntries<'a> {
 
     /// The final entry of a decided position.
     pub(crate) fn entry(&self, index: usize) -> Entry {
+        let index = index - self.base;
         let flags = self.flags[index].load(Relaxed);
         Entry {
             value: self.est[index].load(Relaxed),
@@ -272,13 +328,24 @@ impl<'a> LayerEntries<'a> {
         }
     }
 
+    /// The packed entries of the window.
     pub(crate) fn packed(&self) -> Vec<u8> {
-        let mut bytes = vec![0u8; self.size * ENTRY_BYTES];
-        for (index, chunk) in bytes.chunks_exact_mut(ENTRY_BYTES).enumerate() {
+        let mut bytes = vec![0u8; self.len * ENTRY_BYTES];
+        for (offset, chunk) in bytes.chunks_exact_mut(ENTRY_BYTES).enumerate() {
+            let index = self.base + offset;
             debug_assert!(self.is_decided(index));
             chunk.copy_from_slice(&self.entry(index).pack());
         }
         bytes
+    }
+
+    /// Keeps the contradiction of least index (so that the report does not
+    /// depend on thread timing, nor on which rank found it).
+    pub(crate) fn record_contradiction(&self, found: Contradiction) {
+        let mut first = self.contradiction.lock().unwrap_or_else(|e| e.into_inner());
+        if first.is_none_or(|c| c.index > found.index) {
+            *first = Some(found);
+        }
     }
 
     /// The first contradiction with the seed, if any.

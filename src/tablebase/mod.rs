@@ -18,6 +18,7 @@ mod codec;
 mod component;
 mod cut_search;
 mod cycle_search;
+pub mod distributed;
 pub mod entry;
 pub mod export;
 pub mod file;
@@ -37,7 +38,7 @@ mod stats;
 mod threshold_search;
 pub mod verify;
 
-pub use build::{build, BuildError, BuildOptions, BuildReport};
+pub use build::{build, build_across, BuildError, BuildOptions, BuildReport};
 pub use entry::{Entry, Proof};
 pub use file::{FileError, Tablebase};
 pub use layer::{LayerSolver, SearchBudget};

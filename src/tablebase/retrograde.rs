@@ -12,6 +12,12 @@
 //! children, so none lies on a cycle, and its value holds whatever the
 //! history. Positions left over are exactly those on cycles and those that
 //! reach one; the cycle phases handle an all-`n` option just as well.
+//!
+//! A rank of a distributed build runs the same passes over its window of
+//! the layer; what a position tells a parent held by another rank goes
+//! out as a message ([`LayerSolver::propagate_to`], and
+//! [`LayerSolver::receive`] at the other end), and the fixpoint is the
+//! same (`docs/distributed-build.md`).
 
 use rayon::prelude::*;
 
@@ -27,12 +33,13 @@ impl LayerSolver<'_> {
     /// The first pass over the layer; returns the positions it decided.
     pub(crate) fn first_pass(&mut self) -> Vec<Position> {
         let n = self.n;
-        self.progress.phase(&format!("{n} seeds: retrograde"), self.size as u64, "positions");
-        let chunks: Vec<usize> = (0..self.size).step_by(CHUNK).collect();
+        let window = self.entries.window_range();
+        self.progress.phase(&format!("{n} seeds: retrograde"), window.len() as u64, "positions");
+        let chunks: Vec<usize> = window.clone().step_by(CHUNK).collect();
         chunks
             .par_iter()
             .flat_map_iter(|&start| {
-                let end = (start + CHUNK).min(self.size);
+                let end = (start + CHUNK).min(window.end);
                 let mut decided = Vec::new();
                 for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate()
                 {
@@ -60,7 +67,7 @@ impl LayerSolver<'_> {
     }
 
     pub(crate) fn finish_retrograde(&mut self) {
-        let decided = (0..self.size).filter(|&i| self.entries.is_decided(i)).count() as u64;
+        let decided = self.entries.window_range().filter(|&i| self.entries.is_decided(i)).count() as u64;
         self.stats.decided_by_retrograde = decided;
     }
 
@@ -91,20 +98,41 @@ impl LayerSolver<'_> {
     /// Tells the quiet parents of a just-decided position; returns those
     /// that become decided.
     pub(crate) fn propagate(&self, child: &Position) -> Vec<Position> {
-        let option = self.entries.option_of(child, 0);
         let mut decided = Vec::new();
+        self.propagate_to(child, &mut decided, |_, _| unreachable!("every parent is held here"));
+        decided
+    }
+
+    /// Tells the quiet parents of a just-decided position held here,
+    /// pushing those that become decided onto `decided`, and hands each
+    /// parent held elsewhere to `elsewhere(layer index, option)`.
+    pub(crate) fn propagate_to(
+        &self,
+        child: &Position,
+        decided: &mut Vec<Position>,
+        mut elsewhere: impl FnMut(usize, (u8, u8, u8)),
+    ) {
+        let option = self.entries.option_of(child, 0);
         child.quiet_parents(|parent, _pit| {
             let index = layer_index(&parent) as usize;
-            if self.entries.is_decided(index) {
-                return;
-            }
-            if self.entries.tell_parent(index, option) == 0 {
-                let (lower, upper, value) = self.entries.interval(index);
-                if self.entries.decide(index, lower, upper, value, Proof::Retrograde, false) {
-                    decided.push(parent);
-                }
+            if !self.entries.holds(index) {
+                elsewhere(index, option);
+            } else if self.receive(index, option) {
+                decided.push(parent);
             }
         });
-        decided
+    }
+
+    /// Records at the parent `index` (held here) the option of a decided
+    /// child; true if that decides the parent.
+    pub(crate) fn receive(&self, index: usize, option: (u8, u8, u8)) -> bool {
+        if self.entries.is_decided(index) {
+            return false;
+        }
+        if self.entries.tell_parent(index, option) != 0 {
+            return false;
+        }
+        let (lower, upper, value) = self.entries.interval(index);
+        self.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
     }
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The distributed build over MPI gives the one-process build's files, to
+# the byte: builds every layer up to MPI_CHECK_SEEDS (default 10) once in
+# one process and once with `mpirun -np K` for K = 1, 2 and 4 (the ranks
+# share this machine's cores), and compares the finished files. Part of
+# `make test`; needs Open MPI and libclang (Debian: openmpi-bin
+# libopenmpi-dev libclang-dev), which .ci/run installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seeds=${MPI_CHECK_SEEDS:-10}
+cargo=${CARGO:-cargo}
+
+for tool in mpirun mpicc; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "mpi-check: $tool not found: install Open MPI (Debian: openmpi-bin libopenmpi-dev libclang-dev)" >&2
+    exit 1
+  fi
+done
+
+# The MPI build in its own target directory, so that the feature does not
+# rebuild the library the other tests use.
+$cargo build --quiet --profile ci --bin endgames
+$cargo build --quiet --profile ci --features mpi --bin endgames --target-dir target/mpi
+plain=target/ci/endgames
+with_mpi=target/mpi/ci/endgames
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Open MPI refuses root unless told, and by default more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+"$plain" build --dir "$work/alone" --max-seeds "$seeds" --quiet >/dev/null
+status=0
+for ranks in 1 2 4; do
+  dir="$work/np$ranks"
+  mpirun --oversubscribe -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet >/dev/null
+  for file in tablebase.owtb tablebase.owtb.zst endgames-2.0.bin; do
+    if ! cmp -s "$work/alone/$file" "$dir/$file"; then
+      echo "mpi-check: $file differs with $ranks ranks" >&2
+      status=1
+    fi
+  done
+  [ "$status" = 0 ] && echo "mpi-check: -np $ranks: the files of the one-process build, layers 0 to $seeds"
+done
+exit $status

@@ -1,0 +1,126 @@
+//! Ranks as threads of one process, meeting at a barrier: the distributed
+//! code paths, tested and measured without MPI.
+
+use std::cell::Cell;
+use std::sync::{Barrier, Mutex};
+
+use super::{Communicator, Traffic};
+
+/// What the threads share: one mailbox slot per (source, destination).
+struct Board {
+    ranks: usize,
+    slots: Mutex<Vec<Vec<u8>>>,
+    sums: Mutex<Vec<u64>>,
+    barrier: Barrier,
+}
+
+/// One thread's view of the ranks.
+struct ThreadRank<'b> {
+    rank: usize,
+    board: &'b Board,
+    traffic: Cell<Traffic>,
+}
+
+impl Communicator for ThreadRank<'_> {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn ranks(&self) -> usize {
+        self.board.ranks
+    }
+
+    fn exchange(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let k = self.board.ranks;
+        assert_eq!(outgoing.len(), k, "one message per rank");
+        let mut traffic = self.traffic.get();
+        traffic.add_exchange(self.rank, &outgoing);
+        self.traffic.set(traffic);
+        {
+            let mut slots = self.board.slots.lock().unwrap_or_else(|e| e.into_inner());
+            for (to, message) in outgoing.into_iter().enumerate() {
+                slots[self.rank * k + to] = message;
+            }
+        }
+        self.board.barrier.wait();
+        let incoming = {
+            let mut slots = self.board.slots.lock().unwrap_or_else(|e| e.into_inner());
+            (0..k).map(|from| std::mem::take(&mut slots[from * k + self.rank])).collect()
+        };
+        // Nobody writes the next round's messages before all have read.
+        self.board.barrier.wait();
+        incoming
+    }
+
+    fn sum(&self, value: u64) -> u64 {
+        self.board.sums.lock().unwrap_or_else(|e| e.into_inner())[self.rank] = value;
+        self.board.barrier.wait();
+        let total = self.board.sums.lock().unwrap_or_else(|e| e.into_inner()).iter().sum();
+        self.board.barrier.wait();
+        total
+    }
+
+    fn traffic(&self) -> Traffic {
+        self.traffic.get()
+    }
+}
+
+/// Runs `job` on `ranks` threads, each given its rank's communicator, and
+/// returns their results by rank. A panic in one rank leaves the others
+/// waiting at their next collective operation, so `job` must not panic
+/// (the tests that use this fail by their timeout if one does).
+pub fn run_ranks<T: Send>(ranks: usize, job: impl Fn(&dyn Communicator) -> T + Sync) -> Vec<T> {
+    assert!(ranks >= 1, "at least one rank");
+    let board = Board {
+        ranks,
+        slots: Mutex::new(vec![Vec::new(); ranks * ranks]),
+        sums: Mutex::new(vec![0; ranks]),
+        barrier: Barrier::new(ranks),
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..ranks)
+            .map(|rank| {
+                let (board, job) = (&board, &job);
+                scope.spawn(move || job(&ThreadRank { rank, board, traffic: Cell::new(Traffic::default()) }))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_arrive_by_source_and_collectives_agree() {
+        let results = run_ranks(3, |comm| {
+            let me = comm.rank() as u8;
+            let outgoing = (0..3u8).map(|to| vec![me, to]).collect();
+            let incoming = comm.exchange(outgoing);
+            let total = comm.sum(comm.rank() as u64 + 1);
+            let root = comm.broadcast(vec![me + 10]);
+            let gathered = comm.gather(vec![me; me as usize]);
+            (incoming, total, root, gathered, comm.traffic())
+        });
+        for (rank, (incoming, total, root, gathered, traffic)) in results.into_iter().enumerate() {
+            let expected: Vec<Vec<u8>> = (0..3u8).map(|from| vec![from, rank as u8]).collect();
+            assert_eq!(incoming, expected);
+            assert_eq!(total, 6);
+            assert_eq!(root, vec![10]);
+            match rank {
+                0 => assert_eq!(gathered, Some(vec![vec![], vec![1], vec![2, 2]])),
+                _ => assert_eq!(gathered, None),
+            }
+            // The exchange: two messages of 2 bytes to the others; then the
+            // broadcast (rank 0: 2 of 1 byte) and the gather (ranks 1, 2:
+            // their bytes to rank 0).
+            let want = match rank {
+                0 => Traffic { messages: 4, bytes: 6 },
+                1 => Traffic { messages: 3, bytes: 5 },
+                _ => Traffic { messages: 3, bytes: 6 },
+            };
+            assert_eq!(traffic, want, "rank {rank}");
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! A layer's retrograde analysis spread over the ranks of a distributed
+//! build (`docs/distributed-build.md`).
+//!
+//! Each rank owns one contiguous range of the layer's indexes
+//! ([`Partition`]) and holds the five per-position arrays of that range
+//! only. It runs the first pass over its range, then rounds: its frontier
+//! tells the parents it holds directly, and what it has for the parents
+//! other ranks hold goes out in one message per destination (7 bytes an
+//! update: the parent's offset in its owner's range and the option's
+//! lower bound, upper bound and estimate); each rank applies what it
+//! receives, and the positions decided either way are its next frontier.
+//! The rounds end when every rank's frontier is empty (one sum per round).
+//!
+//! Telling a parent is a maximum and a decrement, which commute, so every
+//! position is decided in the same round and with the same entry as in the
+//! single-process build: the same bytes. The cycle phases then run on rank
+//! 0 over the whole layer, gathered from the ranks.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::codec::{DecodeError, Decoder, Encoder};
+use super::layer::{LayerSolver, SearchBudget};
+use super::layer_entries::Contradiction;
+use super::solved::SolvedLayers;
+use crate::cluster::{Communicator, Partition, Traffic};
+use crate::progress::{Observer, SILENT};
+use crate::rank::{layer_size, position_in_layer};
+use crate::rules::Position;
+
+/// Bytes of one update: `u32` offset, then lower, upper, estimate.
+const UPDATE_BYTES: usize = 7;
+
+/// What spreading one layer's retrograde analysis cost, over all ranks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerTraffic {
+    /// The layer.
+    pub seeds: u32,
+    /// How many ranks shared it.
+    pub ranks: usize,
+    /// Propagation rounds (one exchange each).
+    pub rounds: u64,
+    /// Messages and bytes of the rounds, all ranks together.
+    pub rounds_traffic: Traffic,
+    /// Messages and bytes that brought the ranks' arrays to rank 0.
+    pub gather_traffic: Traffic,
+    /// Wall-clock seconds of the first pass and the rounds.
+    pub retrograde_seconds: f64,
+    /// Wall-clock seconds of the gathering.
+    pub gather_seconds: f64,
+}
+
+impl LayerTraffic {
+    /// One line for the build's log.
+    pub fn line(&self) -> String {
+        format!(
+            "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; gathered to rank 0 in {:.2} s ({} bytes)",
+            self.seeds,
+            self.ranks,
+            self.retrograde_seconds,
+            self.rounds,
+            self.rounds_traffic.messages,
+            self.rounds_traffic.bytes,
+            self.gather_seconds,
+            self.gather_traffic.bytes
+        )
+    }
+}
+
+/// Runs layer `n`'s retrograde analysis across the ranks of `comm` and
+/// gathers it: rank 0 gets the whole layer's solver in the state the
+/// single-process build reaches after its retrograde phase (the cursor
+/// `Retrograded`), the other ranks `None`. Every rank calls it; `seed` is
+/// the layer's entries in the table the build starts from, if any.
+pub(crate) fn retrograde_across<'a>(
+    comm: &dyn Communicator,
+    n: u32,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+    seed: Option<&'a [u8]>,
+    observer: &'a dyn Observer,
+) -> Result<(Option<LayerSolver<'a>>, LayerTraffic), DecodeError> {
+    let clock = Instant::now();
+    let partition = Partition::new(layer_size(n), comm.ranks());
+    let window = partition.range(comm.rank());
+    let mut part = LayerSolver::window(n, lower, budget, window.start as usize..window.end as usize);
+    if let Some(seed) = seed {
+        part = part.with_seed(seed);
+    }
+    let part = part.with_observer(if comm.rank() == 0 { observer } else { &SILENT });
+    let before = comm.traffic();
+    let (part, rounds) = run_rounds(comm, part, &partition);
+    let rounds_traffic = comm.traffic().since(before);
+    let retrograde_seconds = clock.elapsed().as_secs_f64();
+
+    let clock = Instant::now();
+    let mut e = Encoder::default();
+    e.u64(part.stats.decided_by_retrograde);
+    match part.entries.contradiction() {
+        Some(c) => {
+            e.u8(1);
+            e.u64(c.index);
+            for b in [c.ours.0, c.ours.1, c.theirs.0, c.theirs.1] {
+                e.u8(b);
+            }
+        }
+        None => e.u8(0),
+    }
+    let mut arrays = Vec::new();
+    part.entries.write_arrays(&mut arrays).expect("writing to memory");
+    e.bytes.extend_from_slice(&arrays);
+    drop(arrays);
+    drop(part);
+    let before = comm.traffic();
+    let gathered = comm.gather(e.bytes);
+    let gather_traffic = comm.traffic().since(before);
+    let mut traffic = LayerTraffic {
+        seeds: n,
+        ranks: comm.ranks(),
+        rounds,
+        rounds_traffic: sum_traffic(comm, rounds_traffic),
+        gather_traffic: sum_traffic(comm, gather_traffic),
+        retrograde_seconds,
+        gather_seconds: 0.0,
+    };
+    let Some(parts) = gathered else {
+        return Ok((None, traffic));
+    };
+    let mut whole = LayerSolver::new(n, lower, budget);
+    if let Some(seed) = seed {
+        whole = whole.with_seed(seed);
+    }
+    let mut whole = whole.with_observer(observer);
+    for (rank, bytes) in parts.into_iter().enumerate() {
+        let mut d = Decoder::new(&bytes);
+        whole.stats.decided_by_retrograde += d.u64()?;
+        if d.u8()? == 1 {
+            let index = d.u64()?;
+            let ours = (d.u8()?, d.u8()?);
+            let theirs = (d.u8()?, d.u8()?);
+            whole.entries.record_contradiction(Contradiction { seeds: n, index, ours, theirs });
+        }
+        let range = partition.range(rank);
+        whole.entries.read_window_arrays(range.start as usize..range.end as usize, &mut d)?;
+        d.finish()?;
+    }
+    whole.stats.retrograde_rounds = rounds;
+    whole.stats.seconds.retrograde = retrograde_seconds;
+    traffic.gather_seconds = clock.elapsed().as_secs_f64();
+    Ok((Some(whole), traffic))
+}
+
+/// The traffic of all ranks together, on every rank.
+fn sum_traffic(comm: &dyn Communicator, mine: Traffic) -> Traffic {
+    Traffic { messages: comm.sum(mine.messages), bytes: comm.sum(mine.bytes) }
+}
+
+/// The first pass and the propagation rounds of one rank's part; returns
+/// the part and the number of rounds.
+fn run_rounds<'a>(
+    comm: &dyn Communicator,
+    mut part: LayerSolver<'a>,
+    partition: &Partition,
+) -> (LayerSolver<'a>, u64) {
+    let ranks = comm.ranks();
+    let mut frontier = part.first_pass();
+    let mut rounds = 0;
+    while comm.sum(frontier.len() as u64) > 0 {
+        rounds += 1;
+        part.progress.detail(&format!("{} seeds: propagate {rounds} across {ranks} ranks", part.n));
+        let solver = &part;
+        // Each task tells the parents held here and writes one buffer per
+        // rank for the others; the buffers are then joined per rank.
+        let (mut next, outgoing) = frontier
+            .par_chunks(1 << 12)
+            .map(|children| {
+                let mut decided = Vec::new();
+                let mut outgoing = vec![Vec::new(); ranks];
+                for child in children {
+                    solver.propagate_to(child, &mut decided, |index, option| {
+                        let owner = partition.owner(index as u64);
+                        let offset = (index as u64 - partition.range(owner).start) as u32;
+                        let buffer: &mut Vec<u8> = &mut outgoing[owner];
+                        buffer.extend_from_slice(&offset.to_le_bytes());
+                        buffer.extend_from_slice(&[option.0, option.1, option.2]);
+                    });
+                }
+                (decided, outgoing)
+            })
+            .reduce(
+                || (Vec::new(), vec![Vec::new(); ranks]),
+                |(mut decided, mut outgoing), (more, buffers)| {
+                    decided.extend(more);
+                    for (all, buffer) in outgoing.iter_mut().zip(buffers) {
+                        all.extend_from_slice(&buffer);
+                    }
+                    (decided, outgoing)
+                },
+            );
+        let incoming = comm.exchange(outgoing);
+        let start = partition.range(comm.rank()).start as usize;
+        let received: Vec<Position> = incoming
+            .par_iter()
+            .flat_map_iter(|message| message.chunks_exact(UPDATE_BYTES))
+            .filter_map(|update| {
+                let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
+                let index = start + offset;
+                solver
+                    .receive(index, (update[4], update[5], update[6]))
+                    .then(|| position_in_layer(solver.n, index as u64).expect("an index of the layer"))
+            })
+            .collect();
+        next.extend(received);
+        part.stats.retrograde_rounds = rounds;
+        frontier = next;
+    }
+    part.finish_retrograde();
+    (part, rounds)
+}

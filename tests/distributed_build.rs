@@ -1,0 +1,147 @@
+//! Distributed builds (ranks as threads here; `scripts/mpi-check.sh` runs
+//! the same over MPI): the files are byte-identical to the one-process
+//! build for 1, 2 and 4 ranks, a distributed build resumes and extends
+//! builds of either kind, and a rank that stops stops them all with its
+//! reason.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use oware::cluster::run_ranks;
+use oware::progress::Silent;
+use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
+use oware::tablebase::{build, build_across, BuildError, SearchBudget};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oware-dist-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
+    BuildOptions {
+        dir: dir.to_path_buf(),
+        max_seeds,
+        budget: SearchBudget::default(),
+        checkpoint_every: Duration::from_secs(3600),
+        compress: true,
+        start_from: None,
+    }
+}
+
+/// The finished files and every layer's entries.
+fn outputs(dir: &Path, max_seeds: u32) -> Vec<(String, Vec<u8>)> {
+    let mut names: Vec<String> = [TABLEBASE_FILE, COMPRESSED_FILE, ENGINE_FILE].map(String::from).to_vec();
+    names.extend((0..=max_seeds).map(|n| format!("layer-{n:02}.bin")));
+    names.into_iter().map(|name| (name.clone(), fs::read(dir.join(&name)).unwrap())).collect()
+}
+
+fn build_with_ranks(
+    dir: &Path,
+    max_seeds: u32,
+    ranks: usize,
+) -> Vec<Result<oware::tablebase::BuildReport, BuildError>> {
+    let options = options(dir, max_seeds);
+    run_ranks(ranks, |comm| build_across(comm, &options, &Silent))
+}
+
+#[test]
+fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
+    let reference = scratch("alone");
+    build(&options(&reference, 10), &Silent).unwrap();
+    let expected = outputs(&reference, 10);
+    for ranks in [1, 2, 4] {
+        let dir = scratch(&format!("ranks{ranks}"));
+        let reports: Vec<_> = build_with_ranks(&dir, 10, ranks).into_iter().map(Result::unwrap).collect();
+        for (name, bytes) in outputs(&dir, 10) {
+            let want = &expected.iter().find(|(n, _)| *n == name).unwrap().1;
+            assert!(&bytes == want, "{name} differs with {ranks} ranks");
+        }
+        if ranks > 1 {
+            // Every layer's retrograde analysis was spread, and the ranks
+            // agree on what it cost; with updates across ranks from layer
+            // 2 on (a layer of one or two positions has few to send).
+            let traffic = &reports[0].traffic;
+            assert_eq!(traffic.len(), 11);
+            for report in &reports[1..] {
+                let theirs: Vec<_> = report.traffic.iter().map(|t| (t.rounds, t.rounds_traffic)).collect();
+                let ours: Vec<_> = traffic.iter().map(|t| (t.rounds, t.rounds_traffic)).collect();
+                assert_eq!(theirs, ours);
+            }
+            assert!(
+                traffic[6..].iter().all(|t| t.rounds_traffic.messages > 0 && t.rounds > 0),
+                "{traffic:?}"
+            );
+            // The rounds are the single-process build's rounds.
+            for (t, layer) in traffic.iter().zip(&reports[0].layers) {
+                assert_eq!(t.rounds, layer.retrograde_rounds, "layer {}", t.seeds);
+            }
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+    fs::remove_dir_all(&reference).unwrap();
+}
+
+#[test]
+fn a_distributed_build_extends_a_build_of_either_kind() {
+    let reference = scratch("alone9");
+    build(&options(&reference, 9), &Silent).unwrap();
+    let expected = outputs(&reference, 9);
+    // One process to 6, then three ranks to 9.
+    let dir = scratch("extend");
+    build(&options(&dir, 6), &Silent).unwrap();
+    for result in build_with_ranks(&dir, 9, 3) {
+        assert_eq!(result.unwrap().reused_layers, 7);
+    }
+    assert!(outputs(&dir, 9) == expected);
+    // Three ranks to 6, then one process to 9.
+    let dir2 = scratch("extend2");
+    build_with_ranks(&dir2, 6, 3).into_iter().for_each(|r| drop(r.unwrap()));
+    build(&options(&dir2, 9), &Silent).unwrap();
+    assert!(outputs(&dir2, 9) == expected);
+    for d in [reference, dir, dir2] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn a_rank_that_stops_stops_them_all_with_its_reason() {
+    // Rank 0 finds a build with other parameters and stops before any
+    // layer; the others stop with its reason.
+    let dir = scratch("refused");
+    build(&options(&dir, 4), &Silent).unwrap();
+    let mut other = options(&dir, 6);
+    other.budget.nodes_per_search += 1;
+    let results = run_ranks(3, |comm| build_across(comm, &other, &Silent));
+    assert!(matches!(results[0], Err(BuildError::Parameters { .. })), "{:?}", results[0]);
+    for result in &results[1..] {
+        match result {
+            Err(BuildError::Peer { rank: 0, problem }) => {
+                assert!(problem.contains("other parameters"), "{problem}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A follower that cannot map a finished layer: all stop, rank 0 with
+    // the follower's reason. The followers read the layers through their
+    // own options' directory, so give one of them a directory without
+    // them: the same manifest, but the layers missing.
+    let dir2 = scratch("missing");
+    build(&options(&dir2, 4), &Silent).unwrap();
+    let copy = scratch("missing-copy");
+    fs::create_dir_all(&copy).unwrap();
+    fs::copy(dir2.join("manifest"), copy.join("manifest")).unwrap();
+    let results = run_ranks(2, |comm| {
+        let dir = if comm.rank() == 0 { &dir2 } else { &copy };
+        build_across(comm, &options(dir, 6), &Silent)
+    });
+    assert!(matches!(results[1], Err(BuildError::Io { .. })), "{:?}", results[1]);
+    match &results[0] {
+        Err(BuildError::Peer { rank: 1, problem }) => assert!(problem.contains("layer-00.bin"), "{problem}"),
+        other => panic!("{other:?}"),
+    }
+    for d in [dir, dir2, copy] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
