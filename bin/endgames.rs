@@ -258,7 +258,11 @@ fn build_on_every_rank(options: &BuildOptions, quiet: bool) -> anyhow::Result<Op
 #[cfg(feature = "mpi")]
 fn build_on_every_rank(options: &BuildOptions, quiet: bool) -> anyhow::Result<Option<BuildReport>> {
     use oware::cluster::Communicator;
-    let world = oware::cluster::mpi::MpiWorld::init()?;
+    let mut world = oware::cluster::mpi::MpiWorld::init()?;
+    // For the checks: long messages in small pieces (scripts/mpi-check.sh).
+    if let Some(bytes) = std::env::var("OWARE_MPI_PIECE_BYTES").ok().and_then(|v| v.parse().ok()) {
+        world = world.with_piece_bytes(bytes);
+    }
     let rank = world.rank();
     let report = oware::tablebase::build_across(&world, options, &layer_log(quiet || rank != 0))
         .with_context(|| format!("rank {rank} of {}", world.ranks()))?;

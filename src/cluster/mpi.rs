@@ -16,6 +16,8 @@ use super::{Communicator, Traffic};
 /// MPI's world communicator; MPI is finalized when it is dropped.
 pub struct MpiWorld {
     world: SimpleCommunicator,
+    /// Most bytes per destination in one `MPI_Alltoallv` call.
+    piece_bytes: usize,
     traffic: Cell<Traffic>,
     // Dropped last: finalizes MPI.
     _universe: mpi::environment::Universe,
@@ -38,7 +40,18 @@ impl MpiWorld {
     pub fn init() -> Result<MpiWorld, MpiInitError> {
         let (universe, _level) =
             mpi::initialize_with_threading(mpi::Threading::Funneled).ok_or(MpiInitError)?;
-        Ok(MpiWorld { world: universe.world(), traffic: Cell::new(Traffic::default()), _universe: universe })
+        let world = universe.world();
+        let piece_bytes = piece_bytes(mpi::traits::Communicator::size(&world) as usize);
+        Ok(MpiWorld { world, piece_bytes, traffic: Cell::new(Traffic::default()), _universe: universe })
+    }
+
+    /// Sends long messages in pieces of at most `bytes` (at least 1) per
+    /// destination and call, rather than the largest pieces MPI takes: the
+    /// checks use it to exercise the pieces with small builds. Every rank
+    /// must set the same.
+    pub fn with_piece_bytes(mut self, bytes: usize) -> MpiWorld {
+        self.piece_bytes = bytes.clamp(1, self.piece_bytes);
+        self
     }
 }
 
@@ -67,7 +80,7 @@ impl Communicator for MpiWorld {
         let send_lengths: Vec<u64> = outgoing.iter().map(|m| m.len() as u64).collect();
         let mut receive_lengths = vec![0u64; k];
         self.world.all_to_all_into(&send_lengths[..], &mut receive_lengths[..]);
-        let cap = piece_bytes(k);
+        let cap = self.piece_bytes;
         let longest = send_lengths.iter().chain(&receive_lengths).copied().max().unwrap_or(0);
         let mut pieces = 0u64;
         self.world.all_reduce_into(&(longest.div_ceil(cap as u64)), &mut pieces, SystemOperation::max());

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# What spreading a build over MPI ranks costs on this machine: builds every
+# layer up to SEEDS (default 16) in one process, then with `mpirun -np 2`
+# and `-np 4` (all ranks on this machine), checks that the files are the
+# same, and prints a Markdown table: per layer and rank count, the
+# retrograde rounds, the messages and bytes they exchanged (all ranks),
+# the seconds of the spread retrograde analysis and of the gathering to
+# rank 0, and the layer's whole time. Usage: scripts/mpi-measure.sh [SEEDS]
+# [FIRST_LAYER_SHOWN]. Needs Open MPI (see scripts/mpi-check.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seeds=${1:-16}
+shown=${2:-$((seeds - 4))}
+cargo build --quiet --release --bin endgames
+cargo build --quiet --release --features mpi --bin endgames --target-dir target/mpi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+target/release/endgames build --dir "$work/np1" --max-seeds "$seeds" --quiet >/dev/null
+for ranks in 2 4; do
+  mpirun --oversubscribe -np "$ranks" target/mpi/release/endgames build --dir "$work/np$ranks" \
+    --max-seeds "$seeds" 2>"$work/log$ranks" >/dev/null
+  for file in tablebase.owtb endgames-2.0.bin; do
+    cmp -s "$work/np1/$file" "$work/np$ranks/$file" || { echo "$file differs with $ranks ranks" >&2; exit 1; }
+  done
+done
+
+python3 - "$work" "$seeds" "$shown" <<'PY'
+import json, re, sys
+work, seeds, shown = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+line = re.compile(r"layer (\d+) across (\d+) ranks: retrograde ([\d.]+) s, (\d+) rounds, (\d+) messages, (\d+) bytes; "
+                  r"gathered to rank 0 in ([\d.]+) s \((\d+) bytes\)")
+stats = {k: json.load(open(f"{work}/np{k}/stats.json"))["layers"] for k in (1, 2, 4)}
+spread = {}
+for k in (2, 4):
+    for text in open(f"{work}/log{k}"):
+        m = line.search(text)
+        if m:
+            spread[(int(m[1]), k)] = m
+print("| layer | positions | ranks | rounds | messages | bytes | bytes a position | retrograde s | gather s | layer s |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for n in range(shown, seeds + 1):
+    one = stats[1][n]
+    print(f"| {n} | {one['positions']:,} | 1 | {one['retrograde_rounds']} | 0 | 0 | 0 | "
+          f"{one['seconds']['retrograde']:.2f} | – | {one['seconds']['total']:.2f} |")
+    for k in (2, 4):
+        m = spread[(n, k)]
+        print(f"| {n} | {one['positions']:,} | {k} | {m[4]} | {int(m[5]):,} | {int(m[6]):,} | "
+              f"{int(m[6]) / one['positions']:.2f} | {float(m[3]):.2f} | {float(m[7]):.2f} | "
+              f"{stats[k][n]['seconds']['total']:.2f} |")
+PY
