@@ -49,4 +49,22 @@ for ranks in 1 2 4; do
   done
   [ "$status" = 0 ] && echo "mpi-check: -np $ranks: the files of the one-process build, layers 0 to $seeds"
 done
+
+# A job killed part-way (checkpoints every 0.05 s on rank 0), resumed with
+# another number of ranks: the same files.
+killed="$work/killed"
+mpirun --oversubscribe -np 2 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet \
+  --checkpoint-seconds 0.05 >/dev/null 2>&1 &
+job=$!
+sleep "${MPI_CHECK_KILL_AFTER:-4}"
+kill -TERM "$job" 2>/dev/null || true
+wait "$job" 2>/dev/null || true
+finished=$(grep -c '^layer ' "$killed/manifest" 2>/dev/null || echo 0)
+mpirun --oversubscribe -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet >/dev/null
+if cmp -s "$work/alone/tablebase.owtb" "$killed/tablebase.owtb"; then
+  echo "mpi-check: killed with $finished layers finished, resumed with 4 ranks: the same files"
+else
+  echo "mpi-check: a killed and resumed job gives other files" >&2
+  status=1
+fi
 exit $status
