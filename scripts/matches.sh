@@ -11,7 +11,7 @@
 #
 # (RULE and the paths are split at spaces: paths with spaces need a link.)
 set -eu
-BOOK=${BOOK:-data/book-dir}
+BOOK=${BOOK:-data/book}
 TABLE=${TABLE:-data/endgames-12.owtb.zst}
 NODES=${NODES:-"100000 1000000"}
 OPENINGS=${OPENINGS:-200}

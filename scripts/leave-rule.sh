@@ -1,0 +1,38 @@
+#!/bin/sh
+# Which rule for leaving the opening book plays best (issue 12, D4): our
+# engine with BOOK and the endgame table against the same engine with the
+# table only (so only the opening book differs), at NODES per move, once
+# per rule of RULES (separated by ';'), on the same openings. Writes a
+# Markdown table to OUT (and prints it).
+#
+#   scripts/leave-rule.sh
+#   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
+set -eu
+BOOK=${BOOK:-data/book}
+TABLE=${TABLE:-data/endgames-12.owtb.zst}
+NODES=${NODES:-100000}
+OPENINGS=${OPENINGS:-200}
+RULES=${RULES:-"--margin 0; --margin 0 --min-depth 4; --margin 0 --min-depth 8; --margin 0 --min-count 64; --margin 10"}
+OUT=${OUT:-target/leave-rule.md}
+
+cargo build --release --quiet --bin match
+mkdir -p "$(dirname "$OUT")"
+{
+  echo "| rule | A's score ± s.e. | W / D / L | book moves per game | minutes |"
+  echo "|---|---|---|---:|---:|"
+} > "$OUT"
+echo "$RULES" | tr ';' '\n' | while read -r rule; do
+  [ -n "$rule" ] || continue
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  line=$(./target/release/match --openings "$OPENINGS" --nodes "$NODES" $rule \
+    --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" | grep '^A scores')
+  minutes=$(( ($(date +%s) - start + 30) / 60 ))
+  case $line in
+    "A scores "*" over "*" games: "*" wins, "*" draws, "*" losses; book moves per game: A "*", B "*) ;;
+    *) echo "leave-rule.sh: cannot read the match's result: $line" >&2; exit 1 ;;
+  esac
+  row=$(echo "$line" | sed -E 's/^A scores ([0-9.]+) ± ([0-9.na\/]+) .* over ([0-9]+) games: ([0-9]+) wins, ([0-9]+) draws, ([0-9]+) losses; book moves per game: A ([0-9.]+), B ([0-9.]+)$/\1 ± \2 | \4 \/ \5 \/ \6 | \7/')
+  echo "| \`$rule\` | $row | $minutes |" | tee -a "$OUT"
+done
+echo "written: $OUT"
