@@ -32,11 +32,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 status=0
 for ranks in 1 2 4; do
   dir="$work/np$ranks"
-  mpirun --oversubscribe -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet >/dev/null
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet >/dev/null
   # Once more with every message cut into pieces of 1,000 bytes (a real
   # build cuts them at 1 GiB / ranks): the same files again.
   if [ "$ranks" = 4 ]; then
-    OWARE_MPI_PIECE_BYTES=1000 mpirun --oversubscribe -np 4 "$with_mpi" build --dir "$work/pieces" \
+    OWARE_MPI_PIECE_BYTES=1000 mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$work/pieces" \
       --max-seeds "$seeds" --quiet >/dev/null
     cmp -s "$work/alone/tablebase.owtb" "$work/pieces/tablebase.owtb" \
       || { echo "mpi-check: messages in pieces give other files" >&2; status=1; }
@@ -53,14 +53,14 @@ done
 # A job killed part-way (checkpoints every 0.05 s on rank 0), resumed with
 # another number of ranks: the same files.
 killed="$work/killed"
-mpirun --oversubscribe -np 2 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet \
+mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet \
   --checkpoint-seconds 0.05 >/dev/null 2>&1 &
 job=$!
 sleep "${MPI_CHECK_KILL_AFTER:-4}"
 kill -TERM "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
 finished=$(grep -c '^layer ' "$killed/manifest" 2>/dev/null || echo 0)
-mpirun --oversubscribe -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet >/dev/null
+mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet >/dev/null
 if cmp -s "$work/alone/tablebase.owtb" "$killed/tablebase.owtb"; then
   echo "mpi-check: killed with $finished layers finished, resumed with 4 ranks: the same files"
 else

@@ -61,6 +61,28 @@ fn piece_bytes(ranks: usize) -> usize {
     (1usize << 30) / ranks.max(1)
 }
 
+impl MpiWorld {
+    /// `MPI_Alltoall` of one word per rank, waited for by polling with
+    /// pauses. Every exchange starts with it, and a rank can wait there for
+    /// a long time (the others wait while rank 0 solves a layer's cycles):
+    /// a blocking call would poll at full speed and, with several ranks on
+    /// one machine, take the cores the working rank's threads need.
+    fn all_to_all_waiting_idle(&self, send: &[u64], receive: &mut [u64]) {
+        mpi::request::scope(|scope| {
+            let mut request = self.world.immediate_all_to_all_into(scope, send, receive);
+            let mut pause = std::time::Duration::from_micros(1);
+            loop {
+                match request.test() {
+                    Ok(_) => break,
+                    Err(pending) => request = pending,
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(1));
+            }
+        });
+    }
+}
+
 impl Communicator for MpiWorld {
     fn rank(&self) -> usize {
         mpi::traits::Communicator::rank(&self.world) as usize
@@ -79,7 +101,7 @@ impl Communicator for MpiWorld {
         let own = std::mem::take(&mut outgoing[me]);
         let send_lengths: Vec<u64> = outgoing.iter().map(|m| m.len() as u64).collect();
         let mut receive_lengths = vec![0u64; k];
-        self.world.all_to_all_into(&send_lengths[..], &mut receive_lengths[..]);
+        self.all_to_all_waiting_idle(&send_lengths, &mut receive_lengths);
         let cap = self.piece_bytes;
         let longest = send_lengths.iter().chain(&receive_lengths).copied().max().unwrap_or(0);
         let mut pieces = 0u64;
