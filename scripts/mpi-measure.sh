@@ -3,9 +3,9 @@
 # layer up to SEEDS (default 16) in one process, then with `mpirun -np 2`
 # and `-np 4` (all ranks on this machine), checks that the files are the
 # same, and prints a Markdown table: per layer and rank count, the
-# retrograde rounds, the messages and bytes they exchanged (all ranks),
-# the seconds of the spread retrograde analysis and of the gathering to
-# rank 0, and the layer's whole time. Usage: scripts/mpi-measure.sh [SEEDS]
+# retrograde rounds and the component search's exchanges, the messages and
+# bytes each exchanged (all ranks), the seconds of both phases spread over
+# the ranks and of the gathering to rank 0, and the layer's whole time. Usage: scripts/mpi-measure.sh [SEEDS]
 # [FIRST_LAYER_SHOWN]. Needs Open MPI (see scripts/mpi-check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,7 @@ python3 - "$work" "$seeds" "$shown" <<'PY'
 import json, re, sys
 work, seeds, shown = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 line = re.compile(r"layer (\d+) across (\d+) ranks: retrograde ([\d.]+) s, (\d+) rounds, (\d+) messages, (\d+) bytes; "
+                  r"components ([\d.]+) s, (\d+) exchanges, (\d+) messages, (\d+) bytes; "
                   r"gathered to rank 0 in ([\d.]+) s \((\d+) bytes\)")
 stats = {k: json.load(open(f"{work}/np{k}/stats.json"))["layers"] for k in (1, 2, 4)}
 spread = {}
@@ -42,15 +43,17 @@ for k in (2, 4):
         m = line.search(text)
         if m:
             spread[(int(m[1]), k)] = m
-print("| layer | positions | ranks | rounds | messages | bytes | bytes a position | retrograde s | gather s | layer s |")
+print("| layer | positions | ranks | retrograde: rounds, messages, bytes | components: exchanges, messages, bytes "
+      "| bytes a position | retrograde s | components s | gather s | layer s |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for n in range(shown, seeds + 1):
     one = stats[1][n]
-    print(f"| {n} | {one['positions']:,} | 1 | {one['retrograde_rounds']} | 0 | 0 | 0 | "
-          f"{one['seconds']['retrograde']:.2f} | – | {one['seconds']['total']:.2f} |")
+    print(f"| {n} | {one['positions']:,} | 1 | {one['retrograde_rounds']}, 0, 0 | 0, 0, 0 | 0 | "
+          f"{one['seconds']['retrograde']:.2f} | {one['seconds']['scc']:.2f} | – | {one['seconds']['total']:.2f} |")
     for k in (2, 4):
         m = spread[(n, k)]
-        print(f"| {n} | {one['positions']:,} | {k} | {m[4]} | {int(m[5]):,} | {int(m[6]):,} | "
-              f"{int(m[6]) / one['positions']:.2f} | {float(m[3]):.2f} | {float(m[7]):.2f} | "
-              f"{stats[k][n]['seconds']['total']:.2f} |")
+        sent = int(m[6]) + int(m[10])
+        print(f"| {n} | {one['positions']:,} | {k} | {m[4]}, {int(m[5]):,}, {int(m[6]):,} | "
+              f"{m[8]}, {int(m[9]):,}, {int(m[10]):,} | {sent / one['positions']:.2f} | {float(m[3]):.2f} | "
+              f"{float(m[7]):.2f} | {float(m[11]):.2f} | {stats[k][n]['seconds']['total']:.2f} |")
 PY

@@ -60,6 +60,9 @@ pub trait Communicator {
     /// The sum of `value` over all ranks, on every rank.
     fn sum(&self, value: u64) -> u64;
 
+    /// The least `value` over all ranks, on every rank.
+    fn min(&self, value: u64) -> u64;
+
     /// Everything this rank has sent so far.
     fn traffic(&self) -> Traffic;
 
@@ -83,9 +86,19 @@ pub trait Communicator {
         (self.rank() == 0).then_some(incoming)
     }
 
+    /// The greatest `value` over all ranks, on every rank.
+    fn max(&self, value: u64) -> u64 {
+        u64::MAX - self.min(u64::MAX - value)
+    }
+
     /// Whether `ok` holds on every rank.
     fn all(&self, ok: bool) -> bool {
         self.sum(!ok as u64) == 0
+    }
+
+    /// Whether `found` holds on some rank.
+    fn any(&self, found: bool) -> bool {
+        self.sum(found as u64) > 0
     }
 }
 
@@ -105,6 +118,9 @@ impl Communicator for Solo {
         outgoing
     }
     fn sum(&self, value: u64) -> u64 {
+        value
+    }
+    fn min(&self, value: u64) -> u64 {
         value
     }
     fn traffic(&self) -> Traffic {

@@ -153,6 +153,12 @@ impl Communicator for MpiWorld {
         total
     }
 
+    fn min(&self, value: u64) -> u64 {
+        let mut least = 0u64;
+        self.world.all_reduce_into(&value, &mut least, SystemOperation::min());
+        least
+    }
+
     fn traffic(&self) -> Traffic {
         self.traffic.get()
     }

@@ -53,15 +53,26 @@ impl Communicator for ThreadRank<'_> {
     }
 
     fn sum(&self, value: u64) -> u64 {
-        self.board.sums.lock().unwrap_or_else(|e| e.into_inner())[self.rank] = value;
-        self.board.barrier.wait();
-        let total = self.board.sums.lock().unwrap_or_else(|e| e.into_inner()).iter().sum();
-        self.board.barrier.wait();
-        total
+        self.reduce(value, |values| values.iter().sum())
+    }
+
+    fn min(&self, value: u64) -> u64 {
+        self.reduce(value, |values| values.iter().copied().min().unwrap_or(u64::MAX))
     }
 
     fn traffic(&self) -> Traffic {
         self.traffic.get()
+    }
+}
+
+impl ThreadRank<'_> {
+    /// `fold` over every rank's `value`, on every rank.
+    fn reduce(&self, value: u64, fold: impl Fn(&[u64]) -> u64) -> u64 {
+        self.board.sums.lock().unwrap_or_else(|e| e.into_inner())[self.rank] = value;
+        self.board.barrier.wait();
+        let result = fold(&self.board.sums.lock().unwrap_or_else(|e| e.into_inner()));
+        self.board.barrier.wait();
+        result
     }
 }
 
@@ -99,6 +110,10 @@ mod tests {
             let outgoing = (0..3u8).map(|to| vec![me, to]).collect();
             let incoming = comm.exchange(outgoing);
             let total = comm.sum(comm.rank() as u64 + 1);
+            let least = comm.min(7 - comm.rank() as u64);
+            let most = comm.max(7 - comm.rank() as u64);
+            assert_eq!((least, most), (5, 7));
+            assert!(comm.any(comm.rank() == 2) && !comm.any(false) && !comm.all(comm.rank() != 1));
             let root = comm.broadcast(vec![me + 10]);
             let gathered = comm.gather(vec![me; me as usize]);
             (incoming, total, root, gathered, comm.traffic())

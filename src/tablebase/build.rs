@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::codec::{Decoder, Encoder};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
-use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget};
+use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step};
 use super::solved::{LayerBytes, SolvedLayers};
 use super::stats::LayerStats;
 use crate::checksum::checksum;
@@ -519,12 +519,21 @@ fn lead(
         let across = comm.ranks() > 1 && manifest.checkpoint.is_none();
         comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_ALONE }]);
         let result = if across {
-            match super::distributed::retrograde_across(comm, n, &solved, options.budget, seed, observer) {
+            match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer) {
                 Ok((whole, traffic)) => {
                     let whole = whole.expect("rank 0 gets the layer");
                     observer.line(&traffic.line());
                     report.traffic.push(traffic);
-                    run_layer(&held, &mut manifest, options, whole, Cursor::Retrograded, None, &mut report)
+                    let cursor = Cursor::Resolving { k: 0, step: Step::Begin };
+                    run_layer(
+                        &held,
+                        &mut manifest,
+                        options,
+                        whole.solver,
+                        cursor,
+                        Some(whole.components),
+                        &mut report,
+                    )
                 }
                 Err(e) => {
                     Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: a rank's arrays: {e}") })
@@ -575,7 +584,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
         if comm.broadcast(Vec::new()) == [PLAN_ACROSS] {
             // Only rank 0 reads what the ranks send (and reports its errors).
             if let Ok((_, traffic)) =
-                super::distributed::retrograde_across(comm, n, &solved, options.budget, seed, &SILENT)
+                super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT)
             {
                 report.traffic.push(traffic);
             }

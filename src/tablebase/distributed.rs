@@ -1,5 +1,5 @@
-//! A layer's retrograde analysis spread over the ranks of a distributed
-//! build (`docs/distributed-build.md`).
+//! A layer's retrograde analysis and component search spread over the
+//! ranks of a distributed build (`docs/distributed-build.md`).
 //!
 //! Each rank owns one contiguous range of the layer's indexes
 //! ([`Partition`]) and holds the five per-position arrays of that range
@@ -13,8 +13,11 @@
 //!
 //! Telling a parent is a maximum and a decrement, which commute, so every
 //! position is decided in the same round and with the same entry as in the
-//! single-process build: the same bytes. The cycle phases then run on rank
-//! 0 over the whole layer, gathered from the ranks.
+//! single-process build: the same bytes. The ranks then split the
+//! undecided positions into cycle components together ([`split_labels`]:
+//! each holds the labels of its range); rank 0 gathers the arrays and the
+//! labels, runs Pearce's algorithm on the small parts and numbers the
+//! components as one process numbers them, and resolves them alone.
 
 use std::time::Instant;
 
@@ -23,7 +26,9 @@ use rayon::prelude::*;
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::layer::{LayerSolver, SearchBudget};
 use super::layer_entries::Contradiction;
+use super::scc::{Components, QuietMoves};
 use super::solved::SolvedLayers;
+use super::split::{number_components, split_labels};
 use crate::cluster::{Communicator, Partition, Traffic};
 use crate::progress::{Observer, SILENT};
 use crate::rank::{layer_size, position_in_layer};
@@ -32,7 +37,8 @@ use crate::rules::Position;
 /// Bytes of one update: `u32` offset, then lower, upper, estimate.
 const UPDATE_BYTES: usize = 7;
 
-/// What spreading one layer's retrograde analysis cost, over all ranks.
+/// What spreading one layer's retrograde analysis and component search
+/// cost, over all ranks.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LayerTraffic {
     /// The layer.
@@ -43,10 +49,18 @@ pub struct LayerTraffic {
     pub rounds: u64,
     /// Messages and bytes of the rounds, all ranks together.
     pub rounds_traffic: Traffic,
-    /// Messages and bytes that brought the ranks' arrays to rank 0.
+    /// Exchanges of the component search (trimming, forward and backward
+    /// floods: one or more per frontier).
+    pub split_exchanges: u64,
+    /// Messages and bytes of the component search, all ranks together.
+    pub split_traffic: Traffic,
+    /// Messages and bytes that brought the ranks' arrays and labels to
+    /// rank 0.
     pub gather_traffic: Traffic,
     /// Wall-clock seconds of the first pass and the rounds.
     pub retrograde_seconds: f64,
+    /// Wall-clock seconds of the component search across the ranks.
+    pub split_seconds: f64,
     /// Wall-clock seconds of the gathering.
     pub gather_seconds: f64,
 }
@@ -55,32 +69,45 @@ impl LayerTraffic {
     /// One line for the build's log.
     pub fn line(&self) -> String {
         format!(
-            "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; gathered to rank 0 in {:.2} s ({} bytes)",
+            "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; \
+             components {:.2} s, {} exchanges, {} messages, {} bytes; gathered to rank 0 in {:.2} s ({} bytes)",
             self.seeds,
             self.ranks,
             self.retrograde_seconds,
             self.rounds,
             self.rounds_traffic.messages,
             self.rounds_traffic.bytes,
+            self.split_seconds,
+            self.split_exchanges,
+            self.split_traffic.messages,
+            self.split_traffic.bytes,
             self.gather_seconds,
             self.gather_traffic.bytes
         )
     }
 }
 
-/// Runs layer `n`'s retrograde analysis across the ranks of `comm` and
-/// gathers it: rank 0 gets the whole layer's solver in the state the
-/// single-process build reaches after its retrograde phase (the cursor
-/// `Retrograded`), the other ranks `None`. Every rank calls it; `seed` is
-/// the layer's entries in the table the build starts from, if any.
-pub(crate) fn retrograde_across<'a>(
+/// Rank 0's share of a layer spread over the ranks: the whole layer's
+/// solver in the state the single-process build reaches once it has found
+/// the components (the cursor `Resolving { k: 0, step: Begin }`), and the
+/// components.
+pub(crate) struct Gathered<'a> {
+    pub solver: LayerSolver<'a>,
+    pub components: Components,
+}
+
+/// Runs layer `n`'s retrograde analysis and component search across the
+/// ranks of `comm` and gathers them: rank 0 gets the whole layer, the
+/// other ranks `None`. Every rank calls it; `seed` is the layer's entries
+/// in the table the build starts from, if any.
+pub(crate) fn layer_across<'a>(
     comm: &dyn Communicator,
     n: u32,
     lower: &'a SolvedLayers,
     budget: SearchBudget,
     seed: Option<&'a [u8]>,
     observer: &'a dyn Observer,
-) -> Result<(Option<LayerSolver<'a>>, LayerTraffic), DecodeError> {
+) -> Result<(Option<Gathered<'a>>, LayerTraffic), DecodeError> {
     let started = Instant::now();
     let clock = Instant::now();
     let partition = Partition::new(layer_size(n), comm.ranks());
@@ -94,6 +121,19 @@ pub(crate) fn retrograde_across<'a>(
     let (part, rounds) = run_rounds(comm, part, &partition);
     let rounds_traffic = comm.traffic().since(before);
     let retrograde_seconds = clock.elapsed().as_secs_f64();
+
+    let clock = Instant::now();
+    let graph = QuietMoves::of(&part);
+    let mut split = split_labels(
+        comm,
+        &partition,
+        &graph,
+        part.labels_to_split(),
+        part.pearce_up_to,
+        part.progress,
+        &graph.what(),
+    );
+    let split_seconds = clock.elapsed().as_secs_f64();
 
     let clock = Instant::now();
     let mut e = Encoder::default();
@@ -113,6 +153,7 @@ pub(crate) fn retrograde_across<'a>(
     e.bytes.extend_from_slice(&arrays);
     drop(arrays);
     drop(part);
+    e.words(&std::mem::take(&mut split.labels));
     let before = comm.traffic();
     let gathered = comm.gather(e.bytes);
     let gather_traffic = comm.traffic().since(before);
@@ -121,8 +162,11 @@ pub(crate) fn retrograde_across<'a>(
         ranks: comm.ranks(),
         rounds,
         rounds_traffic: sum_traffic(comm, rounds_traffic),
+        split_exchanges: split.exchanges,
+        split_traffic: sum_traffic(comm, split.traffic),
         gather_traffic: sum_traffic(comm, gather_traffic),
         retrograde_seconds,
+        split_seconds,
         gather_seconds: 0.0,
     };
     let Some(parts) = gathered else {
@@ -133,6 +177,7 @@ pub(crate) fn retrograde_across<'a>(
         whole = whole.with_seed(seed);
     }
     let mut whole = whole.with_observer(observer);
+    let mut labels = Vec::with_capacity(whole.size);
     for (rank, bytes) in parts.into_iter().enumerate() {
         let mut d = Decoder::new(&bytes);
         whole.stats.decided_by_retrograde += d.u64()?;
@@ -144,14 +189,28 @@ pub(crate) fn retrograde_across<'a>(
         }
         let range = partition.range(rank);
         whole.entries.read_window_arrays(range.start as usize..range.end as usize, &mut d)?;
+        let mine = d.words()?;
+        if mine.len() as u64 != range.end - range.start {
+            return Err(DecodeError(format!(
+                "rank {rank} sent {} labels for {} positions",
+                mine.len(),
+                range.end - range.start
+            )));
+        }
+        labels.extend(mine);
         d.finish()?;
     }
+    traffic.gather_seconds = clock.elapsed().as_secs_f64();
+    let clock = Instant::now();
+    split.labels = labels;
+    let found = number_components(&graph, split, whole.progress, &graph.what());
+    let components = whole.components_found(found);
     whole.stats.retrograde_rounds = rounds;
     whole.stats.seconds.retrograde = retrograde_seconds;
+    whole.stats.seconds.scc = split_seconds + clock.elapsed().as_secs_f64();
     // The layer's time counts from here on (`LayerSolver::run` adds its own).
     whole.stats.seconds.total = started.elapsed().as_secs_f64();
-    traffic.gather_seconds = clock.elapsed().as_secs_f64();
-    Ok((Some(whole), traffic))
+    Ok((Some(Gathered { solver: whole, components }), traffic))
 }
 
 /// The traffic of all ranks together, on every rank.

@@ -43,13 +43,4 @@ impl<T: Send + Sync> Frontier<T> {
         };
         Frontier { pieces }
     }
-
-    /// The items in one vector, the pieces freed as they are copied.
-    pub(crate) fn into_vec(self) -> Vec<T> {
-        let mut all = Vec::with_capacity(self.pieces.iter().map(Vec::len).sum());
-        for piece in self.pieces {
-            all.extend(piece);
-        }
-        all
-    }
 }

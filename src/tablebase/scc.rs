@@ -20,7 +20,7 @@ use std::sync::atomic::AtomicU32;
 use rayon::prelude::*;
 
 use super::layer::LayerSolver;
-use super::split::{cycle_components, SplitGraph, TO_SPLIT};
+use super::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
 use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
 
@@ -80,13 +80,25 @@ impl LayerSolver<'_> {
     /// Finds the cycle components of the undecided positions and records
     /// their figures in the layer statistics.
     pub(crate) fn components(&mut self) -> Components {
-        let labels: Vec<AtomicU32> = (0..self.size)
+        let graph = QuietMoves::of(self);
+        let found =
+            cycle_components(&graph, self.labels_to_split(), self.pearce_up_to, self.progress, &graph.what());
+        self.components_found(found)
+    }
+
+    /// The labels the split starts from, for the positions these arrays
+    /// hold: the undecided ones are to split.
+    pub(crate) fn labels_to_split(&self) -> Vec<AtomicU32> {
+        self.entries
+            .window_range()
             .into_par_iter()
             .map(|i| AtomicU32::new(if self.entries.is_decided(i) { NONE } else { TO_SPLIT }))
-            .collect();
-        let graph = QuietMoves { n: self.n, size: self.size };
-        let what = format!("{} seeds", self.n);
-        let found = cycle_components(&graph, labels, self.pearce_up_to, self.progress, &what);
+            .collect()
+    }
+
+    /// The components the split found, grouped, their figures recorded in
+    /// the layer statistics.
+    pub(crate) fn components_found(&mut self, found: CycleComponents) -> Components {
         let components = Components::from_ids(found.id);
         self.record_component_stats(&components, &found.odd);
         components
@@ -107,9 +119,22 @@ impl LayerSolver<'_> {
 }
 
 /// The quiet moves of a layer, between its positions.
-struct QuietMoves {
+pub(crate) struct QuietMoves {
     n: u32,
     size: usize,
+}
+
+impl QuietMoves {
+    /// The quiet moves of the solver's layer (all of it, whatever the
+    /// solver's arrays hold).
+    pub(crate) fn of(solver: &LayerSolver) -> QuietMoves {
+        QuietMoves { n: solver.n, size: solver.size }
+    }
+
+    /// The name of the split in progress reports.
+    pub(crate) fn what(&self) -> String {
+        format!("{} seeds", self.n)
+    }
 }
 
 impl SplitGraph for QuietMoves {

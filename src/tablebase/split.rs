@@ -1,6 +1,8 @@
-//! The cycle components of a graph, sinks first, on every thread:
-//! trimming, forward–backward splits, and Pearce's algorithm for the small
-//! parts. `docs/cycle-bounds.md` §9 proves what this module relies on.
+//! The cycle components of a graph, sinks first, on every thread and, in a
+//! distributed build, on every rank: trimming, forward–backward splits, and
+//! Pearce's algorithm for the small parts. `docs/cycle-bounds.md` §9 proves
+//! what this module relies on; `docs/distributed-build.md` §6 why the ranks
+//! find what one process finds.
 //!
 //! 1. **Trimming.** A node with no parent left in its part, or no child,
 //!    lies on no cycle of the part; removing it may expose more. Both are
@@ -15,18 +17,22 @@
 //!    algorithm for finding strongly connected components", 2016),
 //!    iterative, all such parts at once on every thread.
 //!
-//! Steps 1 and 2 run frontier by frontier on every thread with a label per
-//! node (4 bytes) and a counter (1 byte). Which thread relabels a node
-//! changes nothing, so the components and their order are the same for any
-//! thread count.
+//! Steps 1 and 2 run frontier by frontier with a label per node (4 bytes)
+//! and a counter (1 byte). Each rank holds the labels and counters of one
+//! range of nodes ([`Partition`]); what a frontier has for a node of
+//! another range goes to its rank in one message per destination (the
+//! node's offset, 4 bytes), and the holder applies it. Which thread or rank
+//! relabels a node changes nothing, so the components and their order are
+//! the same for any thread count and any number of ranks. Step 3 runs where
+//! all the labels are: one process, or rank 0 once it has gathered them.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8};
 
 use rayon::prelude::*;
 
-use super::frontier::Frontier;
+use crate::cluster::{Communicator, Partition, Solo, Traffic};
 use crate::progress::Observer;
 use crate::text::thousands;
 
@@ -65,7 +71,8 @@ pub(crate) struct CycleComponents {
 
 /// The cycle components among the nodes labelled [`TO_SPLIT`] in `labels`
 /// (the others `NONE`): components of two nodes or more, and single nodes
-/// with a move to themselves.
+/// with a move to themselves. One process: [`split_labels`] alone, then
+/// [`number_components`].
 pub(crate) fn cycle_components<G: SplitGraph>(
     graph: &G,
     labels: Vec<AtomicU32>,
@@ -73,31 +80,120 @@ pub(crate) fn cycle_components<G: SplitGraph>(
     progress: &dyn Observer,
     what: &str,
 ) -> CycleComponents {
+    let partition = Partition::new(graph.size() as u64, 1);
+    let split = split_labels(&Solo, &partition, graph, labels, pearce_up_to, progress, what);
+    number_components(graph, split, progress, what)
+}
+
+/// One rank's share of the split: the labels of its range, and what every
+/// rank knows alike.
+pub(crate) struct SplitLabels {
+    /// The final label of every node of the rank's range (the whole graph
+    /// for [`number_components`]): a component's label, a small part's
+    /// label, or `NONE`.
+    pub labels: Vec<u32>,
+    /// The pieces, in component order (the same on every rank).
+    pieces: Vec<Piece>,
+    /// Labels used are `TO_SPLIT..next_label`.
+    next_label: u32,
+    /// Exchanges this rank took part in, and what it sent in them.
+    pub exchanges: u64,
+    pub traffic: Traffic,
+}
+
+/// Splits the nodes labelled [`TO_SPLIT`] down to cycle components and
+/// small parts. Collective: every rank of `comm` calls it with the labels
+/// of its range of `partition` (`partition.range(comm.rank())`).
+pub(crate) fn split_labels<G: SplitGraph>(
+    comm: &dyn Communicator,
+    partition: &Partition,
+    graph: &G,
+    labels: Vec<AtomicU32>,
+    pearce_up_to: usize,
+    progress: &dyn Observer,
+    what: &str,
+) -> SplitLabels {
     let size = graph.size();
     // Labels count up from TO_SPLIT + 1, two per split, at most one split
     // per node (each settles its pivot), and stay below NONE.
     assert!(size < (1 << 30) - 1, "graph too large for 32-bit labels");
+    let window = partition.range(comm.rank());
+    assert_eq!(labels.len() as u64, window.end - window.start, "labels of the rank's range");
+    let traffic_before = comm.traffic();
     let mut finder = Finder {
         graph,
+        partition: *partition,
+        base: window.start as usize,
+        degree: (0..labels.len()).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
         labels,
-        degree: (0..size).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
         next_label: TO_SPLIT + 1,
         pearce_up_to,
         progress,
         what,
+        exchanges: AtomicU64::new(0),
     };
-    let pieces = finder.split_all();
+    let pieces = finder.split_all(comm);
+    SplitLabels {
+        labels: finder.labels.into_iter().map(AtomicU32::into_inner).collect(),
+        pieces,
+        next_label: finder.next_label,
+        exchanges: finder.exchanges.into_inner(),
+        traffic: comm.traffic().since(traffic_before),
+    }
+}
+
+/// The cycle components from the labels of the whole graph
+/// (`split.labels`, every rank's range in order): the small parts go to
+/// Pearce's algorithm, and everything is numbered in component order.
+pub(crate) fn number_components<G: SplitGraph>(
+    graph: &G,
+    split: SplitLabels,
+    progress: &dyn Observer,
+    what: &str,
+) -> CycleComponents {
+    let SplitLabels { labels: mut id, pieces, next_label, .. } = split;
+    assert_eq!(id.len(), graph.size(), "the labels of the whole graph");
     progress.detail(&format!("{what}: components of the small parts"));
+    // The members of every small part, each list sorted, in one pass.
+    let mut slot = vec![NONE; (next_label - TO_SPLIT) as usize];
+    let mut smalls = 0usize;
+    for piece in &pieces {
+        if let Piece::Small { label } = piece {
+            slot[(label - TO_SPLIT) as usize] = smalls as u32;
+            smalls += 1;
+        }
+    }
+    let listed: Vec<(u32, u32)> = id
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, &label)| {
+            let s = if label == NONE { NONE } else { slot[(label - TO_SPLIT) as usize] };
+            (s != NONE).then_some((s, i as u32))
+        })
+        .collect();
+    let mut starts = vec![0usize; smalls + 1];
+    listed.iter().for_each(|&(s, _)| starts[s as usize + 1] += 1);
+    (0..smalls).for_each(|s| starts[s + 1] += starts[s]);
+    let mut fill = starts.clone();
+    let mut members = vec![0u32; listed.len()];
+    for (s, i) in listed {
+        members[fill[s as usize]] = i;
+        fill[s as usize] += 1;
+    }
     let found: Vec<Found> = pieces
         .into_par_iter()
         .map(|piece| match piece {
             Piece::Component { label, odd } => Found::Labelled { label, odd },
-            Piece::Small { members, label } => Found::Listed(finder.pearce(&members, label)),
+            Piece::Small { label } => {
+                let s = slot[(label - TO_SPLIT) as usize] as usize;
+                Found::Listed(pearce(graph, &members[starts[s]..starts[s + 1]]))
+            }
         })
         .collect();
+    drop(members);
     // Numbers in order. A label maps to its component, or to NONE (parts
     // trimmed away or handed to Pearce); Pearce's lists are numbered after.
-    let mut number = vec![NONE; (finder.next_label - TO_SPLIT) as usize];
+    let mut number = vec![NONE; (next_label - TO_SPLIT) as usize];
     let mut odd = Vec::new();
     for piece in &found {
         match piece {
@@ -108,8 +204,6 @@ pub(crate) fn cycle_components<G: SplitGraph>(
             Found::Listed(lists) => odd.extend(lists.iter().map(|(_, o)| *o)),
         }
     }
-    drop(finder.degree);
-    let mut id: Vec<u32> = finder.labels.into_iter().map(AtomicU32::into_inner).collect();
     id.par_iter_mut().for_each(|label| {
         if *label != NONE {
             *label = number[(*label - TO_SPLIT) as usize];
@@ -136,6 +230,10 @@ const WALK_CHUNK: usize = 1 << 14;
 /// Frontier nodes a thread takes at a time.
 const FRONTIER_CHUNK: usize = 1 << 10;
 
+/// Frontier nodes a rank expands per exchange: what it sends in one
+/// exchange stays near 4 × 6 bytes times this (the neighbours' offsets).
+const EXCHANGE_SLICE: usize = 1 << 22;
+
 /// Moves a pivot walks inside its part before it settles.
 const PIVOT_WALK: usize = 1 << 10;
 
@@ -147,8 +245,8 @@ const STUCK: u8 = u8::MAX;
 enum Piece {
     /// A cycle component: the nodes labelled `label`.
     Component { label: u32, odd: bool },
-    /// A small part for Pearce's algorithm.
-    Small { members: Vec<u32>, label: u32 },
+    /// A small part for Pearce's algorithm: the nodes labelled `label`.
+    Small { label: u32 },
 }
 
 /// A piece's components: a labelled one, or Pearce's lists (each sorted,
@@ -168,19 +266,27 @@ enum Task {
     Emit(Piece),
 }
 
+/// One rank's split. It holds no communicator (threads share it, and a
+/// communicator is used by its rank's main thread only): the collective
+/// steps take one.
 struct Finder<'s, G: SplitGraph> {
     graph: &'s G,
-    /// Per node: the label of its part, a component's label once the part
-    /// is one, `NONE` once trimmed (or from the start).
+    partition: Partition,
+    /// The first node of this rank's range.
+    base: usize,
+    /// Per node of the range: the label of its part, a component's label
+    /// once the part is one, `NONE` once trimmed (or from the start).
     labels: Vec<AtomicU32>,
-    /// Per node: parents or children left in its part while trimming;
-    /// for a component's members, the parity of their distance to the
-    /// pivot.
+    /// Per node of the range: parents or children left in its part while
+    /// trimming; for a component's members, the parity of their distance
+    /// to the pivot.
     degree: Vec<AtomicU8>,
     next_label: u32,
     pearce_up_to: usize,
     progress: &'s dyn Observer,
     what: &'s str,
+    /// Exchanges so far.
+    exchanges: AtomicU64,
 }
 
 impl<G: SplitGraph> Finder<'_, G> {
@@ -193,14 +299,31 @@ impl<G: SplitGraph> Finder<'_, G> {
         label
     }
 
+    /// Whether node `index` is in this rank's range.
+    #[inline]
+    fn holds(&self, index: usize) -> bool {
+        index.wrapping_sub(self.base) < self.labels.len()
+    }
+
+    #[inline]
+    fn label_cell(&self, index: usize) -> &AtomicU32 {
+        &self.labels[index - self.base]
+    }
+
     #[inline]
     fn label(&self, index: usize) -> u32 {
-        self.labels[index].load(Relaxed)
+        self.label_cell(index).load(Relaxed)
+    }
+
+    #[inline]
+    fn degree_cell(&self, index: usize) -> &AtomicU8 {
+        &self.degree[index - self.base]
     }
 
     /// Splits the nodes to split down to cycle components and small parts,
-    /// in component order.
-    fn split_all(&mut self) -> Vec<Piece> {
+    /// in component order. Every rank takes the same decisions, from
+    /// counts and answers summed over all of them.
+    fn split_all(&mut self, comm: &dyn Communicator) -> Vec<Piece> {
         let mut pieces = Vec::new();
         // (The whole graph is not trimmed first: after retrograde analysis
         // no undecided position is childless and few are on no cycle; those
@@ -214,18 +337,18 @@ impl<G: SplitGraph> Finder<'_, G> {
                 }
                 Task::Split { label, trim } => (label, trim),
             };
-            let mut count = self.count(label);
+            let mut count = self.count(comm, label);
             if count > self.pearce_up_to && trim {
-                count = self.trim(label, count);
+                count = self.trim(comm, label, count);
             }
             if count == 0 {
                 continue;
             }
             if count <= self.pearce_up_to {
-                pieces.push(Piece::Small { members: self.collect(label), label });
+                pieces.push(Piece::Small { label });
                 continue;
             }
-            let (reached, component) = self.forward_backward(label, count);
+            let (reached, component) = self.forward_backward(comm, label, count);
             // Sinks first: what the pivot reaches, its component, the rest.
             stack.push(Task::Split { label, trim: true });
             if let Some(piece) = component {
@@ -236,32 +359,22 @@ impl<G: SplitGraph> Finder<'_, G> {
         pieces
     }
 
-    /// Nodes labelled `label`.
-    fn count(&self, label: u32) -> usize {
-        self.labels.par_iter().filter(|l| l.load(Relaxed) == label).count()
+    /// Nodes labelled `label`, on all ranks.
+    fn count(&self, comm: &dyn Communicator, label: u32) -> usize {
+        comm.sum(self.labels.par_iter().filter(|l| l.load(Relaxed) == label).count() as u64) as usize
     }
 
-    /// The indexes labelled `label`, in order.
-    fn collect(&self, label: u32) -> Vec<u32> {
-        self.labels
-            .par_iter()
-            .enumerate()
-            .filter(|(_, l)| l.load(Relaxed) == label)
-            .map(|(i, _)| i as u32)
-            .collect()
-    }
-
-    /// Calls `visit` for every node labelled `label` (on every thread) and
-    /// gathers what it pushes.
+    /// Calls `visit` for every node of this rank labelled `label` (on
+    /// every thread) and gathers what it pushes, in node order.
     fn walk<T: Send>(&self, label: u32, visit: impl Fn(usize, &G::Node, &mut Vec<T>) + Sync) -> Vec<T> {
-        let size = self.graph.size();
-        (0..size.div_ceil(WALK_CHUNK))
+        let len = self.labels.len();
+        (0..len.div_ceil(WALK_CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
-                let range = c * WALK_CHUNK..((c + 1) * WALK_CHUNK).min(size);
+                let range = c * WALK_CHUNK..((c + 1) * WALK_CHUNK).min(len);
                 let mut out = Vec::new();
                 if self.labels[range.clone()].iter().any(|l| l.load(Relaxed) == label) {
-                    self.graph.walk(range, |i, node| {
+                    self.graph.walk(self.base + range.start..self.base + range.end, |i, node| {
                         if self.label(i) == label {
                             visit(i, &node, &mut out);
                         }
@@ -276,13 +389,13 @@ impl<G: SplitGraph> Finder<'_, G> {
     #[inline]
     fn release(&self, index: usize) -> bool {
         let previous =
-            self.degree[index].fetch_update(Relaxed, Relaxed, |d| (d != STUCK && d > 0).then(|| d - 1));
+            self.degree_cell(index).fetch_update(Relaxed, Relaxed, |d| (d != STUCK && d > 0).then(|| d - 1));
         previous == Ok(1)
     }
 
     /// Removes from part `label` its nodes with no parent in it, then those
     /// with no child in it, each to a fixpoint; returns how many are left.
-    fn trim(&self, label: u32, count: usize) -> usize {
+    fn trim(&self, comm: &dyn Communicator, label: u32, count: usize) -> usize {
         self.progress.detail(&format!(
             "{}: components: trimming {} positions",
             self.what,
@@ -291,80 +404,141 @@ impl<G: SplitGraph> Finder<'_, G> {
         // (Removing a node with no parent takes no child from a node that
         // stays, and removing one with no child no parent: one pass each.)
         for forward in [true, false] {
-            // Count each node's parents (forward) or children in the part,
-            // then peel those with none, and what that frees.
-            self.walk(label, |i, node, _: &mut Vec<()>| {
-                let mut degree = 0u32;
-                let mut seen =
-                    |relative: G::Node| degree += (self.label(self.graph.index(&relative)) == label) as u32;
-                if forward {
-                    self.graph.for_each_parent(node, &mut seen);
-                } else {
-                    self.graph.for_each_child(node, &mut seen);
-                }
-                self.degree[i].store(degree.min(STUCK as u32) as u8, Relaxed);
+            // Each node's parents (forward) or children in the part: every
+            // member counts itself at its children (parents). The counters
+            // are cleared before the first exchange, so on every rank.
+            let members = self.walk(label, |i, _, out| {
+                self.degree_cell(i).store(0, Relaxed);
+                out.push(i as u32);
             });
-            let mut frontier = self.walk(label, |i, _, out| {
-                if self.degree[i].load(Relaxed) == 0 {
-                    self.labels[i].store(NONE, Relaxed);
-                    out.push(i as u32);
+            self.expand(comm, &members, forward, |index| {
+                if self.label(index) == label {
+                    let _ = self
+                        .degree_cell(index)
+                        .fetch_update(Relaxed, Relaxed, |d| (d != STUCK).then(|| d + 1));
                 }
+                false
             });
-            while !frontier.is_empty() {
-                frontier = self.expand(frontier, forward, |index| {
+            // Then peel those with none, and what that frees.
+            let mut frontier: Vec<u32> = members
+                .into_par_iter()
+                .filter(|&i| {
+                    let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
+                    if alone {
+                        self.label_cell(i as usize).store(NONE, Relaxed);
+                    }
+                    alone
+                })
+                .collect();
+            while comm.any(!frontier.is_empty()) {
+                frontier = self.expand(comm, &frontier, forward, |index| {
                     self.label(index) == label && self.release(index) && {
-                        self.labels[index].store(NONE, Relaxed);
+                        self.label_cell(index).store(NONE, Relaxed);
                         true
                     }
                 });
             }
         }
-        self.count(label)
+        self.count(comm, label)
     }
 
-    /// The next frontier: the children (`forward`) or parents of the nodes
-    /// of `frontier` that `take` claims (it must claim each at most once),
-    /// sorted. (Frontiers hold indexes, 4 bytes a node, and are walked in
-    /// order: a frontier can hold a fifth of a layer.)
-    fn expand(&self, frontier: Vec<u32>, forward: bool, take: impl Fn(usize) -> bool + Sync) -> Vec<u32> {
-        let next = Frontier::new(frontier).expand(FRONTIER_CHUNK, |chunk, out| {
-            self.graph.walk_sorted(chunk, |_, node| {
-                let mut offer = |relative: G::Node| {
-                    let index = self.graph.index(&relative);
-                    if take(index) {
-                        out.push(index as u32);
+    /// Offers every child (`forward`) or parent of the nodes of `frontier`
+    /// (nodes of this rank, sorted) to `take` on the rank that holds it,
+    /// and returns the nodes of this rank `take` claimed, sorted. `take`
+    /// must claim a node at most once. Collective; one exchange per slice
+    /// of the longest frontier. (Frontiers hold indexes, 4 bytes a node,
+    /// and are walked in order: a frontier can hold a fifth of a layer.)
+    fn expand(
+        &self,
+        comm: &dyn Communicator,
+        frontier: &[u32],
+        forward: bool,
+        take: impl Fn(usize) -> bool + Sync,
+    ) -> Vec<u32> {
+        let ranks = comm.ranks();
+        let slices = comm.max(frontier.len().div_ceil(EXCHANGE_SLICE) as u64) as usize;
+        let mut claimed = Vec::new();
+        for s in 0..slices {
+            let slice = &frontier
+                [(s * EXCHANGE_SLICE).min(frontier.len())..((s + 1) * EXCHANGE_SLICE).min(frontier.len())];
+            let step = |chunk: &[u32]| {
+                let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
+                self.graph.walk_sorted(chunk, |_, node| {
+                    let mut offer = |relative: G::Node| {
+                        let index = self.graph.index(&relative);
+                        if self.holds(index) {
+                            if take(index) {
+                                mine.push(index as u32);
+                            }
+                        } else {
+                            let owner = self.partition.owner(index as u64);
+                            let offset = (index as u64 - self.partition.range(owner).start) as u32;
+                            let message: &mut Vec<u8> = &mut outgoing[owner];
+                            message.extend_from_slice(&offset.to_le_bytes());
+                        }
+                    };
+                    if forward {
+                        self.graph.for_each_child(&node, &mut offer);
+                    } else {
+                        self.graph.for_each_parent(&node, &mut offer);
                     }
-                };
-                if forward {
-                    self.graph.for_each_child(&node, &mut offer);
-                } else {
-                    self.graph.for_each_parent(&node, &mut offer);
+                });
+                (mine, outgoing)
+            };
+            // (A short slice on one thread: sharing it out costs more.)
+            let parts: Vec<(Vec<u32>, Vec<Vec<u8>>)> = if slice.len() <= FRONTIER_CHUNK {
+                vec![step(slice)]
+            } else {
+                slice.par_chunks(FRONTIER_CHUNK).map(step).collect()
+            };
+            let mut outgoing = vec![Vec::new(); ranks];
+            for (mine, messages) in parts {
+                claimed.extend(mine);
+                for (all, message) in outgoing.iter_mut().zip(messages) {
+                    all.extend_from_slice(&message);
                 }
-            })
-        });
-        let mut next = next.into_vec();
-        next.par_sort_unstable();
-        next
+            }
+            let incoming = comm.exchange(outgoing);
+            self.exchanges.fetch_add(1, Relaxed);
+            let received: Vec<u32> = incoming
+                .par_iter()
+                .flat_map_iter(|message| message.chunks_exact(4))
+                .filter_map(|bytes| {
+                    let index =
+                        self.base + u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+                    take(index).then_some(index as u32)
+                })
+                .collect();
+            claimed.extend(received);
+        }
+        claimed.par_sort_unstable();
+        claimed
     }
 
     /// A pivot for part `label`: the end of a walk along moves inside the
     /// part from its first node. Any member would do; one met after a long
     /// walk tends to lie in the component most nodes flow into, the one
-    /// worth finding first.
-    fn pivot(&self, label: u32) -> usize {
-        let first = self.labels.par_iter().position_first(|l| l.load(Relaxed) == label).expect("a member");
-        let mut at = first;
+    /// worth finding first. Every rank walks: at each step each looks at
+    /// the children it holds, and the first child inside the part, in move
+    /// order, is found by a minimum over the ranks. The walk stops where
+    /// it comes back to a node: it would go round that cycle, inside one
+    /// component, and any node of a component gives the split the same
+    /// parts (its reach is the component's).
+    fn pivot(&self, comm: &dyn Communicator, label: u32) -> usize {
+        let first = self.labels.par_iter().position_first(|l| l.load(Relaxed) == label);
+        let mut at = comm.min(first.map_or(u64::MAX, |i| (self.base + i) as u64)) as usize;
+        let mut children = Vec::new();
+        let mut visited = std::collections::HashSet::new();
         for _ in 0..PIVOT_WALK {
-            let mut next = None;
-            self.graph.for_each_child(&self.graph.node(at), |child| {
-                let index = self.graph.index(&child);
-                if next.is_none() && self.label(index) == label {
-                    next = Some(index);
-                }
-            });
-            match next {
-                Some(index) => at = index,
-                None => break,
+            if !visited.insert(at) {
+                break;
+            }
+            children.clear();
+            self.graph.for_each_child(&self.graph.node(at), |child| children.push(self.graph.index(&child)));
+            let here = children.iter().position(|&i| self.holds(i) && self.label(i) == label);
+            match comm.min(here.map_or(u64::MAX, |k| k as u64)) {
+                u64::MAX => break,
+                k => at = children[k as usize],
             }
         }
         at
@@ -374,22 +548,24 @@ impl<G: SplitGraph> Finder<'_, G> {
     /// among them its component; leaves the rest labelled `label`. Returns
     /// the label of the nodes it reaches outside its component, and the
     /// component unless that holds no cycle.
-    fn forward_backward(&mut self, label: u32, count: usize) -> (u32, Option<Piece>) {
+    fn forward_backward(
+        &mut self,
+        comm: &dyn Communicator,
+        label: u32,
+        count: usize,
+    ) -> (u32, Option<Piece>) {
         let (reached, component) = (self.new_label(), self.new_label());
-        let pivot = self.pivot(label);
+        let pivot = self.pivot(comm, label);
         let start = self.graph.node(pivot);
-        // (A read first: most nodes are met again after they are claimed,
-        // and a failed exchange costs more than a read.)
-        let claim = |index: usize, from: u32, to: u32| {
-            self.labels[index].load(Acquire) == from
-                && self.labels[index].compare_exchange(from, to, Release, Relaxed).is_ok()
-        };
         let count = thousands(count as u64);
         self.progress.detail(&format!("{}: components: forward in {count} positions", self.what));
-        self.labels[pivot].store(reached, Relaxed);
-        let mut frontier = vec![pivot as u32];
-        while !frontier.is_empty() {
-            frontier = self.expand(frontier, true, |index| claim(index, label, reached));
+        let mut frontier = Vec::new();
+        if self.holds(pivot) {
+            self.label_cell(pivot).store(reached, Relaxed);
+            frontier.push(pivot as u32);
+        }
+        while comm.any(!frontier.is_empty()) {
+            frontier = self.expand(comm, &frontier, true, |index| self.claim(index, label, reached));
         }
         // Backward inside what was reached: what reaches the pivot is its
         // component. A member keeps the parity of its distance to the
@@ -397,16 +573,18 @@ impl<G: SplitGraph> Finder<'_, G> {
         // sees the parity); a move between two members of the same parity
         // means an odd cycle.
         self.progress.detail(&format!("{}: components: backward in {count} positions", self.what));
-        self.degree[pivot].store(0, Relaxed);
-        self.labels[pivot].store(component, Release);
+        if self.holds(pivot) {
+            self.degree_cell(pivot).store(0, Relaxed);
+            self.label_cell(pivot).store(component, Release);
+            frontier.push(pivot as u32);
+        }
         let odd = AtomicBool::new(false);
-        let mut frontier = vec![pivot as u32];
         let mut parity = 0u8;
-        while !frontier.is_empty() {
-            frontier = self.expand(frontier, false, |index| {
-                let found = self.labels[index].load(Acquire);
+        while comm.any(!frontier.is_empty()) {
+            frontier = self.expand(comm, &frontier, false, |index| {
+                let found = self.label_cell(index).load(Acquire);
                 if found == component {
-                    if self.degree[index].load(Relaxed) == parity {
+                    if self.degree_cell(index).load(Relaxed) == parity {
                         odd.store(true, Relaxed);
                     }
                     return false;
@@ -414,125 +592,137 @@ impl<G: SplitGraph> Finder<'_, G> {
                 if found != reached {
                     return false;
                 }
-                self.degree[index].store(parity ^ 1, Relaxed);
-                claim(index, reached, component)
+                self.degree_cell(index).store(parity ^ 1, Relaxed);
+                self.claim(index, reached, component)
             });
             parity ^= 1;
         }
+        let odd = comm.any(odd.into_inner());
         // A cycle through the pivot exists exactly when one of its children
         // is in its component (itself, for a one-node cycle).
         let mut cycle = false;
-        self.graph.for_each_child(&start, |child| cycle |= self.label(self.graph.index(&child)) == component);
-        let piece = cycle.then(|| Piece::Component { label: component, odd: odd.into_inner() });
+        self.graph.for_each_child(&start, |child| {
+            let index = self.graph.index(&child);
+            cycle |= self.holds(index) && self.label(index) == component;
+        });
+        let piece = comm.any(cycle).then_some(Piece::Component { label: component, odd });
         (reached, piece)
     }
 
-    /// The cycle components of a small part, sinks first, by Pearce's
-    /// algorithm on the part alone (local numbers, local arrays).
-    fn pearce(&self, members: &[u32], label: u32) -> Vec<(Vec<u32>, bool)> {
-        let m = members.len();
-        let local = |index: usize| members.binary_search(&(index as u32)).expect("member of the part");
-        // Children of a node inside the part, as local numbers.
-        let children = |v: usize, out: &mut Vec<u32>| {
-            self.graph.for_each_child(&self.graph.node(members[v] as usize), |child| {
-                let index = self.graph.index(&child);
-                if self.label(index) == label {
-                    out.push(local(index) as u32);
+    /// Relabels node `index` from `from` to `to`; true if this call did.
+    /// (A read first: most nodes are met again after they are claimed,
+    /// and a failed exchange costs more than a read.)
+    #[inline]
+    fn claim(&self, index: usize, from: u32, to: u32) -> bool {
+        let cell = self.label_cell(index);
+        cell.load(Acquire) == from && cell.compare_exchange(from, to, Release, Relaxed).is_ok()
+    }
+}
+
+/// The cycle components of a small part (its nodes, sorted), sinks first,
+/// by Pearce's algorithm on the part alone (local numbers, local arrays).
+fn pearce<G: SplitGraph>(graph: &G, members: &[u32]) -> Vec<(Vec<u32>, bool)> {
+    let m = members.len();
+    let local = |index: usize| members.binary_search(&(index as u32)).ok();
+    // Children of a node inside the part, as local numbers.
+    let children = |v: usize, out: &mut Vec<u32>| {
+        graph.for_each_child(&graph.node(members[v] as usize), |child| {
+            if let Some(j) = local(graph.index(&child)) {
+                out.push(j as u32);
+            }
+        });
+    };
+    let mut rank = vec![0u32; m];
+    // Ranks count up from 1 while active; finished components count
+    // down from m - 1. Both stay below u32::MAX and never meet (Pearce).
+    let mut next_rank = 1u32;
+    let mut next_component = m as u32 - 1;
+    let mut finished: Vec<u32> = Vec::new();
+    // Frames: node, where its children start on `pending`, root flag.
+    let mut frames: Vec<(u32, usize, bool)> = Vec::new();
+    let mut pending: Vec<u32> = Vec::new();
+    for start in 0..m {
+        if rank[start] != 0 {
+            continue;
+        }
+        rank[start] = next_rank;
+        next_rank += 1;
+        frames.push((start as u32, pending.len(), true));
+        children(start, &mut pending);
+        while let Some(&mut (v, first_child, ref mut root)) = frames.last_mut() {
+            let v = v as usize;
+            if pending.len() > first_child {
+                let w = pending.pop().expect("a child") as usize;
+                if rank[w] == 0 {
+                    rank[w] = next_rank;
+                    next_rank += 1;
+                    frames.push((w as u32, pending.len(), true));
+                    children(w, &mut pending);
+                } else if rank[w] < rank[v] {
+                    rank[v] = rank[w];
+                    *root = false;
                 }
-            });
-        };
-        let mut rank = vec![0u32; m];
-        // Ranks count up from 1 while active; finished components count
-        // down from m - 1. Both stay below u32::MAX and never meet (Pearce).
-        let mut next_rank = 1u32;
-        let mut next_component = m as u32 - 1;
-        let mut finished: Vec<u32> = Vec::new();
-        // Frames: node, where its children start on `pending`, root flag.
-        let mut frames: Vec<(u32, usize, bool)> = Vec::new();
-        let mut pending: Vec<u32> = Vec::new();
-        for start in 0..m {
-            if rank[start] != 0 {
                 continue;
             }
-            rank[start] = next_rank;
-            next_rank += 1;
-            frames.push((start as u32, pending.len(), true));
-            children(start, &mut pending);
-            while let Some(&mut (v, first_child, ref mut root)) = frames.last_mut() {
-                let v = v as usize;
-                if pending.len() > first_child {
-                    let w = pending.pop().expect("a child") as usize;
-                    if rank[w] == 0 {
-                        rank[w] = next_rank;
-                        next_rank += 1;
-                        frames.push((w as u32, pending.len(), true));
-                        children(w, &mut pending);
-                    } else if rank[w] < rank[v] {
-                        rank[v] = rank[w];
-                        *root = false;
+            let root = *root;
+            frames.pop();
+            if root {
+                next_rank -= 1;
+                while let Some(&w) = finished.last() {
+                    if rank[v] > rank[w as usize] {
+                        break;
                     }
-                    continue;
-                }
-                let root = *root;
-                frames.pop();
-                if root {
+                    finished.pop();
+                    rank[w as usize] = next_component;
                     next_rank -= 1;
-                    while let Some(&w) = finished.last() {
-                        if rank[v] > rank[w as usize] {
-                            break;
-                        }
-                        finished.pop();
-                        rank[w as usize] = next_component;
-                        next_rank -= 1;
-                    }
-                    rank[v] = next_component;
-                    next_component = next_component.wrapping_sub(1);
-                } else {
-                    finished.push(v as u32);
                 }
-                if let Some((parent, _, parent_root)) = frames.last_mut() {
-                    if rank[v] < rank[*parent as usize] {
-                        rank[*parent as usize] = rank[v];
-                        *parent_root = false;
-                    }
+                rank[v] = next_component;
+                next_component = next_component.wrapping_sub(1);
+            } else {
+                finished.push(v as u32);
+            }
+            if let Some((parent, _, parent_root)) = frames.last_mut() {
+                if rank[v] < rank[*parent as usize] {
+                    rank[*parent as usize] = rank[v];
+                    *parent_root = false;
                 }
             }
         }
-        // Finishing order (sinks first) is decreasing component number.
-        let count = (m as u32 - 1).wrapping_sub(next_component) as usize;
-        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); count];
-        for (v, &r) in rank.iter().enumerate() {
-            groups[(m as u32 - 1 - r) as usize].push(v as u32);
-        }
-        let mut out = Vec::new();
-        let mut seen = Vec::new();
-        for group in groups {
-            // Two-colour the component along moves from its first node.
-            let mut colour = vec![u8::MAX; group.len()];
-            let inside = |v: u32| group.binary_search(&v).ok();
-            colour[0] = 0;
-            let mut queue = vec![0usize];
-            let (mut cycle, mut odd) = (group.len() > 1, false);
-            while let Some(at) = queue.pop() {
-                seen.clear();
-                children(group[at] as usize, &mut seen);
-                for &w in &seen {
-                    let Some(j) = inside(w) else { continue };
-                    cycle |= j == at;
-                    if colour[j] == u8::MAX {
-                        colour[j] = colour[at] ^ 1;
-                        queue.push(j);
-                    } else {
-                        odd |= colour[j] == colour[at];
-                    }
-                }
-            }
-            if cycle {
-                out.push((group.into_iter().map(|v| members[v as usize]).collect(), odd));
-            }
-        }
-        out
     }
+    // Finishing order (sinks first) is decreasing component number.
+    let count = (m as u32 - 1).wrapping_sub(next_component) as usize;
+    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); count];
+    for (v, &r) in rank.iter().enumerate() {
+        groups[(m as u32 - 1 - r) as usize].push(v as u32);
+    }
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for group in groups {
+        // Two-colour the component along moves from its first node.
+        let mut colour = vec![u8::MAX; group.len()];
+        let inside = |v: u32| group.binary_search(&v).ok();
+        colour[0] = 0;
+        let mut queue = vec![0usize];
+        let (mut cycle, mut odd) = (group.len() > 1, false);
+        while let Some(at) = queue.pop() {
+            seen.clear();
+            children(group[at] as usize, &mut seen);
+            for &w in &seen {
+                let Some(j) = inside(w) else { continue };
+                cycle |= j == at;
+                if colour[j] == u8::MAX {
+                    colour[j] = colour[at] ^ 1;
+                    queue.push(j);
+                } else {
+                    odd |= colour[j] == colour[at];
+                }
+            }
+        }
+        if cycle {
+            out.push((group.into_iter().map(|v| members[v as usize]).collect(), odd));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -695,12 +885,8 @@ pub(crate) mod tests {
     }
 
     /// Random graphs with many components of every kind (chains between
-    /// them, self-moves, odd and even cycles), split with every part sent
-    /// to Pearce, none, or the small ones, on one thread and four.
-    #[test]
-    fn the_split_finds_kosarajus_components_in_order() {
-        let pools: Vec<rayon::ThreadPool> =
-            [1, 4].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()).collect();
+    /// them, self-moves, odd and even cycles), with some nodes left out.
+    fn random_graphs(count: usize) -> Vec<(Edges, Vec<bool>)> {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut random = |below: u64| {
             state ^= state << 13;
@@ -708,24 +894,35 @@ pub(crate) mod tests {
             state ^= state << 17;
             state % below
         };
-        let (mut components, mut graphs) = (0, 0);
-        for _ in 0..60 {
-            let size = 2 + random(400) as usize;
-            // Clusters with dense edges inside, sparse edges between, and
-            // some nodes left out.
-            let cluster = 1 + random(12);
-            let mut edges = Vec::new();
-            for _ in 0..size * (1 + random(3) as usize) {
-                let a = random(size as u64);
-                let b = if random(5) == 0 {
-                    random(size as u64)
-                } else {
-                    (a / cluster * cluster + random(cluster)).min(size as u64 - 1)
-                };
-                edges.push((a as u32, b as u32));
-            }
-            let graph = Edges::new(size, &edges);
-            let inside: Vec<bool> = (0..size).map(|_| random(10) != 0).collect();
+        (0..count)
+            .map(|_| {
+                let size = 2 + random(400) as usize;
+                // Clusters with dense edges inside, sparse edges between.
+                let cluster = 1 + random(12);
+                let mut edges = Vec::new();
+                for _ in 0..size * (1 + random(3) as usize) {
+                    let a = random(size as u64);
+                    let b = if random(5) == 0 {
+                        random(size as u64)
+                    } else {
+                        (a / cluster * cluster + random(cluster)).min(size as u64 - 1)
+                    };
+                    edges.push((a as u32, b as u32));
+                }
+                let inside = (0..size).map(|_| random(10) != 0).collect();
+                (Edges::new(size, &edges), inside)
+            })
+            .collect()
+    }
+
+    /// The split with every part sent to Pearce, none, or the small ones,
+    /// on one thread and four, against Kosaraju's components.
+    #[test]
+    fn the_split_finds_kosarajus_components_in_order() {
+        let pools: Vec<rayon::ThreadPool> =
+            [1, 4].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()).collect();
+        let mut components = 0;
+        for (graph, inside) in random_graphs(60) {
             for pearce_up_to in [usize::MAX, 0, 5] {
                 for pool in &pools {
                     let found = pool.install(|| check_split(&graph, &inside, pearce_up_to));
@@ -734,8 +931,43 @@ pub(crate) mod tests {
                     }
                 }
             }
-            graphs += 1;
         }
-        assert!(graphs == 60 && components > 1000, "{components} components split");
+        assert!(components > 1000, "{components} components split");
+    }
+
+    /// Split across 2, 3 and 5 ranks (threads standing in for them), the
+    /// labels gathered and numbered: the very components and numbers of
+    /// one process, with traffic between the ranks.
+    #[test]
+    fn ranks_split_as_one_process_does() {
+        let mut sent = 0;
+        for (graph, inside) in random_graphs(30) {
+            let initial = |range: std::ops::Range<u64>| -> Vec<AtomicU32> {
+                range.map(|i| AtomicU32::new(if inside[i as usize] { TO_SPLIT } else { NONE })).collect()
+            };
+            for pearce_up_to in [0, 5] {
+                let alone =
+                    cycle_components(&graph, initial(0..graph.size() as u64), pearce_up_to, &SILENT, "test");
+                for ranks in [2, 3, 5] {
+                    let splits = crate::cluster::run_ranks(ranks, |comm| {
+                        let partition = Partition::new(graph.size() as u64, comm.ranks());
+                        let labels = initial(partition.range(comm.rank()));
+                        split_labels(comm, &partition, &graph, labels, pearce_up_to, &SILENT, "test")
+                    });
+                    sent += splits.iter().map(|s| s.traffic.bytes).sum::<u64>();
+                    let exchanges: Vec<u64> = splits.iter().map(|s| s.exchanges).collect();
+                    assert!(exchanges.iter().all(|&e| e == exchanges[0]), "{exchanges:?}");
+                    let mut splits = splits.into_iter();
+                    let mut whole = splits.next().expect("rank 0");
+                    splits.for_each(|s| whole.labels.extend(s.labels));
+                    let found = number_components(&graph, whole, &SILENT, "test");
+                    assert!(
+                        found.id == alone.id && found.odd == alone.odd,
+                        "{ranks} ranks, Pearce up to {pearce_up_to}"
+                    );
+                }
+            }
+        }
+        assert!(sent > 10_000, "{sent} bytes between ranks");
     }
 }
