@@ -8,6 +8,7 @@
 #   scripts/leave-rule.sh
 #   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
 set -eu
+. "$(dirname "$0")/match-row.sh"
 BOOK=${BOOK:-data/book}
 TABLE=${TABLE:-data/endgames-12.owtb.zst}
 NODES=${NODES:-100000}
@@ -18,8 +19,8 @@ OUT=${OUT:-target/leave-rule.md}
 cargo build --release --quiet --bin match
 mkdir -p "$(dirname "$OUT")"
 {
-  echo "| rule | A's score ± s.e. | W / D / L | book moves per game | minutes |"
-  echo "|---|---|---|---:|---:|"
+  echo "| rule | A's score ± s.e. | W / D / L | book moves per game A / B | minutes |"
+  echo "|---|---|---|---|---:|"
 } > "$OUT"
 echo "$RULES" | tr ';' '\n' | while read -r rule; do
   [ -n "$rule" ] || continue
@@ -28,11 +29,7 @@ echo "$RULES" | tr ';' '\n' | while read -r rule; do
   line=$(./target/release/match --openings "$OPENINGS" --nodes "$NODES" $rule \
     --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" | grep '^A scores')
   minutes=$(( ($(date +%s) - start + 30) / 60 ))
-  case $line in
-    "A scores "*" over "*" games: "*" wins, "*" draws, "*" losses; book moves per game: A "*", B "*) ;;
-    *) echo "leave-rule.sh: cannot read the match's result: $line" >&2; exit 1 ;;
-  esac
-  row=$(echo "$line" | sed -E 's/^A scores ([0-9.]+) ± ([0-9.na\/]+) .* over ([0-9]+) games: ([0-9]+) wins, ([0-9]+) draws, ([0-9]+) losses; book moves per game: A ([0-9.]+), B ([0-9.]+)$/\1 ± \2 | \4 \/ \5 \/ \6 | \7/')
+  row=$(match_row "$line")
   echo "| \`$rule\` | $row | $minutes |" | tee -a "$OUT"
 done
 echo "written: $OUT"

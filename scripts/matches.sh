@@ -11,6 +11,7 @@
 #
 # (RULE and the paths are split at spaces: paths with spaces need a link.)
 set -eu
+. "$(dirname "$0")/match-row.sh"
 BOOK=${BOOK:-data/book}
 TABLE=${TABLE:-data/endgames-12.owtb.zst}
 NODES=${NODES:-"100000 1000000"}
@@ -40,12 +41,7 @@ for nodes in $NODES; do
     line=$(./target/release/match --openings "$OPENINGS" --nodes "$nodes" $RULE \
       --book-a "$BOOK" --tablebase-a "$TABLE" $b_args | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
-    # "A scores S ± E (...) over G games: W wins, D draws, L losses; book moves per game: A x, B y"
-    case $line in
-      "A scores "*" over "*" games: "*" wins, "*" draws, "*" losses; book moves per game: A "*", B "*) ;;
-      *) echo "matches.sh: cannot read the match's result: $line" >&2; exit 1 ;;
-    esac
-    row=$(echo "$line" | sed -E 's/^A scores ([0-9.]+) ± ([0-9.na\/]+) .* over ([0-9]+) games: ([0-9]+) wins, ([0-9]+) draws, ([0-9]+) losses; book moves per game: A ([0-9.]+), B ([0-9.]+)$/\1 ± \2 | \4 \/ \5 \/ \6 | \7 \/ \8/')
+    row=$(match_row "$line")
     echo "| $nodes | $BOOK, $TABLE | $b_name | $row | $minutes |" | tee -a "$OUT"
   done
 done
