@@ -59,8 +59,8 @@ struct Args {
     #[arg(long)]
     tablebase_b: Option<PathBuf>,
     /// Book moves within this many engine units of the best are played, at
-    /// random (0: the best only; the engine, and the library's
-    /// `BookRule::default`, use 10).
+    /// random (0: the best only, the rule that measured best and the
+    /// library's `BookRule::default`; the engine uses 10).
     #[arg(long, default_value_t = 0.0)]
     margin: f64,
     /// Leave the book when the best move's count (expansions beneath it in

@@ -85,7 +85,9 @@ impl Mover<'_> {
     }
 }
 
-/// How a player uses its book.
+/// How a player uses its book. The default is the rule that measured best
+/// with the shipped book (README, "Books that win games"): the best book
+/// move only, until the book says nothing.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct BookRule {
     /// Book moves scored within this many engine units of the best are
@@ -103,7 +105,7 @@ pub struct BookRule {
 
 impl Default for BookRule {
     fn default() -> BookRule {
-        BookRule { margin: 10.0, min_count: 0, min_depth: 0 }
+        BookRule { margin: 0.0, min_count: 0, min_depth: 0 }
     }
 }
 
