@@ -14,7 +14,7 @@
 //! Telling a parent is a maximum and a decrement, which commute, so every
 //! position is decided in the same round and with the same entry as in the
 //! single-process build: the same bytes. The ranks then split the
-//! undecided positions into cycle components together ([`split_labels`]:
+//! undecided positions into cycle components together (`split::split_labels`:
 //! each holds the labels of its range); rank 0 gathers the arrays and the
 //! labels, runs Pearce's algorithm on the small parts and numbers the
 //! components as one process numbers them, and resolves them alone.
