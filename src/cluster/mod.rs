@@ -156,6 +156,13 @@ impl Partition {
         (index / self.chunk) as usize
     }
 
+    /// The rank owning `index` (`index < size`) and the index's offset in
+    /// that rank's range (ranges hold fewer than 2^32 indexes).
+    #[inline]
+    pub fn locate(&self, index: u64) -> (usize, u32) {
+        ((index / self.chunk) as usize, (index % self.chunk) as u32)
+    }
+
     /// How many ranks.
     pub fn ranks(&self) -> usize {
         self.ranks
@@ -177,6 +184,7 @@ mod tests {
                     assert_eq!(range.start, next, "size {size} ranks {ranks}");
                     for i in range.clone() {
                         assert_eq!(p.owner(i), r);
+                        assert_eq!(p.locate(i), (r, (i - range.start) as u32));
                     }
                     next = range.end;
                 }

@@ -241,8 +241,7 @@ fn run_rounds<'a>(
                 let mut outgoing = vec![Vec::new(); ranks];
                 for child in children {
                     solver.propagate_to(child, &mut decided, |index, option| {
-                        let owner = partition.owner(index as u64);
-                        let offset = (index as u64 - partition.range(owner).start) as u32;
+                        let (owner, offset) = partition.locate(index as u64);
                         let buffer: &mut Vec<u8> = &mut outgoing[owner];
                         buffer.extend_from_slice(&offset.to_le_bytes());
                         buffer.extend_from_slice(&[option.0, option.1, option.2]);

@@ -458,9 +458,10 @@ impl<G: SplitGraph> Finder<'_, G> {
         let ranks = comm.ranks();
         let slices = comm.max(frontier.len().div_ceil(EXCHANGE_SLICE) as u64) as usize;
         let mut claimed = Vec::new();
-        for s in 0..slices {
-            let slice = &frontier
-                [(s * EXCHANGE_SLICE).min(frontier.len())..((s + 1) * EXCHANGE_SLICE).min(frontier.len())];
+        let mut own_slices = frontier.chunks(EXCHANGE_SLICE);
+        for _ in 0..slices {
+            // (A rank whose frontier is shorter takes part with nothing.)
+            let slice = own_slices.next().unwrap_or(&[]);
             let step = |chunk: &[u32]| {
                 let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
                 self.graph.walk_sorted(chunk, |_, node| {
@@ -471,8 +472,7 @@ impl<G: SplitGraph> Finder<'_, G> {
                                 mine.push(index as u32);
                             }
                         } else {
-                            let owner = self.partition.owner(index as u64);
-                            let offset = (index as u64 - self.partition.range(owner).start) as u32;
+                            let (owner, offset) = self.partition.locate(index as u64);
                             let message: &mut Vec<u8> = &mut outgoing[owner];
                             message.extend_from_slice(&offset.to_le_bytes());
                         }
