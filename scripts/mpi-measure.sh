@@ -5,8 +5,12 @@
 # same, and prints a Markdown table: per layer and rank count, the
 # retrograde rounds and the component search's exchanges, the messages and
 # bytes each exchanged (all ranks), the seconds of both phases spread over
-# the ranks and of the gathering to rank 0, and the layer's whole time. Usage: scripts/mpi-measure.sh [SEEDS]
-# [FIRST_LAYER_SHOWN]. Needs Open MPI (see scripts/mpi-check.sh).
+# the ranks and of the gathering to rank 0, and the layer's whole time;
+# then a second table for the cycle phases: the exchanges, messages and
+# bytes of the large components' threshold games across the ranks, and
+# the seconds of the bounds and of the cycle phases. Usage:
+# scripts/mpi-measure.sh [SEEDS] [FIRST_LAYER_SHOWN]. Needs Open MPI (see
+# scripts/mpi-check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-16}
@@ -37,12 +41,16 @@ line = re.compile(r"layer (\d+) across (\d+) ranks: retrograde ([\d.]+) s, (\d+)
                   r"components ([\d.]+) s, (\d+) exchanges, (\d+) messages, (\d+) bytes; "
                   r"gathered to rank 0 in ([\d.]+) s \((\d+) bytes\)")
 stats = {k: json.load(open(f"{work}/np{k}/stats.json"))["layers"] for k in (1, 2, 4)}
-spread = {}
+games = re.compile(r"layer (\d+) across (\d+) ranks: threshold games (\d+) exchanges, (\d+) messages, (\d+) bytes")
+spread, played = {}, {}
 for k in (2, 4):
     for text in open(f"{work}/log{k}"):
         m = line.search(text)
         if m:
             spread[(int(m[1]), k)] = m
+        m = games.search(text)
+        if m:
+            played[(int(m[1]), k)] = m
 print("| layer | positions | ranks | retrograde: rounds, messages, bytes | components: exchanges, messages, bytes "
       "| bytes a position | retrograde s | components s | gather s | layer s |")
 print("|---|---|---|---|---|---|---|---|---|---|")
@@ -56,4 +64,18 @@ for n in range(shown, seeds + 1):
         print(f"| {n} | {one['positions']:,} | {k} | {m[4]}, {int(m[5]):,}, {int(m[6]):,} | "
               f"{m[8]}, {int(m[9]):,}, {int(m[10]):,} | {sent / one['positions']:.2f} | {float(m[3]):.2f} | "
               f"{float(m[7]):.2f} | {float(m[11]):.2f} | {stats[k][n]['seconds']['total']:.2f} |")
+print()
+print("| layer | ranks | threshold games: exchanges, messages, bytes | bytes a position | bounds s | cycle phases s | layer s |")
+print("|---|---|---|---|---|---|---|")
+for n in range(shown, seeds + 1):
+    size = stats[1][n]['positions']
+    for k in (1, 2, 4):
+        s = stats[k][n]['seconds']
+        cycles = s['total'] - s['retrograde'] - s['scc']
+        if k == 1:
+            traffic, per = "0, 0, 0", 0
+        else:
+            m = played[(n, k)]
+            traffic, per = f"{int(m[3]):,}, {int(m[4]):,}, {int(m[5]):,}", int(m[5]) / size
+        print(f"| {n} | {k} | {traffic} | {per:.2f} | {s['bounds']:.2f} | {cycles:.2f} | {s['total']:.2f} |")
 PY

@@ -65,7 +65,7 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
             let traffic = &reports[0].traffic;
             assert_eq!(traffic.len(), 11);
             let agreed = |t: &oware::tablebase::distributed::LayerTraffic| {
-                (t.rounds, t.rounds_traffic, t.split_exchanges, t.split_traffic, t.gather_traffic)
+                (t.rounds, t.rounds_traffic, t.split_traffic, t.gather_traffic, t.bounds_traffic)
             };
             for report in &reports[1..] {
                 let theirs: Vec<_> = report.traffic.iter().map(agreed).collect();
@@ -79,7 +79,13 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
             // Layers 9 and 10 hold more undecided positions than Pearce's
             // algorithm takes at once: the ranks split them together.
             assert!(
-                traffic[9..].iter().all(|t| t.split_exchanges > 0 && t.split_traffic.bytes > 0),
+                traffic[9..].iter().all(|t| t.split_traffic.exchanges > 0 && t.split_traffic.bytes > 0),
+                "{traffic:?}"
+            );
+            // Their giant components' threshold games too (the smaller
+            // components of every layer stay on rank 0).
+            assert!(
+                traffic[9..].iter().all(|t| t.bounds_traffic.exchanges > 10 && t.bounds_traffic.bytes > 0),
                 "{traffic:?}"
             );
             // The rounds are the single-process build's rounds.

@@ -11,6 +11,7 @@
 
 use std::ops::Range;
 
+pub mod gaps;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod threads;
@@ -21,6 +22,8 @@ pub use threads::run_ranks;
 /// counted).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Traffic {
+    /// Exchanges taken part in (a broadcast and a gather are one each).
+    pub exchanges: u64,
     /// Non-empty messages sent.
     pub messages: u64,
     /// Their bytes.
@@ -30,6 +33,7 @@ pub struct Traffic {
 impl Traffic {
     /// Adds the messages of one exchange sent by `rank`.
     pub fn add_exchange(&mut self, rank: usize, outgoing: &[Vec<u8>]) {
+        self.exchanges += 1;
         for (to, message) in outgoing.iter().enumerate() {
             if to != rank && !message.is_empty() {
                 self.messages += 1;
@@ -40,7 +44,11 @@ impl Traffic {
 
     /// What was sent between `earlier` and `self`.
     pub fn since(&self, earlier: Traffic) -> Traffic {
-        Traffic { messages: self.messages - earlier.messages, bytes: self.bytes - earlier.bytes }
+        Traffic {
+            exchanges: self.exchanges - earlier.exchanges,
+            messages: self.messages - earlier.messages,
+            bytes: self.bytes - earlier.bytes,
+        }
     }
 }
 
@@ -197,6 +205,6 @@ mod tests {
     fn traffic_counts_only_other_ranks_non_empty_messages() {
         let mut t = Traffic::default();
         t.add_exchange(1, &[vec![1, 2], vec![3; 10], Vec::new(), vec![4]]);
-        assert_eq!(t, Traffic { messages: 2, bytes: 3 });
+        assert_eq!(t, Traffic { exchanges: 1, messages: 2, bytes: 3 });
     }
 }

@@ -131,9 +131,9 @@ mod tests {
             // broadcast (rank 0: 2 of 1 byte) and the gather (ranks 1, 2:
             // their bytes to rank 0).
             let want = match rank {
-                0 => Traffic { messages: 4, bytes: 6 },
-                1 => Traffic { messages: 3, bytes: 5 },
-                _ => Traffic { messages: 3, bytes: 6 },
+                0 => Traffic { exchanges: 3, messages: 4, bytes: 6 },
+                1 => Traffic { exchanges: 3, messages: 3, bytes: 5 },
+                _ => Traffic { exchanges: 3, messages: 3, bytes: 6 },
             };
             assert_eq!(traffic, want, "rank {rank}");
         }

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::codec::{Decoder, Encoder};
+use super::distributed::sum_traffic;
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
 use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step};
 use super::solved::{LayerBytes, SolvedLayers};
@@ -518,29 +519,27 @@ fn lead(
         // A layer resumed from its checkpoint goes on on rank 0 alone.
         let across = comm.ranks() > 1 && manifest.checkpoint.is_none();
         comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_ALONE }]);
+        // The other ranks play the large components' games either way.
+        let others = (comm.ranks() > 1).then_some(comm);
+        let mut games_from = comm.traffic();
         let result = if across {
             match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer) {
                 Ok((whole, traffic)) => {
                     let whole = whole.expect("rank 0 gets the layer");
                     observer.line(&traffic.line());
                     report.traffic.push(traffic);
+                    games_from = comm.traffic();
                     let cursor = Cursor::Resolving { k: 0, step: Step::Begin };
-                    run_layer(
-                        &held,
-                        &mut manifest,
-                        options,
-                        whole.solver,
-                        cursor,
-                        Some(whole.components),
-                        &mut report,
-                    )
+                    let start = (whole.solver, cursor, Some(whole.components));
+                    run_layer(&held, &mut manifest, options, start, &mut report, others)
                 }
                 Err(e) => {
                     Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: a rank's arrays: {e}") })
                 }
             }
         } else {
-            layer_alone(&held, &mut manifest, options, &solved, seed, observer, &mut report)
+            layer_alone(&manifest, options, &solved, seed, observer, &mut report)
+                .and_then(|start| run_layer(&held, &mut manifest, options, start, &mut report, others))
         }
         .and_then(|(bytes, stats)| {
             finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
@@ -548,6 +547,14 @@ fn lead(
             report.layers.push(stats);
             Ok(manifest.layers[n as usize])
         });
+        if others.is_some() {
+            super::bounds_across::end_bounds(comm);
+            let games = sum_traffic(comm, comm.traffic().since(games_from));
+            if let Some(traffic) = report.traffic.last_mut().filter(|t| across && t.seeds == n) {
+                traffic.bounds_traffic = games;
+                observer.line(&traffic.bounds_line());
+            }
+        }
         comm.broadcast(status_bytes(&result, |&(bytes, sum, _, _)| record_bytes(bytes, sum)));
         let (layer_bytes, layer_sum, _, _) = result?;
         let path = layer_path(&options.dir, manifest.generation, n as usize);
@@ -588,6 +595,12 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
             {
                 report.traffic.push(traffic);
             }
+        }
+        let games_from = comm.traffic();
+        super::bounds_across::serve_bounds(comm, n);
+        let games = sum_traffic(comm, comm.traffic().since(games_from));
+        if let Some(traffic) = report.traffic.last_mut().filter(|t| t.seeds == n) {
+            traffic.bounds_traffic = games;
         }
         let record = read_status(comm.broadcast(Vec::new()))?;
         let mapped = parse_record(&record)
@@ -698,15 +711,14 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
 
 /// Builds the next layer in this process, from its checkpoint if the
 /// manifest names one, else from its start.
-fn layer_alone(
-    held: &HeldDirectory,
-    manifest: &mut Manifest,
+fn layer_alone<'a>(
+    manifest: &Manifest,
     options: &BuildOptions,
-    solved: &SolvedLayers,
-    seed: Option<&[u8]>,
-    observer: &dyn Observer,
+    solved: &'a SolvedLayers,
+    seed: Option<&'a [u8]>,
+    observer: &'a dyn Observer,
     report: &mut BuildReport,
-) -> Result<(Vec<u8>, LayerStats), BuildError> {
+) -> Result<LayerStart<'a>, BuildError> {
     let dir = &options.dir;
     let n = solved.len();
     let (solver, cursor, components) = match manifest.checkpoint {
@@ -734,18 +746,22 @@ fn layer_alone(
         Some(entries) => solver.with_seed(entries),
         None => solver,
     };
-    run_layer(held, manifest, options, solver.with_observer(observer), cursor, components, report)
+    Ok((solver.with_observer(observer), cursor, components))
 }
 
+/// A layer's solver, where it starts, and its components once known.
+type LayerStart<'a> = (LayerSolver<'a>, Cursor, Option<super::scc::Components>);
+
 /// Runs a layer's solver from `cursor` to its end, with checkpoints.
+/// On rank 0 of several, `others` are the ranks that play the large
+/// components' threshold games with it.
 fn run_layer(
     held: &HeldDirectory,
     manifest: &mut Manifest,
     options: &BuildOptions,
-    solver: LayerSolver,
-    cursor: Cursor,
-    components: Option<super::scc::Components>,
+    (solver, cursor, components): LayerStart,
     report: &mut BuildReport,
+    others: Option<&dyn Communicator>,
 ) -> Result<(Vec<u8>, LayerStats), BuildError> {
     let dir = &options.dir;
     let mut checkpoints = DirectoryCheckpoints {
@@ -755,7 +771,10 @@ fn run_layer(
         last: Instant::now(),
         saved: 0,
     };
-    let result = solver.run(cursor, components, &mut checkpoints);
+    let result = match others {
+        Some(comm) => solver.run_across(cursor, components, &mut checkpoints, comm),
+        None => solver.run(cursor, components, &mut checkpoints),
+    };
     report.checkpoints_written += checkpoints.saved;
     result.map_err(|error| match error {
         LayerError::Io(error) => BuildError::Io { path: dir.clone(), error },

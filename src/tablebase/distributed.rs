@@ -49,14 +49,18 @@ pub struct LayerTraffic {
     pub rounds: u64,
     /// Messages and bytes of the rounds, all ranks together.
     pub rounds_traffic: Traffic,
-    /// Exchanges of the component search (trimming, forward and backward
-    /// floods: one or more per frontier).
-    pub split_exchanges: u64,
-    /// Messages and bytes of the component search, all ranks together.
+    /// Exchanges (trimming, forward and backward floods: one or more per
+    /// frontier), messages and bytes of the component search, all ranks
+    /// together.
     pub split_traffic: Traffic,
     /// Messages and bytes that brought the ranks' arrays and labels to
     /// rank 0.
     pub gather_traffic: Traffic,
+    /// Exchanges, messages and bytes of the cycle phases: the large
+    /// components' threshold games played by every rank (shares handed
+    /// out, attractor and safety steps, bounds gathered), all ranks
+    /// together.
+    pub bounds_traffic: Traffic,
     /// Wall-clock seconds of the first pass and the rounds.
     pub retrograde_seconds: f64,
     /// Wall-clock seconds of the component search across the ranks.
@@ -78,11 +82,23 @@ impl LayerTraffic {
             self.rounds_traffic.messages,
             self.rounds_traffic.bytes,
             self.split_seconds,
-            self.split_exchanges,
+            self.split_traffic.exchanges,
             self.split_traffic.messages,
             self.split_traffic.bytes,
             self.gather_seconds,
             self.gather_traffic.bytes
+        )
+    }
+
+    /// The line for the cycle phases' games across the ranks.
+    pub fn bounds_line(&self) -> String {
+        format!(
+            "layer {} across {} ranks: threshold games {} exchanges, {} messages, {} bytes",
+            self.seeds,
+            self.ranks,
+            self.bounds_traffic.exchanges,
+            self.bounds_traffic.messages,
+            self.bounds_traffic.bytes
         )
     }
 }
@@ -162,9 +178,9 @@ pub(crate) fn layer_across<'a>(
         ranks: comm.ranks(),
         rounds,
         rounds_traffic: sum_traffic(comm, rounds_traffic),
-        split_exchanges: split.exchanges,
         split_traffic: sum_traffic(comm, split.traffic),
         gather_traffic: sum_traffic(comm, gather_traffic),
+        bounds_traffic: Traffic::default(),
         retrograde_seconds,
         split_seconds,
         gather_seconds: 0.0,
@@ -214,8 +230,14 @@ pub(crate) fn layer_across<'a>(
 }
 
 /// The traffic of all ranks together, on every rank.
-fn sum_traffic(comm: &dyn Communicator, mine: Traffic) -> Traffic {
-    Traffic { messages: comm.sum(mine.messages), bytes: comm.sum(mine.bytes) }
+/// (Every rank takes part in every exchange: their count is the most any
+/// rank counted.)
+pub(crate) fn sum_traffic(comm: &dyn Communicator, mine: Traffic) -> Traffic {
+    Traffic {
+        exchanges: comm.max(mine.exchanges),
+        messages: comm.sum(mine.messages),
+        bytes: comm.sum(mine.bytes),
+    }
 }
 
 /// The first pass and the propagation rounds of one rank's part; returns

@@ -24,6 +24,7 @@ use super::layer_entries::LayerEntries;
 use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
+use crate::cluster::Communicator;
 use crate::memory::{release_free_memory, PeakSampler};
 use crate::progress::{Observer, SILENT};
 use crate::rank::{layer_index, layer_size, position_in_layer};
@@ -261,7 +262,8 @@ impl<'a> LayerSolver<'a> {
     /// Solves the layer for its audit (see [`Audit`]) and returns what the
     /// audit found.
     pub(crate) fn solve_audit(self) -> Vec<(u32, u8, u8)> {
-        let (_, _, audit) = self.run_to_end(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoints");
+        let (_, _, audit) =
+            self.run_to_end(Cursor::Start, None, &mut NoCheckpoints, None).expect("no checkpoints");
         audit.map(|a| a.found).unwrap_or_default()
     }
 
@@ -275,7 +277,21 @@ impl<'a> LayerSolver<'a> {
         components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
     ) -> Result<(Vec<u8>, LayerStats), LayerError> {
-        self.run_to_end(cursor, components, checkpoints).map(|(bytes, stats, _)| (bytes, stats))
+        self.run_to_end(cursor, components, checkpoints, None).map(|(bytes, stats, _)| (bytes, stats))
+    }
+
+    /// [`LayerSolver::run`] on rank 0 of a distributed build: the large
+    /// components' threshold games are played by every rank of `comm`
+    /// (the others wait in `bounds_across::serve_bounds`, which the caller
+    /// ends with `bounds_across::end_bounds`). The same bytes.
+    pub(crate) fn run_across(
+        self,
+        cursor: Cursor,
+        components: Option<Components>,
+        checkpoints: &mut dyn Checkpointer,
+        comm: &dyn Communicator,
+    ) -> Result<(Vec<u8>, LayerStats), LayerError> {
+        self.run_to_end(cursor, components, checkpoints, Some(comm)).map(|(bytes, stats, _)| (bytes, stats))
     }
 
     fn run_to_end(
@@ -283,6 +299,7 @@ impl<'a> LayerSolver<'a> {
         mut cursor: Cursor,
         mut components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
+        across: Option<&dyn Communicator>,
     ) -> Result<(Vec<u8>, LayerStats, Option<Audit>), LayerError> {
         let started = Instant::now();
         let seconds_before = self.stats.seconds.total;
@@ -330,7 +347,7 @@ impl<'a> LayerSolver<'a> {
                 }
                 Cursor::Resolving { k, step } => {
                     let found = components.as_ref().expect("components before resolving");
-                    self.resolve_components(found, k, step, checkpoints)?;
+                    self.resolve_components(found, k, step, checkpoints, across)?;
                     Cursor::Done
                 }
                 Cursor::Done => break,

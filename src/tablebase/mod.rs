@@ -12,6 +12,7 @@
 use crate::rules::Position;
 
 mod bounds;
+mod bounds_across;
 pub mod build;
 mod checkpoint;
 mod codec;

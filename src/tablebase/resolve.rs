@@ -10,7 +10,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::cluster::Communicator;
+
 use super::bounds::BoundWork;
+use super::bounds_across::spread;
 use super::component::ComponentGraph;
 use super::cycle_search::SearchView;
 use super::entry::Proof;
@@ -29,6 +32,7 @@ impl LayerSolver<'_> {
         first: usize,
         mut step: Step,
         checkpoints: &mut dyn Checkpointer,
+        across: Option<&dyn Communicator>,
     ) -> std::io::Result<()> {
         let mut work: Option<BoundWork> = None;
         self.progress.phase(
@@ -45,6 +49,7 @@ impl LayerSolver<'_> {
                 std::mem::replace(&mut step, Step::Begin),
                 &mut work,
                 checkpoints,
+                across,
             )?;
             self.progress.advance(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
@@ -75,6 +80,7 @@ impl LayerSolver<'_> {
         step: Step,
         work: &mut Option<BoundWork>,
         checkpoints: &mut dyn Checkpointer,
+        across: Option<&dyn Communicator>,
     ) -> std::io::Result<()> {
         let members = components.of(k);
         let positions = MemberPositions::new(self.n, members);
@@ -87,16 +93,32 @@ impl LayerSolver<'_> {
                     Step::Bounds { t, safety_rounds, state } => Some((t, safety_rounds, state)),
                     _ => None,
                 };
-                let parallel = self.parallel_games(components, k);
-                let arrays = work.get_or_insert_with(|| BoundWork::new(self.size));
-                let bounds =
-                    self.cycle_bounds(components, k, &positions, arrays, resume, checkpoints, parallel)?;
-                // The work arrays (6 bytes a position) are kept for the
-                // next component, unless this one was a quarter of the
-                // layer or more: then they make room for its decisions.
-                if 4 * members.len() >= self.size {
-                    *work = None;
-                }
+                let bounds = match across {
+                    Some(comm) if spread(self, components, k) => {
+                        self.bounds_across(comm, components, k, resume, checkpoints)?
+                    }
+                    _ => {
+                        let parallel = self.parallel_games(components, k);
+                        let arrays = work.get_or_insert_with(|| BoundWork::new(self.size));
+                        let bounds = self.cycle_bounds(
+                            components,
+                            k,
+                            &positions,
+                            arrays,
+                            resume,
+                            checkpoints,
+                            parallel,
+                        )?;
+                        // The work arrays (6 bytes a position) are kept for
+                        // the next component, unless this one was a quarter
+                        // of the layer or more: then they make room for its
+                        // decisions.
+                        if 4 * members.len() >= self.size {
+                            *work = None;
+                        }
+                        bounds
+                    }
+                };
                 self.stats.seconds.bounds += clock.elapsed().as_secs_f64();
                 self.stats.safety_rounds += bounds.safety_rounds as u64;
                 (bounds.lower, bounds.upper, Vec::new())

@@ -28,11 +28,11 @@
 
 use std::ops::Range;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
 
 use rayon::prelude::*;
 
-use crate::cluster::{Communicator, Partition, Solo, Traffic};
+use crate::cluster::{gaps, Communicator, Partition, Solo, Traffic};
 use crate::progress::Observer;
 use crate::text::thousands;
 
@@ -96,8 +96,7 @@ pub(crate) struct SplitLabels {
     pieces: Vec<Piece>,
     /// Labels used are `TO_SPLIT..next_label`.
     next_label: u32,
-    /// Exchanges this rank took part in, and what it sent in them.
-    pub exchanges: u64,
+    /// The exchanges this rank took part in, and what it sent in them.
     pub traffic: Traffic,
 }
 
@@ -130,14 +129,12 @@ pub(crate) fn split_labels<G: SplitGraph>(
         pearce_up_to,
         progress,
         what,
-        exchanges: AtomicU64::new(0),
     };
     let pieces = finder.split_all(comm);
     SplitLabels {
         labels: finder.labels.into_iter().map(AtomicU32::into_inner).collect(),
         pieces,
         next_label: finder.next_label,
-        exchanges: finder.exchanges.into_inner(),
         traffic: comm.traffic().since(traffic_before),
     }
 }
@@ -285,8 +282,6 @@ struct Finder<'s, G: SplitGraph> {
     pearce_up_to: usize,
     progress: &'s dyn Observer,
     what: &'s str,
-    /// Exchanges so far.
-    exchanges: AtomicU64,
 }
 
 impl<G: SplitGraph> Finder<'_, G> {
@@ -473,8 +468,7 @@ impl<G: SplitGraph> Finder<'_, G> {
                             }
                         } else {
                             let (owner, offset) = self.partition.locate(index as u64);
-                            let message: &mut Vec<u8> = &mut outgoing[owner];
-                            message.extend_from_slice(&offset.to_le_bytes());
+                            outgoing[owner].push(offset);
                         }
                     };
                     if forward {
@@ -486,26 +480,23 @@ impl<G: SplitGraph> Finder<'_, G> {
                 (mine, outgoing)
             };
             // (A short slice on one thread: sharing it out costs more.)
-            let parts: Vec<(Vec<u32>, Vec<Vec<u8>>)> = if slice.len() <= FRONTIER_CHUNK {
+            let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = if slice.len() <= FRONTIER_CHUNK {
                 vec![step(slice)]
             } else {
                 slice.par_chunks(FRONTIER_CHUNK).map(step).collect()
             };
             let mut outgoing = vec![Vec::new(); ranks];
-            for (mine, messages) in parts {
+            for (mine, offsets) in parts {
                 claimed.extend(mine);
-                for (all, message) in outgoing.iter_mut().zip(messages) {
-                    all.extend_from_slice(&message);
+                for (all, offsets) in outgoing.iter_mut().zip(offsets) {
+                    all.extend_from_slice(&offsets);
                 }
             }
-            let incoming = comm.exchange(outgoing);
-            self.exchanges.fetch_add(1, Relaxed);
-            let received: Vec<u32> = incoming
-                .par_iter()
-                .flat_map_iter(|message| message.chunks_exact(4))
-                .filter_map(|bytes| {
-                    let index =
-                        self.base + u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+            let received: Vec<u32> = exchange_offsets(comm, outgoing)
+                .into_par_iter()
+                .flat_map_iter(|block| block.into_iter())
+                .filter_map(|offset| {
+                    let index = self.base + offset as usize;
                     take(index).then_some(index as u32)
                 })
                 .collect();
@@ -617,6 +608,26 @@ impl<G: SplitGraph> Finder<'_, G> {
         let cell = self.label_cell(index);
         cell.load(Acquire) == from && cell.compare_exchange(from, to, Release, Relaxed).is_ok()
     }
+}
+
+/// Sends `outgoing[d]`, offsets in rank `d`'s range in any order, to rank
+/// `d` as sorted gaps ([`gaps`]), and returns the offsets every rank sent
+/// to this one, in blocks (this rank's own come back as they were sent).
+/// Collective: one exchange.
+pub(crate) fn exchange_offsets(comm: &dyn Communicator, mut outgoing: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+    let me = comm.rank();
+    let own = std::mem::take(&mut outgoing[me]);
+    let messages = outgoing.iter_mut().map(|offsets| gaps::encode(offsets)).collect();
+    let incoming = comm.exchange(messages);
+    let mut blocks = vec![own];
+    for (from, message) in incoming.iter().enumerate() {
+        if from != me {
+            // (Encoded by this same code on the other rank: a malformed
+            // message is a broken transport, not an input to recover from.)
+            blocks.extend(gaps::decode(message).unwrap_or_else(|e| panic!("from rank {from}: {e}")));
+        }
+    }
+    blocks
 }
 
 /// The cycle components of a small part (its nodes, sorted), sinks first,
@@ -955,7 +966,7 @@ pub(crate) mod tests {
                         split_labels(comm, &partition, &graph, labels, pearce_up_to, &SILENT, "test")
                     });
                     sent += splits.iter().map(|s| s.traffic.bytes).sum::<u64>();
-                    let exchanges: Vec<u64> = splits.iter().map(|s| s.exchanges).collect();
+                    let exchanges: Vec<u64> = splits.iter().map(|s| s.traffic.exchanges).collect();
                     assert!(exchanges.iter().all(|&e| e == exchanges[0]), "{exchanges:?}");
                     let mut splits = splits.into_iter();
                     let mut whole = splits.next().expect("rank 0");

@@ -1,0 +1,810 @@
+//! The history-free bounds of a large cycle component with its threshold
+//! games spread over the ranks of a distributed build
+//! (`docs/distributed-build.md` §2 proves they are the bounds one process
+//! finds, and that a snapshot taken here is the one it takes).
+//!
+//! Rank 0 resolves the components in order, as one process does; for a
+//! large one it hands every rank the members in its index range with the
+//! intervals of their best exits (and, when resuming, the games' state of
+//! those members). Then all ranks play the games of
+//! [`bounds`](super::bounds) together, threshold by threshold: the
+//! attractor, the safety sets and the co-Büchi peeling. Each rule that
+//! reads a neighbour's state in one process is turned around into a
+//! message from the neighbour:
+//!
+//! * a state that joins the won region tells its parents (a player parent
+//!   joins; an opponent parent counts one child fewer not won);
+//! * an opponent state keeps the count of its children not won from the
+//!   start, not only from the threshold at which it may join (one pass
+//!   counts them, each child telling its parents);
+//! * a safety game's counts are told by the children: each candidate is
+//!   one child inside for each parent, and an opponent state has a child
+//!   that escapes when it has fewer children inside than not won.
+//!
+//! What a step has for a parent held by another rank goes to that rank in
+//! one message per destination: the states as `2 × offset + parity` (the
+//! offset in the holder's range), sorted and sent as gaps
+//! ([`gaps`](crate::cluster::gaps), about a byte a state in the dense
+//! steps); the holder applies them. Rank 0
+//! gathers the threshold at which every state was won, which gives the
+//! bounds. The other ranks wait for rank 0's next component in
+//! [`serve_bounds`] until it calls [`end_bounds`].
+
+use std::io;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::bounds::ComponentBounds;
+use super::codec::{DecodeError, Decoder, Encoder};
+use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
+use super::members::MemberPositions;
+use super::scc::Components;
+use super::split::exchange_offsets;
+use crate::cluster::{Communicator, Partition};
+use crate::rank::{layer_index, layer_size};
+use crate::rules::Position;
+
+/// Rank 0's commands to the ranks waiting in [`serve_bounds`].
+const END: u8 = 0;
+const BOUNDS: u8 = 1;
+
+/// A position of the rank's range outside the component.
+const NOT_MEMBER: u32 = u32::MAX;
+
+/// Frontier states handed to one thread at a time.
+const FRONTIER_CHUNK: usize = 1 << 10;
+
+/// Members walked by one thread at a time.
+const MEMBER_CHUNK: usize = 1 << 14;
+
+/// States a rank expands per exchange: what it sends in one exchange stays
+/// below 4 × 12 bytes times this.
+const EXCHANGE_SLICE: usize = 1 << 22;
+
+/// Whether component `k` of a distributed build gets the games across the
+/// ranks: the components one process gives the parallel games.
+pub(crate) fn spread(solver: &LayerSolver, components: &Components, k: usize) -> bool {
+    components.of(k).len() >= solver.parallel_members
+}
+
+impl LayerSolver<'_> {
+    /// [`LayerSolver::cycle_bounds`] of component `k` with every rank of
+    /// `comm` taking part (rank 0 calls this while the others wait in
+    /// [`serve_bounds`]): the same bounds and safety rounds, and the same
+    /// snapshots offered to `checkpoints` at the same thresholds.
+    pub(crate) fn bounds_across(
+        &self,
+        comm: &dyn Communicator,
+        components: &Components,
+        k: usize,
+        resume: Option<(u8, u32, Vec<u8>)>,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> io::Result<ComponentBounds> {
+        let members = components.of(k);
+        let n = self.n as u8;
+        let partition = Partition::new(self.size as u64, comm.ranks());
+        let (first, rounds_before, state) = match resume {
+            Some((t, rounds, state)) => (t, rounds, Some(state)),
+            None => (n, 0, None),
+        };
+        comm.broadcast(vec![BOUNDS]);
+        let outgoing = (0..comm.ranks())
+            .map(|rank| {
+                let range = partition.range(rank);
+                let from = members.partition_point(|&m| (m as u64) < range.start);
+                let to = members.partition_point(|&m| (m as u64) < range.end);
+                let mine = &members[from..to];
+                let interval = |m: u32| self.entries.interval(m as usize);
+                Assignment {
+                    first,
+                    members: mine.to_vec(),
+                    lower: mine.iter().map(|&m| interval(m).0).collect(),
+                    upper: mine.iter().map(|&m| interval(m).1).collect(),
+                    state: state.as_ref().map(|s| s[4 * from..4 * to].to_vec()),
+                }
+                .encode()
+            })
+            .collect();
+        let message = comm.exchange(outgoing).swap_remove(0);
+        let mut lead = RankZero {
+            solver: self,
+            checkpoints,
+            components,
+            k,
+            rounds_before,
+            big: members.len() > 1 << 16,
+            members: members.len(),
+            error: None,
+        };
+        let played = play(comm, n, &partition, &message, &mut lead);
+        let stopped = |lead: RankZero| {
+            lead.error.unwrap_or_else(|| io::Error::other("a rank could not take its share of a component"))
+        };
+        let Ok((added, Some(wins))) = played else { return Err(stopped(lead)) };
+        let wins = wins.concat();
+        if wins.len() != 2 * members.len() {
+            return Err(io::Error::other(format!(
+                "the ranks sent {} won thresholds for {} states",
+                wins.len(),
+                2 * members.len()
+            )));
+        }
+        let lower = wins.iter().step_by(2).copied().collect();
+        let upper = wins.iter().skip(1).step_by(2).map(|&w| n - w).collect();
+        Ok(ComponentBounds { lower, upper, safety_rounds: rounds_before + added })
+    }
+}
+
+/// The part of a rank other than 0 in the cycle phases of layer `n`: it
+/// plays each component's games rank 0 hands out, until rank 0 ends them
+/// with [`end_bounds`]. Collective.
+pub(crate) fn serve_bounds(comm: &dyn Communicator, n: u32) {
+    let partition = Partition::new(layer_size(n), comm.ranks());
+    while comm.broadcast(Vec::new()) == [BOUNDS] {
+        let message = comm.exchange(vec![Vec::new(); comm.ranks()]).swap_remove(0);
+        // (Only rank 0 reports a failure: it stops every rank's games.)
+        let _ = play(comm, n as u8, &partition, &message, &mut Follower);
+    }
+}
+
+/// Tells the ranks in [`serve_bounds`] that layer's cycle phases are over
+/// (rank 0, after its last component, whether or not it finished).
+pub(crate) fn end_bounds(comm: &dyn Communicator) {
+    comm.broadcast(vec![END]);
+}
+
+/// What rank 0 hands a rank for one component's games.
+struct Assignment {
+    /// The first threshold to solve: `n`, or where a snapshot stopped.
+    first: u8,
+    /// The component's members in the rank's range (layer indexes, sorted).
+    members: Vec<u32>,
+    /// Per member: the interval of its best exit, lower and upper end.
+    lower: Vec<u8>,
+    upper: Vec<u8>,
+    /// Per member, when resuming: `win(q,0), win(q,1), open(q,0),
+    /// open(q,1)` as the snapshot holds them.
+    state: Option<Vec<u8>>,
+}
+
+impl Assignment {
+    fn encode(&self) -> Vec<u8> {
+        let mut e = Encoder::default();
+        e.u8(self.first);
+        e.words(&self.members);
+        e.blob(&self.lower);
+        e.blob(&self.upper);
+        match &self.state {
+            Some(state) => {
+                e.u8(1);
+                e.blob(state);
+            }
+            None => e.u8(0),
+        }
+        e.bytes
+    }
+
+    /// Reads rank 0's message for the range `range` of the layer.
+    fn decode(bytes: &[u8], range: std::ops::Range<u64>) -> Result<Assignment, DecodeError> {
+        let mut d = Decoder::new(bytes);
+        let first = d.u8()?;
+        let members = d.words()?;
+        let lower = d.blob()?.to_vec();
+        let upper = d.blob()?.to_vec();
+        let state = match d.u8()? {
+            0 => None,
+            _ => Some(d.blob()?.to_vec()),
+        };
+        d.finish()?;
+        let sorted = members.windows(2).all(|w| w[0] < w[1]);
+        let inside = members.iter().all(|&m| range.contains(&(m as u64)));
+        let lengths = lower.len() == members.len()
+            && upper.len() == members.len()
+            && state.as_ref().is_none_or(|s| s.len() == 4 * members.len());
+        if !(sorted && inside && lengths) {
+            return Err(DecodeError("a component's share that does not fit the rank's range".into()));
+        }
+        Ok(Assignment { first, members, lower, upper, state })
+    }
+}
+
+/// What only rank 0 does during the games: snapshots and progress.
+trait Lead {
+    /// Whether a snapshot is wanted now (rank 0's checkpointer decides).
+    fn due(&mut self) -> bool;
+    /// Saves the snapshot taken before threshold `t` (every member's four
+    /// bytes, in member order) after `added` safety rounds; false if it
+    /// could not be written.
+    fn save(&mut self, t: u8, added: u32, state: Vec<u8>) -> bool;
+    /// Reports that threshold `t` starts.
+    fn threshold(&self, t: u8);
+}
+
+struct Follower;
+
+impl Lead for Follower {
+    fn due(&mut self) -> bool {
+        false
+    }
+    fn save(&mut self, _: u8, _: u32, _: Vec<u8>) -> bool {
+        true
+    }
+    fn threshold(&self, _: u8) {}
+}
+
+struct RankZero<'s, 'l> {
+    solver: &'s LayerSolver<'l>,
+    checkpoints: &'s mut dyn Checkpointer,
+    components: &'s Components,
+    k: usize,
+    rounds_before: u32,
+    big: bool,
+    members: usize,
+    error: Option<io::Error>,
+}
+
+impl Lead for RankZero<'_, '_> {
+    fn due(&mut self) -> bool {
+        self.checkpoints.due()
+    }
+
+    fn save(&mut self, t: u8, added: u32, state: Vec<u8>) -> bool {
+        let step = Step::Bounds { t, safety_rounds: self.rounds_before + added, state };
+        let cursor = Cursor::Resolving { k: self.k, step };
+        let saved = self.solver.checkpoint(self.checkpoints, &cursor, Some(self.components));
+        self.error = saved.err();
+        self.error.is_none()
+    }
+
+    fn threshold(&self, t: u8) {
+        if self.big {
+            self.solver.progress.detail(&format!(
+                "{} seeds: bounds of {} positions across ranks, threshold {t}",
+                self.solver.n, self.members
+            ));
+        }
+    }
+}
+
+/// The games were stopped: a rank could not read its share, or rank 0
+/// could not save a snapshot.
+struct Stopped;
+
+/// One rank's games on the share `message` holds; returns the safety
+/// rounds that added states and, on rank 0, every rank's won thresholds
+/// (`win(q,0), win(q,1)` per member, by rank). Collective.
+type Wins = Option<Vec<Vec<u8>>>;
+
+fn play(
+    comm: &dyn Communicator,
+    n: u8,
+    partition: &Partition,
+    message: &[u8],
+    lead: &mut dyn Lead,
+) -> Result<(u32, Wins), Stopped> {
+    let range = partition.range(comm.rank());
+    let assignment = Assignment::decode(message, range.clone());
+    if comm.any(assignment.is_err()) {
+        return Err(Stopped);
+    }
+    let assignment = assignment.map_err(|_| Stopped)?;
+    let share = Share::new(n, partition, range, &assignment);
+    let added = share.play(comm, lead)?;
+    let wins: Vec<u8> = share.win.iter().map(|w| w.load(Relaxed)).collect();
+    Ok((added, comm.gather(wins)))
+}
+
+/// A game state of this rank: a member's position and `2 × member +
+/// parity` (the player moves at parity 0).
+#[derive(Clone, Copy)]
+struct State {
+    pits: [u8; 12],
+    node: u32,
+}
+
+/// One rank's part of a component's games.
+struct Share<'a> {
+    n: u8,
+    partition: Partition,
+    /// The first layer index of the rank's range.
+    base: usize,
+    /// Per position of the range: its member number, or `NOT_MEMBER`.
+    slot: Vec<u32>,
+    assignment: &'a Assignment,
+    positions: MemberPositions<'a>,
+    /// Per state (two per member), as in [`super::bounds::BoundWork`]:
+    /// the threshold at which it was won, children not won (opponent
+    /// states, counted from the start), the safety game's scratch.
+    win: Vec<AtomicU8>,
+    open: Vec<AtomicU8>,
+    safe: Vec<AtomicU8>,
+}
+
+impl<'a> Share<'a> {
+    fn new(
+        n: u8,
+        partition: &Partition,
+        range: std::ops::Range<u64>,
+        assignment: &'a Assignment,
+    ) -> Share<'a> {
+        let base = range.start as usize;
+        // (Offsets travel as 2 × offset + parity in 32 bits.)
+        assert!(range.end - range.start <= 1 << 31, "a rank's range fits in 31 bits");
+        let mut slot = vec![NOT_MEMBER; (range.end - range.start) as usize];
+        for (i, &m) in assignment.members.iter().enumerate() {
+            slot[m as usize - base] = i as u32;
+        }
+        let states = 2 * assignment.members.len();
+        let zeros = || (0..states).map(|_| AtomicU8::new(0)).collect::<Vec<_>>();
+        let (win, open, safe) = (zeros(), zeros(), zeros());
+        if let Some(state) = &assignment.state {
+            for (i, bytes) in state.chunks_exact(4).enumerate() {
+                win[2 * i].store(bytes[0], Relaxed);
+                win[2 * i + 1].store(bytes[1], Relaxed);
+                open[2 * i].store(bytes[2], Relaxed);
+                open[2 * i + 1].store(bytes[3], Relaxed);
+            }
+        }
+        Share {
+            n,
+            partition: *partition,
+            base,
+            slot,
+            assignment,
+            positions: MemberPositions::new(n as u32, &assignment.members),
+            win,
+            open,
+            safe,
+        }
+    }
+
+    fn members(&self) -> usize {
+        self.assignment.members.len()
+    }
+
+    /// Whether the opponent state of member `i` may join at threshold `t`:
+    /// its best exit no longer keeps the player below `t`.
+    #[inline]
+    fn eligible(&self, i: usize, t: u8) -> bool {
+        self.assignment.upper[i] <= self.n - t
+    }
+
+    /// A candidate of the safety game at `t`: not won, may join, and the
+    /// player's row holds at least `t` seeds there.
+    #[inline]
+    fn candidate(&self, i: usize, parity: usize, position: &Position, t: u8) -> bool {
+        let own = position.own_seeds() as u8;
+        let players = if parity == 0 { own } else { self.n - own };
+        self.win[2 * i + parity].load(Relaxed) == 0 && (parity == 0 || self.eligible(i, t)) && players >= t
+    }
+
+    /// Every threshold from the assignment's first down to 1; returns the
+    /// safety rounds that added states.
+    fn play(&self, comm: &dyn Communicator, lead: &mut dyn Lead) -> Result<u32, Stopped> {
+        let (n, first) = (self.n, self.assignment.first);
+        // Every opponent state not won counts its children not won: each
+        // player state not won tells its parents.
+        (0..self.members()).into_par_iter().for_each(|i| {
+            if self.win[2 * i + 1].load(Relaxed) == 0 {
+                self.open[2 * i + 1].store(0, Relaxed);
+            }
+        });
+        self.tell_parents(
+            comm,
+            |i, parity| parity == 0 && self.win[2 * i].load(Relaxed) == 0,
+            |node| {
+                if node & 1 == 1 && self.win[node].load(Relaxed) == 0 {
+                    self.open[node].fetch_add(1, Relaxed);
+                }
+                false
+            },
+        );
+        let mut added = 0;
+        for t in (1..=first).rev() {
+            if t < first && comm.any(lead.due()) {
+                if let Some(parts) = comm.gather(self.snapshot(t)) {
+                    let saved = lead.save(t, added, parts.concat());
+                    if comm.any(!saved) {
+                        return Err(Stopped);
+                    }
+                } else if comm.any(false) {
+                    return Err(Stopped);
+                }
+            }
+            lead.threshold(t);
+            // The threshold's entries: player states whose best exit is
+            // worth `t`, opponent states that may join from `t` on and
+            // have no child left that is not won.
+            let mut frontier = self.positions.par_collect(|i, position, out| {
+                if self.assignment.lower[i] == t && self.win[2 * i].load(Relaxed) == 0 {
+                    self.win[2 * i].store(t, Relaxed);
+                    out.push(State { pits: position.pits(), node: 2 * i as u32 });
+                }
+                let y = 2 * i + 1;
+                if n - self.assignment.upper[i] == t
+                    && self.win[y].load(Relaxed) == 0
+                    && self.open[y].load(Relaxed) == 0
+                {
+                    self.win[y].store(t, Relaxed);
+                    out.push(State { pits: position.pits(), node: y as u32 });
+                }
+            });
+            loop {
+                self.attract(comm, frontier, t);
+                let found = self.safety_set(comm, t);
+                if comm.sum(found.len() as u64) == 0 {
+                    break;
+                }
+                added += 1;
+                found.par_iter().for_each(|s| self.win[s.node as usize].store(t, Relaxed));
+                frontier = found;
+            }
+        }
+        Ok(added)
+    }
+
+    /// The four bytes a member has in one process's snapshot taken before
+    /// threshold `t`: that process counts an opponent state's children
+    /// only from the threshold at which it may join (0 before).
+    fn snapshot(&self, t: u8) -> Vec<u8> {
+        (0..self.members())
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let (x, y) = (2 * i, 2 * i + 1);
+                let won = self.win[y].load(Relaxed) != 0;
+                let counted = won || self.n - self.assignment.upper[i] > t;
+                let open_y = if counted { self.open[y].load(Relaxed) } else { 0 };
+                [self.win[x].load(Relaxed), self.win[y].load(Relaxed), self.open[x].load(Relaxed), open_y]
+            })
+            .collect()
+    }
+
+    /// Grows the won region at threshold `t` from `frontier` (won already).
+    fn attract(&self, comm: &dyn Communicator, mut frontier: Vec<State>, t: u8) {
+        while comm.any(!frontier.is_empty()) {
+            frontier = self.expand(comm, &frontier, |node| {
+                if self.win[node].load(Relaxed) != 0 {
+                    return false;
+                }
+                if node & 1 == 0 {
+                    // A player state: the first to reach it claims it.
+                    self.win[node].compare_exchange(0, t, Relaxed, Relaxed).is_ok()
+                } else {
+                    // An opponent state: one child fewer not won. Only the
+                    // last one can take it to zero, so the store races
+                    // with no other (each child joins once).
+                    let last = self.open[node].fetch_sub(1, Relaxed) == 1;
+                    let joins = last && self.eligible(node / 2, t);
+                    if joins {
+                        self.win[node].store(t, Relaxed);
+                    }
+                    joins
+                }
+            });
+        }
+    }
+
+    /// The safety set at threshold `t` (as [`super::games::safety_set`]:
+    /// the greatest set of candidates from which the player can stay among
+    /// them or move into the won region), in any order; `safe` is left
+    /// all zero.
+    fn safety_set(&self, comm: &dyn Communicator, t: u8) -> Vec<State> {
+        let safe = &self.safe;
+        self.positions.par_collect::<()>(|i, position, _| {
+            for parity in 0..2 {
+                if self.candidate(i, parity, &position, t) {
+                    safe[2 * i + parity].store(1, Relaxed);
+                }
+            }
+        });
+        // Counts told by the children: every candidate adds one to each
+        // parent candidate ("one child inside"). A player candidate with
+        // none cannot stay; an opponent candidate can only if every child
+        // not won is inside, and by the count of children not won it
+        // keeps (`open`) that is: as many inside as not won. (Telling
+        // changes no count from zero to non-zero or back, so what a child
+        // reads of itself holds.)
+        self.tell_parents(
+            comm,
+            |i, parity| safe[2 * i + parity].load(Relaxed) != 0,
+            |node| {
+                let _ = safe[node].fetch_update(Relaxed, Relaxed, |c| (c != 0).then(|| c + 1));
+                false
+            },
+        );
+        // Those that cannot stay go, and take away what relied on them.
+        let mut removed = self.positions.par_collect(|i, position, out| {
+            for parity in 0..2 {
+                let node = 2 * i + parity;
+                let count = safe[node].load(Relaxed);
+                let goes = count != 0
+                    && if parity == 0 { count == 1 } else { count - 1 < self.open[node].load(Relaxed) };
+                if goes {
+                    safe[node].store(0, Relaxed);
+                    out.push(State { pits: position.pits(), node: node as u32 });
+                }
+            }
+        });
+        while comm.any(!removed.is_empty()) {
+            removed = self.expand(comm, &removed, |node| {
+                if node & 1 == 1 {
+                    safe[node].swap(0, Relaxed) != 0
+                } else {
+                    // 2: its last child inside goes.
+                    safe[node]
+                        .fetch_update(Relaxed, Relaxed, |count| match count {
+                            0 => None,
+                            2 => Some(0),
+                            _ => Some(count - 1),
+                        })
+                        .is_ok_and(|count| count == 2)
+                }
+            });
+        }
+        self.positions.par_collect(|i, position, out| {
+            for parity in 0..2 {
+                let node = 2 * i + parity;
+                if safe[node].swap(0, Relaxed) != 0 {
+                    out.push(State { pits: position.pits(), node: node as u32 });
+                }
+            }
+        })
+    }
+
+    /// Offers every parent of `s` in the component to `take` on the rank
+    /// that holds it: here directly (what it claims goes to `mine`),
+    /// elsewhere as a message in that rank's buffer.
+    #[inline]
+    fn offer_parents(
+        &self,
+        s: &State,
+        take: &impl Fn(usize) -> bool,
+        mine: &mut Vec<State>,
+        outgoing: &mut [Vec<u32>],
+    ) {
+        let parity = 1 - (s.node & 1);
+        Position::new(s.pits).quiet_parents(|parent, _| {
+            let index = layer_index(&parent) as usize;
+            match self.slot.get(index.wrapping_sub(self.base)) {
+                Some(&NOT_MEMBER) => {}
+                Some(&member) => {
+                    let node = 2 * member + parity;
+                    if take(node as usize) {
+                        mine.push(State { pits: parent.pits(), node });
+                    }
+                }
+                None => {
+                    let (owner, offset) = self.partition.locate(index as u64);
+                    outgoing[owner].push(2 * offset + parity);
+                }
+            }
+        });
+    }
+
+    /// One exchange: sends what `parts` hold for other ranks, applies
+    /// `take` to what arrives, and returns the states claimed here and on
+    /// arrival.
+    fn route(
+        &self,
+        comm: &dyn Communicator,
+        parts: Vec<(Vec<State>, Vec<Vec<u32>>)>,
+        take: &(impl Fn(usize) -> bool + Sync),
+    ) -> Vec<State> {
+        let mut claimed = Vec::new();
+        let mut outgoing = vec![Vec::new(); comm.ranks()];
+        for (mine, messages) in parts {
+            claimed.extend(mine);
+            for (all, message) in outgoing.iter_mut().zip(messages) {
+                all.extend_from_slice(&message);
+            }
+        }
+        let received: Vec<State> = exchange_offsets(comm, outgoing)
+            .into_par_iter()
+            .flat_map_iter(|block| block.into_iter())
+            .filter_map(|word| {
+                let member = *self.slot.get(word as usize / 2)?;
+                if member == NOT_MEMBER {
+                    return None;
+                }
+                let node = 2 * member + (word & 1);
+                take(node as usize).then(|| State { pits: self.positions.get(member as usize).pits(), node })
+            })
+            .collect();
+        claimed.extend(received);
+        claimed
+    }
+
+    /// Offers every parent of the states of `frontier` to `take` on its
+    /// holder and returns the states claimed on this rank. Collective; one
+    /// exchange per slice of the longest frontier.
+    fn expand(
+        &self,
+        comm: &dyn Communicator,
+        frontier: &[State],
+        take: impl Fn(usize) -> bool + Sync,
+    ) -> Vec<State> {
+        let ranks = comm.ranks();
+        let slices = comm.max(frontier.len().div_ceil(EXCHANGE_SLICE) as u64);
+        let mut own = frontier.chunks(EXCHANGE_SLICE);
+        let mut next = Vec::new();
+        for _ in 0..slices {
+            let slice = own.next().unwrap_or(&[]);
+            let parts = slice
+                .par_chunks(FRONTIER_CHUNK)
+                .map(|chunk| {
+                    let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
+                    chunk.iter().for_each(|s| self.offer_parents(s, &take, &mut mine, &mut outgoing));
+                    (mine, outgoing)
+                })
+                .collect();
+            next.extend(self.route(comm, parts, &take));
+        }
+        next
+    }
+
+    /// Every member state `(i, parity)` for which `tells` holds offers its
+    /// parents to `take`, which claims none. Collective; one exchange per
+    /// slice of members.
+    fn tell_parents(
+        &self,
+        comm: &dyn Communicator,
+        tells: impl Fn(usize, usize) -> bool + Sync,
+        take: impl Fn(usize) -> bool + Sync,
+    ) {
+        let (ranks, members) = (comm.ranks(), self.members());
+        let slices = comm.max(members.div_ceil(EXCHANGE_SLICE) as u64) as usize;
+        for s in 0..slices {
+            let slice = (s * EXCHANGE_SLICE).min(members)..((s + 1) * EXCHANGE_SLICE).min(members);
+            let parts = slice
+                .step_by(MEMBER_CHUNK)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(|start| {
+                    let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
+                    let end = (start + MEMBER_CHUNK).min((s + 1) * EXCHANGE_SLICE).min(members);
+                    self.positions.for_each_in(start..end, |i, position| {
+                        for parity in 0..2 {
+                            if tells(i, parity) {
+                                let state = State { pits: position.pits(), node: (2 * i + parity) as u32 };
+                                self.offer_parents(&state, &take, &mut mine, &mut outgoing);
+                            }
+                        }
+                    });
+                    (mine, outgoing)
+                })
+                .collect();
+            let claimed = self.route(comm, parts, &take);
+            debug_assert!(claimed.is_empty(), "telling claims nothing");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::run_ranks;
+    use crate::tablebase::bounds::BoundWork;
+    use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
+
+    /// Keeps every snapshot offered (always due).
+    #[derive(Default)]
+    struct Keep(Vec<Vec<u8>>);
+
+    impl Checkpointer for Keep {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(
+            &mut self,
+            write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+        ) -> std::io::Result<()> {
+            let mut bytes = Vec::new();
+            write(&mut bytes)?;
+            self.0.push(bytes);
+            Ok(())
+        }
+    }
+
+    /// On 1, 2 and 3 ranks the games across ranks give every cycle
+    /// component of layers 0 to 9 the bounds and safety rounds of the
+    /// one-process games, and offer byte-identical snapshots at the same
+    /// thresholds, and resumed from one of those they end with the same
+    /// bounds (checked on the largest component of each layer).
+    #[test]
+    fn the_games_across_ranks_give_the_one_process_bounds_and_snapshots() {
+        let (mut compared, mut largest, mut rounds, mut snapshots, mut resumes) = (0, 0, 0, 0, 0);
+        let mut solved = SolvedLayers::new();
+        for n in 0..=9 {
+            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+            solver.retrograde_only();
+            let components = solver.components();
+            let mut work = BoundWork::new(solver.size);
+            let ks: Vec<usize> = (0..components.count()).filter(|&k| components.of(k).len() >= 2).collect();
+            let biggest = ks.iter().copied().max_by_key(|&k| components.of(k).len());
+            let one_process: Vec<(ComponentBounds, Vec<Vec<u8>>)> = ks
+                .iter()
+                .map(|&k| {
+                    let positions = MemberPositions::new(n, components.of(k));
+                    let mut keep = Keep::default();
+                    let checkpoints: &mut dyn Checkpointer =
+                        if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
+                    let bounds =
+                        solver.cycle_bounds(&components, k, &positions, &mut work, None, checkpoints, false);
+                    (bounds.unwrap(), keep.0)
+                })
+                .collect();
+            for ranks in 1..=3 {
+                let results = run_ranks(ranks, |comm| {
+                    if comm.rank() != 0 {
+                        serve_bounds(comm, n);
+                        return Vec::new();
+                    }
+                    let found = ks
+                        .iter()
+                        .map(|&k| {
+                            let mut keep = Keep::default();
+                            let checkpoints: &mut dyn Checkpointer =
+                                if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
+                            let bounds = solver.bounds_across(comm, &components, k, None, checkpoints);
+                            (bounds.unwrap(), keep.0)
+                        })
+                        .collect();
+                    end_bounds(comm);
+                    found
+                });
+                for (k, ((one, kept), (many, offered))) in ks.iter().zip(one_process.iter().zip(&results[0]))
+                {
+                    assert_eq!(one.lower, many.lower, "layer {n}, component {k}, {ranks} ranks");
+                    assert_eq!(one.upper, many.upper, "layer {n}, component {k}, {ranks} ranks");
+                    assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, component {k}");
+                    assert!(kept == offered, "layer {n}, component {k}, {ranks} ranks: snapshots differ");
+                    snapshots += kept.len();
+                }
+            }
+            // Resumed from a snapshot the one-process games offered
+            // halfway, the games across ranks end with the same bounds.
+            if let Some((k, (one, kept))) = ks.iter().zip(&one_process).find(|(&k, _)| Some(k) == biggest) {
+                let halfway = &kept[kept.len() / 2];
+                let (resumed, cursor, found) =
+                    LayerSolver::restore(n, &solved, SearchBudget::NONE, halfway).expect("a snapshot");
+                let Cursor::Resolving { step: Step::Bounds { t, safety_rounds, state }, .. } = cursor else {
+                    panic!("a snapshot inside the games")
+                };
+                let found = found.expect("components");
+                for ranks in 1..=3 {
+                    let results = run_ranks(ranks, |comm| {
+                        if comm.rank() != 0 {
+                            serve_bounds(comm, n);
+                            return None;
+                        }
+                        let resume = Some((t, safety_rounds, state.clone()));
+                        let bounds = resumed.bounds_across(comm, &found, *k, resume, &mut NoCheckpoints);
+                        end_bounds(comm);
+                        Some(bounds.unwrap())
+                    });
+                    let many = results[0].as_ref().expect("rank 0's bounds");
+                    assert_eq!(
+                        (&one.lower, &one.upper),
+                        (&many.lower, &many.upper),
+                        "layer {n}, resumed at {t}"
+                    );
+                    assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, resumed at {t}");
+                }
+                resumes += 1;
+            }
+            for (bounds, _) in &one_process {
+                rounds += bounds.safety_rounds;
+            }
+            compared += ks.len();
+            largest = largest.max(biggest.map_or(0, |k| components.of(k).len()));
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
+        }
+        assert!(
+            compared >= 8 && largest > 100_000 && rounds > 0 && snapshots > 20 && resumes >= 5,
+            "{compared} components, largest {largest}, {rounds} rounds, {snapshots} snapshots, {resumes} resumed"
+        );
+    }
+}
