@@ -8,7 +8,10 @@
 //! re-solves ([`cut_search`](super::cut_search)) and the history-proof
 //! leaves of the threshold search ([`threshold_search`](super::threshold_search)),
 //! both over a component copied into edge lists
-//! ([`ComponentGraph`](super::component::ComponentGraph)).
+//! ([`ComponentGraph`](super::component::ComponentGraph)). A distributed
+//! build plays the large components' games across its ranks in a form of
+//! their own ([`bounds_across`](super::bounds_across): every read of a
+//! neighbour turned into a message from it), checked against these.
 //!
 //! Vocabulary: the *player* wants at least the threshold; it moves at the
 //! states whose parity equals `player`, the opponent at the others. Work
