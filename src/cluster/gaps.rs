@@ -66,9 +66,9 @@ pub fn decode(message: &[u8]) -> Result<Vec<Vec<u32>>, MalformedGaps> {
         let header = message.get(at..at + 8).ok_or_else(|| MalformedGaps("a cut block header".into()))?;
         let count = u32::from_le_bytes(header[..4].try_into().expect("four bytes")) as usize;
         let length = u32::from_le_bytes(header[4..].try_into().expect("four bytes")) as usize;
-        let body = message
-            .get(at + 8..at + 8 + length)
-            .ok_or_else(|| MalformedGaps(format!("a block of {length} bytes past the end")))?;
+        let end = (at + 8).checked_add(length).filter(|&end| end <= message.len());
+        let body = &message
+            [at + 8..end.ok_or_else(|| MalformedGaps(format!("a block of {length} bytes past the end")))?];
         blocks.push((count, body));
         at += 8 + length;
     }
@@ -94,7 +94,10 @@ fn decode_block(count: usize, body: &[u8]) -> Result<Vec<u32>, MalformedGaps> {
         words.push(previous);
         (gap, shift) = (0, 0);
     }
-    if shift != 0 || words.len() != count {
+    if shift != 0 {
+        return Err(MalformedGaps("a block that ends inside a gap".into()));
+    }
+    if words.len() != count {
         return Err(MalformedGaps(format!("{} words where the header says {count}", words.len())));
     }
     Ok(words)

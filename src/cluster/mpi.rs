@@ -62,24 +62,46 @@ fn piece_bytes(ranks: usize) -> usize {
 }
 
 impl MpiWorld {
-    /// `MPI_Alltoall` of one word per rank, waited for by polling with
-    /// pauses. Every exchange starts with it, and a rank can wait there for
+    /// `MPI_Alltoall` of one word per rank, waited for without spinning
+    /// ([`wait_idle`]). Every exchange starts with it, and a rank can wait there for
     /// a long time (the others wait while rank 0 solves a layer's cycles):
     /// a blocking call would poll at full speed and, with several ranks on
     /// one machine, take the cores the working rank's threads need.
     fn all_to_all_waiting_idle(&self, send: &[u64], receive: &mut [u64]) {
         mpi::request::scope(|scope| {
-            let mut request = self.world.immediate_all_to_all_into(scope, send, receive);
-            let mut pause = std::time::Duration::from_micros(1);
-            loop {
-                match request.test() {
-                    Ok(_) => break,
-                    Err(pending) => request = pending,
-                }
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(std::time::Duration::from_millis(1));
-            }
+            wait_idle(self.world.immediate_all_to_all_into(scope, send, receive));
         });
+    }
+
+    /// `MPI_Allreduce` of one word, waited for the same way: the sums and
+    /// minimums that end every step of the games are where ranks wait for
+    /// the slowest, or for rank 0 writing a snapshot.
+    fn all_reduce_waiting_idle(&self, value: u64, operation: SystemOperation) -> u64 {
+        let mut result = 0u64;
+        mpi::request::scope(|scope| {
+            wait_idle(self.world.immediate_all_reduce_into(scope, &value, &mut result, operation));
+        });
+        result
+    }
+}
+
+/// Waits for a non-blocking call by testing it: at first between yields
+/// of the core (most waits inside a layer's steps are short, and a sleep
+/// would lengthen each), then with pauses that double up to 1 ms.
+fn wait_idle<'a, R: ?Sized, S: mpi::request::Scope<'a>>(mut request: mpi::request::Request<'a, R, S>) {
+    const YIELDS: u32 = 256;
+    let mut pause = std::time::Duration::from_micros(1);
+    for attempt in 0.. {
+        match request.test() {
+            Ok(_) => break,
+            Err(pending) => request = pending,
+        }
+        if attempt < YIELDS {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
     }
 }
 
@@ -148,15 +170,11 @@ impl Communicator for MpiWorld {
     }
 
     fn sum(&self, value: u64) -> u64 {
-        let mut total = 0u64;
-        self.world.all_reduce_into(&value, &mut total, SystemOperation::sum());
-        total
+        self.all_reduce_waiting_idle(value, SystemOperation::sum())
     }
 
     fn min(&self, value: u64) -> u64 {
-        let mut least = 0u64;
-        self.world.all_reduce_into(&value, &mut least, SystemOperation::min());
-        least
+        self.all_reduce_waiting_idle(value, SystemOperation::min())
     }
 
     fn traffic(&self) -> Traffic {

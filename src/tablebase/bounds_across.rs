@@ -58,12 +58,13 @@ const FRONTIER_CHUNK: usize = 1 << 10;
 /// Members walked by one thread at a time.
 const MEMBER_CHUNK: usize = 1 << 14;
 
-/// States a rank expands per exchange: what it sends in one exchange stays
-/// below 4 × 12 bytes times this.
+/// States a rank expands per exchange (what it sends in one exchange is
+/// at most 4 bytes per parent of these, before the gaps shrink it).
 const EXCHANGE_SLICE: usize = 1 << 22;
 
 /// Whether component `k` of a distributed build gets the games across the
-/// ranks: the components one process gives the parallel games.
+/// ranks: a component of at least `parallel_members` members, the size
+/// from which one process plays the parallel games (when it has threads).
 pub(crate) fn spread(solver: &LayerSolver, components: &Components, k: usize) -> bool {
     components.of(k).len() >= solver.parallel_members
 }
@@ -117,7 +118,7 @@ impl LayerSolver<'_> {
             members: members.len(),
             error: None,
         };
-        let played = play(comm, n, &partition, &message, &mut lead);
+        let played = play(comm, n, &partition, message, &mut lead);
         let stopped = |lead: RankZero| {
             lead.error.unwrap_or_else(|| io::Error::other("a rank could not take its share of a component"))
         };
@@ -144,7 +145,7 @@ pub(crate) fn serve_bounds(comm: &dyn Communicator, n: u32) {
     while comm.broadcast(Vec::new()) == [BOUNDS] {
         let message = comm.exchange(vec![Vec::new(); comm.ranks()]).swap_remove(0);
         // (Only rank 0 reports a failure: it stops every rank's games.)
-        let _ = play(comm, n as u8, &partition, &message, &mut Follower);
+        let _ = play(comm, n as u8, &partition, message, &mut Follower);
     }
 }
 
@@ -185,8 +186,8 @@ impl Assignment {
         e.bytes
     }
 
-    /// Reads rank 0's message for the range `range` of the layer.
-    fn decode(bytes: &[u8], range: std::ops::Range<u64>) -> Result<Assignment, DecodeError> {
+    /// Reads rank 0's message for the range `range` of layer `n`.
+    fn decode(bytes: &[u8], n: u8, range: std::ops::Range<u64>) -> Result<Assignment, DecodeError> {
         let mut d = Decoder::new(bytes);
         let first = d.u8()?;
         let members = d.words()?;
@@ -194,15 +195,19 @@ impl Assignment {
         let upper = d.blob()?.to_vec();
         let state = match d.u8()? {
             0 => None,
-            _ => Some(d.blob()?.to_vec()),
+            1 => Some(d.blob()?.to_vec()),
+            tag => return Err(DecodeError(format!("a games' state tagged {tag}"))),
         };
         d.finish()?;
         let sorted = members.windows(2).all(|w| w[0] < w[1]);
-        let inside = members.iter().all(|&m| range.contains(&(m as u64)));
+        // (Offsets travel as 2 × offset + parity in 32 bits.)
+        let inside =
+            range.end - range.start <= 1 << 31 && members.iter().all(|&m| range.contains(&(m as u64)));
         let lengths = lower.len() == members.len()
             && upper.len() == members.len()
             && state.as_ref().is_none_or(|s| s.len() == 4 * members.len());
-        if !(sorted && inside && lengths) {
+        let values = first <= n && lower.iter().chain(&upper).all(|&v| v <= n);
+        if !(sorted && inside && lengths && values) {
             return Err(DecodeError("a component's share that does not fit the rank's range".into()));
         }
         Ok(Assignment { first, members, lower, upper, state })
@@ -271,25 +276,29 @@ impl Lead for RankZero<'_, '_> {
 /// could not save a snapshot.
 struct Stopped;
 
-/// One rank's games on the share `message` holds; returns the safety
-/// rounds that added states and, on rank 0, every rank's won thresholds
-/// (`win(q,0), win(q,1)` per member, by rank). Collective.
+/// On rank 0, every rank's won thresholds (`win(q,0), win(q,1)` per
+/// member), by rank; `None` on the others.
 type Wins = Option<Vec<Vec<u8>>>;
 
+/// One rank's games on the share `message` holds; returns the safety
+/// rounds that added states and the [`Wins`]. Collective.
 fn play(
     comm: &dyn Communicator,
     n: u8,
     partition: &Partition,
-    message: &[u8],
+    message: Vec<u8>,
     lead: &mut dyn Lead,
 ) -> Result<(u32, Wins), Stopped> {
     let range = partition.range(comm.rank());
-    let assignment = Assignment::decode(message, range.clone());
+    let assignment = Assignment::decode(&message, n, range.clone());
+    drop(message);
     if comm.any(assignment.is_err()) {
         return Err(Stopped);
     }
-    let assignment = assignment.map_err(|_| Stopped)?;
-    let share = Share::new(n, partition, range, &assignment);
+    let mut assignment = assignment.map_err(|_| Stopped)?;
+    // (The snapshot's bytes are copied into the work bytes, then freed.)
+    let state = assignment.state.take();
+    let share = Share::new(n, partition, range, &assignment, state);
     let added = share.play(comm, lead)?;
     let wins: Vec<u8> = share.win.iter().map(|w| w.load(Relaxed)).collect();
     Ok((added, comm.gather(wins)))
@@ -327,10 +336,9 @@ impl<'a> Share<'a> {
         partition: &Partition,
         range: std::ops::Range<u64>,
         assignment: &'a Assignment,
+        state: Option<Vec<u8>>,
     ) -> Share<'a> {
         let base = range.start as usize;
-        // (Offsets travel as 2 × offset + parity in 32 bits.)
-        assert!(range.end - range.start <= 1 << 31, "a rank's range fits in 31 bits");
         let mut slot = vec![NOT_MEMBER; (range.end - range.start) as usize];
         for (i, &m) in assignment.members.iter().enumerate() {
             slot[m as usize - base] = i as u32;
@@ -338,7 +346,7 @@ impl<'a> Share<'a> {
         let states = 2 * assignment.members.len();
         let zeros = || (0..states).map(|_| AtomicU8::new(0)).collect::<Vec<_>>();
         let (win, open, safe) = (zeros(), zeros(), zeros());
-        if let Some(state) = &assignment.state {
+        if let Some(state) = state {
             for (i, bytes) in state.chunks_exact(4).enumerate() {
                 win[2 * i].store(bytes[0], Relaxed);
                 win[2 * i + 1].store(bytes[1], Relaxed);
@@ -404,7 +412,13 @@ impl<'a> Share<'a> {
         for t in (1..=first).rev() {
             if t < first && comm.any(lead.due()) {
                 if let Some(parts) = comm.gather(self.snapshot(t)) {
-                    let saved = lead.save(t, added, parts.concat());
+                    // (Joined part by part, each freed once copied.)
+                    let total = parts.iter().map(Vec::len).sum();
+                    let state = parts.into_iter().fold(Vec::with_capacity(total), |mut all, part| {
+                        all.extend_from_slice(&part);
+                        all
+                    });
+                    let saved = lead.save(t, added, state);
                     if comm.any(!saved) {
                         return Err(Stopped);
                     }
@@ -705,6 +719,55 @@ mod tests {
             self.0.push(bytes);
             Ok(())
         }
+    }
+
+    /// Fails every save.
+    struct Failing;
+
+    impl Checkpointer for Failing {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(
+            &mut self,
+            _: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+        ) -> std::io::Result<()> {
+            Err(std::io::Error::other("the disk is full"))
+        }
+    }
+
+    /// A snapshot rank 0 cannot write stops every rank's games with rank
+    /// 0's error, and leaves the ranks in step: the next component's games
+    /// give the one-process bounds.
+    #[test]
+    fn a_failed_snapshot_stops_the_games_and_the_ranks_stay_in_step() {
+        let mut solved = SolvedLayers::new();
+        for n in 0..8 {
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
+        }
+        let mut solver = LayerSolver::new(8, &solved, SearchBudget::NONE);
+        solver.retrograde_only();
+        let components = solver.components();
+        let k = (0..components.count()).max_by_key(|&k| components.of(k).len()).expect("a component");
+        let positions = MemberPositions::new(8, components.of(k));
+        let mut work = BoundWork::new(solver.size);
+        let one = solver.cycle_bounds(&components, k, &positions, &mut work, None, &mut NoCheckpoints, false);
+        let one = one.unwrap();
+        let results = run_ranks(3, |comm| {
+            if comm.rank() != 0 {
+                serve_bounds(comm, 8);
+                return None;
+            }
+            let failed = solver.bounds_across(comm, &components, k, None, &mut Failing);
+            let again = solver.bounds_across(comm, &components, k, None, &mut NoCheckpoints);
+            end_bounds(comm);
+            Some((failed.err().map(|e| e.to_string()), again.unwrap()))
+        });
+        let (failed, again) = results[0].as_ref().expect("rank 0");
+        assert_eq!(failed.as_deref(), Some("the disk is full"));
+        assert_eq!((&again.lower, &again.upper), (&one.lower, &one.upper));
+        assert_eq!(again.safety_rounds, one.safety_rounds);
     }
 
     /// On 1, 2 and 3 ranks the games across ranks give every cycle

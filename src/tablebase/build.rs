@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::codec::{Decoder, Encoder};
-use super::distributed::sum_traffic;
+use super::distributed::{sum_traffic, LayerTraffic};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
 use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step};
 use super::solved::{LayerBytes, SolvedLayers};
@@ -437,10 +437,11 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
 /// the same options; the build directory must be the same directory for
 /// all, on storage they share). Rank 0 leads: it alone writes to the
 /// directory, and it alone reports to its `observer`. Each fresh layer's
-/// retrograde analysis is spread over the ranks by index range
-/// ([`super::distributed`]); its cycle phases, and a layer resumed from a
-/// checkpoint, run on rank 0. The files are the same bytes as with one
-/// process (`docs/distributed-build.md`).
+/// retrograde analysis and component search are spread over the ranks by
+/// index range ([`super::distributed`]); rank 0 leads its cycle phases (and
+/// those of a layer resumed from a checkpoint), in which every rank plays
+/// the large components' threshold games. The files are the same bytes as
+/// with one process (`docs/distributed-build.md`).
 pub fn build_across(
     comm: &dyn Communicator,
     options: &BuildOptions,
@@ -516,7 +517,7 @@ fn lead(
     agree(comm, Ok(()))?;
     for n in manifest.layers.len() as u32..=options.max_seeds {
         let seed = agree(comm, seed_layer(&start_from, n))?;
-        // A layer resumed from its checkpoint goes on on rank 0 alone.
+        // A layer resumed from its checkpoint goes on from it, led by rank 0.
         let across = comm.ranks() > 1 && manifest.checkpoint.is_none();
         comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_ALONE }]);
         // The other ranks play the large components' games either way.
@@ -550,9 +551,18 @@ fn lead(
         if others.is_some() {
             super::bounds_across::end_bounds(comm);
             let games = sum_traffic(comm, comm.traffic().since(games_from));
-            if let Some(traffic) = report.traffic.last_mut().filter(|t| across && t.seeds == n) {
-                traffic.bounds_traffic = games;
-                observer.line(&traffic.bounds_line());
+            match report.traffic.last_mut().filter(|t| across && t.seeds == n) {
+                Some(traffic) => {
+                    traffic.bounds_traffic = games;
+                    observer.line(&traffic.bounds_line());
+                }
+                // (A resumed layer's games have no layer traffic to join.)
+                None => {
+                    let ranks = comm.ranks();
+                    let resumed =
+                        LayerTraffic { seeds: n, ranks, bounds_traffic: games, ..Default::default() };
+                    observer.line(&resumed.bounds_line());
+                }
             }
         }
         comm.broadcast(status_bytes(&result, |&(bytes, sum, _, _)| record_bytes(bytes, sum)));

@@ -95,6 +95,12 @@ impl LayerSolver<'_> {
                 };
                 let bounds = match across {
                     Some(comm) if spread(self, components, k) => {
+                        // (The ranks hold the games' bytes: the layer-wide
+                        // work arrays make room, as below, for a component
+                        // of a quarter of the layer or more.)
+                        if 4 * members.len() >= self.size {
+                            *work = None;
+                        }
                         self.bounds_across(comm, components, k, resume, checkpoints)?
                     }
                     _ => {
