@@ -1045,3 +1045,100 @@ mod tests {
         assert_eq!(parse(&text).unwrap().render(), text);
     }
 }
+
+#[cfg(test)]
+mod resume_tests {
+    //! A snapshot one process took inside a large component's threshold
+    //! games, resumed by a build across ranks (threads), which play the rest
+    //! of the games together: the files of a build never interrupted.
+
+    use super::*;
+    use crate::cluster::run_ranks;
+    use crate::progress::SILENT;
+    use std::fs;
+
+    /// Keeps the largest snapshot offered: inside the giant component's
+    /// games it carries their state, 4 bytes a member, on top of what every
+    /// snapshot of the layer holds.
+    #[derive(Default)]
+    struct Largest(Vec<u8>);
+
+    impl Checkpointer for Largest {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(&mut self, write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>) -> io::Result<()> {
+            let mut bytes = Vec::new();
+            write(&mut bytes)?;
+            if bytes.len() > self.0.len() {
+                self.0 = bytes;
+            }
+            Ok(())
+        }
+    }
+
+    fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
+        BuildOptions {
+            dir: dir.to_path_buf(),
+            max_seeds,
+            budget: SearchBudget::default(),
+            checkpoint_every: Duration::from_secs(3600),
+            compress: false,
+            start_from: None,
+        }
+    }
+
+    /// The lines a build reports.
+    #[derive(Default)]
+    struct Lines(std::sync::Mutex<Vec<String>>);
+
+    impl Observer for Lines {
+        fn line(&self, text: &str) {
+            self.0.lock().unwrap().push(text.to_string());
+        }
+    }
+
+    #[test]
+    fn ranks_resume_a_snapshot_taken_inside_the_games() {
+        let base = std::env::temp_dir().join(format!("oware-games-resume-{}", std::process::id()));
+        let (straight, resumed) = (base.join("straight"), base.join("resumed"));
+        let _ = fs::remove_dir_all(&base);
+        build(&options(&straight, 10), &SILENT).unwrap();
+        build(&options(&resumed, 8), &SILENT).unwrap();
+        // Layer 9's snapshot inside its giant component's games.
+        let mut solved = SolvedLayers::new();
+        for n in 0..9 {
+            solved.push(LayerBytes::Owned(fs::read(layer_path(&straight, 0, n)).unwrap()));
+        }
+        let mut largest = Largest::default();
+        LayerSolver::new(9, &solved, SearchBudget::default()).run(Cursor::Start, None, &mut largest).unwrap();
+        let (_, cursor, _) = LayerSolver::restore(9, &solved, SearchBudget::default(), &largest.0).unwrap();
+        assert!(matches!(cursor, Cursor::Resolving { step: Step::Bounds { .. }, .. }), "{cursor:?}");
+        // Named by the manifest as the build's own checkpoint would be.
+        let compressed = zstd::stream::encode_all(&largest.0[..], 1).unwrap();
+        fs::write(resumed.join(checkpoint_name(9, 1)), &compressed).unwrap();
+        let path = resumed.join("manifest");
+        let mut manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
+        manifest.checkpoint = Some((1, compressed.len() as u64, crate::checksum::checksum(&compressed)));
+        fs::write(&path, manifest.render()).unwrap();
+        let lines = Lines::default();
+        let reports = run_ranks(2, |comm| {
+            let observer: &dyn Observer = if comm.rank() == 0 { &lines } else { &SILENT };
+            build_across(comm, &options(&resumed, 10), observer)
+        });
+        let report = reports.into_iter().next().unwrap().unwrap();
+        assert!(report.resumed_checkpoint);
+        // Both ranks played the rest of the giant component's games.
+        let lines = lines.0.into_inner().unwrap();
+        let games = lines.iter().find(|l| l.starts_with("layer 9 across 2 ranks: threshold games"));
+        let exchanges: Option<u64> = games.and_then(|l| l.split(' ').nth(7)).and_then(|w| w.parse().ok());
+        assert!(exchanges.is_some_and(|e| e > 10), "{lines:?}");
+        for name in [TABLEBASE_FILE, ENGINE_FILE] {
+            assert!(
+                fs::read(straight.join(name)).unwrap() == fs::read(resumed.join(name)).unwrap(),
+                "{name}"
+            );
+        }
+        fs::remove_dir_all(&base).unwrap();
+    }
+}
