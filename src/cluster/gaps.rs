@@ -66,9 +66,10 @@ pub fn decode(message: &[u8]) -> Result<Vec<Vec<u32>>, MalformedGaps> {
         let header = message.get(at..at + 8).ok_or_else(|| MalformedGaps("a cut block header".into()))?;
         let count = u32::from_le_bytes(header[..4].try_into().expect("four bytes")) as usize;
         let length = u32::from_le_bytes(header[4..].try_into().expect("four bytes")) as usize;
-        let end = (at + 8).checked_add(length).filter(|&end| end <= message.len());
-        let body = &message
-            [at + 8..end.ok_or_else(|| MalformedGaps(format!("a block of {length} bytes past the end")))?];
+        let body = (at + 8)
+            .checked_add(length)
+            .and_then(|end| message.get(at + 8..end))
+            .ok_or_else(|| MalformedGaps(format!("a block of {length} bytes past the end")))?;
         blocks.push((count, body));
         at += 8 + length;
     }

@@ -63,10 +63,11 @@ fn piece_bytes(ranks: usize) -> usize {
 
 impl MpiWorld {
     /// `MPI_Alltoall` of one word per rank, waited for without spinning
-    /// ([`wait_idle`]). Every exchange starts with it, and a rank can wait there for
-    /// a long time (the others wait while rank 0 solves a layer's cycles):
-    /// a blocking call would poll at full speed and, with several ranks on
-    /// one machine, take the cores the working rank's threads need.
+    /// ([`wait_idle`]). Every exchange starts with it, and a rank can wait
+    /// there for a long time (the others wait while rank 0 solves a layer's
+    /// small components): a blocking call would poll at full speed and,
+    /// with several ranks on one machine, take the cores the working rank's
+    /// threads need.
     fn all_to_all_waiting_idle(&self, send: &[u64], receive: &mut [u64]) {
         mpi::request::scope(|scope| {
             wait_idle(self.world.immediate_all_to_all_into(scope, send, receive));

@@ -501,9 +501,12 @@ fn agree<T>(comm: &dyn Communicator, result: Result<T, BuildError>) -> Result<T,
     }
 }
 
-/// How a layer is built, as rank 0 tells the others.
+/// How a layer is built, as rank 0 tells the others: from its start, its
+/// retrograde analysis and component search spread; or from rank 0's
+/// checkpoint. (Either way every rank then plays the large components'
+/// threshold games.)
 const PLAN_ACROSS: u8 = 0;
-const PLAN_ALONE: u8 = 1;
+const PLAN_FROM_CHECKPOINT: u8 = 1;
 
 /// Rank 0's part (the whole build when it is alone).
 fn lead(
@@ -519,7 +522,7 @@ fn lead(
         let seed = agree(comm, seed_layer(&start_from, n))?;
         // A layer resumed from its checkpoint goes on from it, led by rank 0.
         let across = comm.ranks() > 1 && manifest.checkpoint.is_none();
-        comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_ALONE }]);
+        comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_FROM_CHECKPOINT }]);
         // The other ranks play the large components' games either way.
         let others = (comm.ranks() > 1).then_some(comm);
         let mut games_from = comm.traffic();
@@ -539,7 +542,7 @@ fn lead(
                 }
             }
         } else {
-            layer_alone(&manifest, options, &solved, seed, observer, &mut report)
+            layer_start(&manifest, options, &solved, seed, observer, &mut report)
                 .and_then(|start| run_layer(&held, &mut manifest, options, start, &mut report, others))
         }
         .and_then(|(bytes, stats)| {
@@ -719,9 +722,9 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
     Ok(Opened { held, manifest, solved, report, start_from })
 }
 
-/// Builds the next layer in this process, from its checkpoint if the
-/// manifest names one, else from its start.
-fn layer_alone<'a>(
+/// The next layer's start on rank 0: its solver restored from the
+/// checkpoint the manifest names, or a fresh one.
+fn layer_start<'a>(
     manifest: &Manifest,
     options: &BuildOptions,
     solved: &'a SolvedLayers,

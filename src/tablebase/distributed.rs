@@ -17,7 +17,9 @@
 //! undecided positions into cycle components together (`split::split_labels`:
 //! each holds the labels of its range); rank 0 gathers the arrays and the
 //! labels, runs Pearce's algorithm on the small parts and numbers the
-//! components as one process numbers them, and resolves them alone.
+//! components as one process numbers them, and leads their resolution
+//! (the large components' threshold games are played by every rank:
+//! [`bounds_across`](super::bounds_across)).
 
 use std::time::Instant;
 
