@@ -37,6 +37,7 @@ use rayon::prelude::*;
 
 use super::bounds::ComponentBounds;
 use super::codec::{DecodeError, Decoder, Encoder};
+use super::games::leaves_with_child;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
 use super::members::MemberPositions;
 use super::scc::Components;
@@ -541,20 +542,7 @@ impl<'a> Share<'a> {
             }
         });
         while comm.any(!removed.is_empty()) {
-            removed = self.expand(comm, &removed, |node| {
-                if node & 1 == 1 {
-                    safe[node].swap(0, Relaxed) != 0
-                } else {
-                    // 2: its last child inside goes.
-                    safe[node]
-                        .fetch_update(Relaxed, Relaxed, |count| match count {
-                            0 => None,
-                            2 => Some(0),
-                            _ => Some(count - 1),
-                        })
-                        .is_ok_and(|count| count == 2)
-                }
-            });
+            removed = self.expand(comm, &removed, |node| leaves_with_child(&safe[node], node & 1 == 0));
         }
         self.positions.par_collect(|i, position, out| {
             for parity in 0..2 {

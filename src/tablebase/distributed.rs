@@ -19,7 +19,7 @@
 //! labels, runs Pearce's algorithm on the small parts and numbers the
 //! components as one process numbers them, and leads their resolution
 //! (the large components' threshold games are played by every rank:
-//! [`bounds_across`](super::bounds_across)).
+//! `bounds_across.rs`).
 
 use std::time::Instant;
 

@@ -400,22 +400,7 @@ where
         }
     });
     removed.par_iter().for_each(|s| safe[g.node(s)].store(0, Relaxed));
-    walk_frontiers(g, removed, |p| {
-        let node = g.node(p);
-        if g.parity(p) != player {
-            safe[node].swap(0, Relaxed) != 0
-        } else {
-            // 2: its last child inside goes (an anchored state never gets
-            // this low, see safety_set).
-            safe[node]
-                .fetch_update(Relaxed, Relaxed, |count| match count {
-                    0 => None,
-                    2 => Some(0),
-                    _ => Some(count - 1),
-                })
-                .is_ok_and(|count| count == 2)
-        }
-    });
+    walk_frontiers(g, removed, |p| leaves_with_child(&safe[g.node(p)], g.parity(p) == player));
     g.par_collect(|s, out| {
         let node = g.node(&s);
         if safe[node].load(Relaxed) != 0 {
@@ -423,6 +408,23 @@ where
             out.push(s);
         }
     })
+}
+
+/// A safety set's removals, on several threads: a child of the state
+/// whose count is `safe` has left the set. An opponent state leaves with
+/// it; a player state leaves with its last child inside, its count falling
+/// from 2 (an anchored state never gets that low, see [`safety_set`]).
+/// True for the one call that takes the state out.
+pub(crate) fn leaves_with_child(safe: &AtomicU8, player_state: bool) -> bool {
+    if !player_state {
+        return safe.swap(0, Relaxed) != 0;
+    }
+    safe.fetch_update(Relaxed, Relaxed, |count| match count {
+        0 => None,
+        2 => Some(0),
+        _ => Some(count - 1),
+    })
+    .is_ok_and(|count| count == 2)
 }
 
 /// [`peel`] with the parallel attractor and safety sets: the same won
