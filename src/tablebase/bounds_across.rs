@@ -477,26 +477,26 @@ impl<'a> Share<'a> {
 
     /// Grows the won region at threshold `t` from `frontier` (won already).
     fn attract(&self, comm: &dyn Communicator, mut frontier: Vec<State>, t: u8) {
-        while comm.any(!frontier.is_empty()) {
-            frontier = self.expand(comm, &frontier, |node| {
-                if self.win[node].load(Relaxed) != 0 {
-                    return false;
+        while let Some(next) = self.expand(comm, &frontier, |node| {
+            if self.win[node].load(Relaxed) != 0 {
+                return false;
+            }
+            if node & 1 == 0 {
+                // A player state: the first to reach it claims it.
+                self.win[node].compare_exchange(0, t, Relaxed, Relaxed).is_ok()
+            } else {
+                // An opponent state: one child fewer not won. Only the
+                // last one can take it to zero, so the store races
+                // with no other (each child joins once).
+                let last = self.open[node].fetch_sub(1, Relaxed) == 1;
+                let joins = last && self.eligible(node / 2, t);
+                if joins {
+                    self.win[node].store(t, Relaxed);
                 }
-                if node & 1 == 0 {
-                    // A player state: the first to reach it claims it.
-                    self.win[node].compare_exchange(0, t, Relaxed, Relaxed).is_ok()
-                } else {
-                    // An opponent state: one child fewer not won. Only the
-                    // last one can take it to zero, so the store races
-                    // with no other (each child joins once).
-                    let last = self.open[node].fetch_sub(1, Relaxed) == 1;
-                    let joins = last && self.eligible(node / 2, t);
-                    if joins {
-                        self.win[node].store(t, Relaxed);
-                    }
-                    joins
-                }
-            });
+                joins
+            }
+        }) {
+            frontier = next;
         }
     }
 
@@ -541,8 +541,10 @@ impl<'a> Share<'a> {
                 }
             }
         });
-        while comm.any(!removed.is_empty()) {
-            removed = self.expand(comm, &removed, |node| leaves_with_child(&safe[node], node & 1 == 0));
+        while let Some(next) =
+            self.expand(comm, &removed, |node| leaves_with_child(&safe[node], node & 1 == 0))
+        {
+            removed = next;
         }
         self.positions.par_collect(|i, position, out| {
             for parity in 0..2 {
@@ -618,16 +620,20 @@ impl<'a> Share<'a> {
     }
 
     /// Offers every parent of the states of `frontier` to `take` on its
-    /// holder and returns the states claimed on this rank. Collective; one
-    /// exchange per slice of the longest frontier.
+    /// holder and returns the states claimed on this rank; `None` when every
+    /// rank's frontier is empty (then nothing is exchanged). Collective;
+    /// one exchange per slice of the longest frontier, after one maximum.
     fn expand(
         &self,
         comm: &dyn Communicator,
         frontier: &[State],
         take: impl Fn(usize) -> bool + Sync,
-    ) -> Vec<State> {
+    ) -> Option<Vec<State>> {
         let ranks = comm.ranks();
         let slices = comm.max(frontier.len().div_ceil(EXCHANGE_SLICE) as u64);
+        if slices == 0 {
+            return None;
+        }
         let mut own = frontier.chunks(EXCHANGE_SLICE);
         let mut next = Vec::new();
         for _ in 0..slices {
@@ -642,7 +648,7 @@ impl<'a> Share<'a> {
                 .collect();
             next.extend(self.route(comm, parts, &take));
         }
-        next
+        Some(next)
     }
 
     /// Every member state `(i, parity)` for which `tells` holds offers its

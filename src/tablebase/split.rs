@@ -426,13 +426,13 @@ impl<G: SplitGraph> Finder<'_, G> {
                     alone
                 })
                 .collect();
-            while comm.any(!frontier.is_empty()) {
-                frontier = self.expand(comm, &frontier, forward, |index| {
-                    self.label(index) == label && self.release(index) && {
-                        self.label_cell(index).store(NONE, Relaxed);
-                        true
-                    }
-                });
+            while let Some(next) = self.expand(comm, &frontier, forward, |index| {
+                self.label(index) == label && self.release(index) && {
+                    self.label_cell(index).store(NONE, Relaxed);
+                    true
+                }
+            }) {
+                frontier = next;
             }
         }
         self.count(comm, label)
@@ -440,19 +440,24 @@ impl<G: SplitGraph> Finder<'_, G> {
 
     /// Offers every child (`forward`) or parent of the nodes of `frontier`
     /// (nodes of this rank, sorted) to `take` on the rank that holds it,
-    /// and returns the nodes of this rank `take` claimed, sorted. `take`
-    /// must claim a node at most once. Collective; one exchange per slice
-    /// of the longest frontier. (Frontiers hold indexes, 4 bytes a node,
-    /// and are walked in order: a frontier can hold a fifth of a layer.)
+    /// and returns the nodes of this rank `take` claimed, sorted; `None`
+    /// when every rank's frontier is empty (then nothing is exchanged).
+    /// `take` must claim a node at most once. Collective; one exchange per
+    /// slice of the longest frontier, after one maximum. (Frontiers hold
+    /// indexes, 4 bytes a node, and are walked in order: a frontier can
+    /// hold a fifth of a layer.)
     fn expand(
         &self,
         comm: &dyn Communicator,
         frontier: &[u32],
         forward: bool,
         take: impl Fn(usize) -> bool + Sync,
-    ) -> Vec<u32> {
+    ) -> Option<Vec<u32>> {
         let ranks = comm.ranks();
         let slices = comm.max(frontier.len().div_ceil(EXCHANGE_SLICE) as u64) as usize;
+        if slices == 0 {
+            return None;
+        }
         let mut claimed = Vec::new();
         let mut own_slices = frontier.chunks(EXCHANGE_SLICE);
         for _ in 0..slices {
@@ -504,7 +509,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             claimed.extend(received);
         }
         claimed.par_sort_unstable();
-        claimed
+        Some(claimed)
     }
 
     /// A pivot for part `label`: the end of a walk along moves inside the
@@ -556,8 +561,8 @@ impl<G: SplitGraph> Finder<'_, G> {
             self.label_cell(pivot).store(reached, Relaxed);
             frontier.push(pivot as u32);
         }
-        while comm.any(!frontier.is_empty()) {
-            frontier = self.expand(comm, &frontier, true, |index| self.claim(index, label, reached));
+        while let Some(next) = self.expand(comm, &frontier, true, |index| self.claim(index, label, reached)) {
+            frontier = next;
         }
         // Backward inside what was reached: what reaches the pivot is its
         // component. A member keeps the parity of its distance to the
@@ -572,21 +577,21 @@ impl<G: SplitGraph> Finder<'_, G> {
         }
         let odd = AtomicBool::new(false);
         let mut parity = 0u8;
-        while comm.any(!frontier.is_empty()) {
-            frontier = self.expand(comm, &frontier, false, |index| {
-                let found = self.label_cell(index).load(Acquire);
-                if found == component {
-                    if self.degree_cell(index).load(Relaxed) == parity {
-                        odd.store(true, Relaxed);
-                    }
-                    return false;
+        while let Some(next) = self.expand(comm, &frontier, false, |index| {
+            let found = self.label_cell(index).load(Acquire);
+            if found == component {
+                if self.degree_cell(index).load(Relaxed) == parity {
+                    odd.store(true, Relaxed);
                 }
-                if found != reached {
-                    return false;
-                }
-                self.degree_cell(index).store(parity ^ 1, Relaxed);
-                self.claim(index, reached, component)
-            });
+                return false;
+            }
+            if found != reached {
+                return false;
+            }
+            self.degree_cell(index).store(parity ^ 1, Relaxed);
+            self.claim(index, reached, component)
+        }) {
+            frontier = next;
             parity ^= 1;
         }
         let odd = comm.any(odd.into_inner());
