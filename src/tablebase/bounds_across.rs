@@ -41,7 +41,7 @@ use super::games::leaves_with_child;
 use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
 use super::members::MemberPositions;
 use super::scc::Components;
-use super::split::exchange_offsets;
+use super::split::exchange_parts;
 use crate::cluster::{Communicator, Partition};
 use crate::rank::{layer_index, layer_size};
 use crate::rules::Position;
@@ -596,14 +596,7 @@ impl<'a> Share<'a> {
         take: &(impl Fn(usize) -> bool + Sync),
     ) -> Vec<State> {
         let mut claimed = Vec::new();
-        let mut outgoing = vec![Vec::new(); comm.ranks()];
-        for (mine, messages) in parts {
-            claimed.extend(mine);
-            for (all, message) in outgoing.iter_mut().zip(messages) {
-                all.extend_from_slice(&message);
-            }
-        }
-        let received: Vec<State> = exchange_offsets(comm, outgoing)
+        let received: Vec<State> = exchange_parts(comm, parts, &mut claimed)
             .into_par_iter()
             .flat_map_iter(|block| block.into_iter())
             .filter_map(|word| {

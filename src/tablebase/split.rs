@@ -491,14 +491,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             } else {
                 slice.par_chunks(FRONTIER_CHUNK).map(step).collect()
             };
-            let mut outgoing = vec![Vec::new(); ranks];
-            for (mine, offsets) in parts {
-                claimed.extend(mine);
-                for (all, offsets) in outgoing.iter_mut().zip(offsets) {
-                    all.extend_from_slice(&offsets);
-                }
-            }
-            let received: Vec<u32> = exchange_offsets(comm, outgoing)
+            let received: Vec<u32> = exchange_parts(comm, parts, &mut claimed)
                 .into_par_iter()
                 .flat_map_iter(|block| block.into_iter())
                 .filter_map(|offset| {
@@ -616,11 +609,24 @@ impl<G: SplitGraph> Finder<'_, G> {
     }
 }
 
-/// Sends `outgoing[d]`, offsets in rank `d`'s range in any order, to rank
-/// `d` as sorted gaps ([`gaps`]), and returns the offsets every rank sent
+/// One step's exchange. Each part of the step (one thread's share) holds
+/// what it claimed on this rank, which goes to `claimed`, and per rank
+/// `d` the offsets in `d`'s range it has for it, in any order; those go to
+/// rank `d` as sorted gaps ([`gaps`]). Returns the offsets every rank sent
 /// to this one, in blocks (this rank's own come back as they were sent).
 /// Collective: one exchange.
-pub(crate) fn exchange_offsets(comm: &dyn Communicator, mut outgoing: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+pub(crate) fn exchange_parts<T>(
+    comm: &dyn Communicator,
+    parts: Vec<(Vec<T>, Vec<Vec<u32>>)>,
+    claimed: &mut Vec<T>,
+) -> Vec<Vec<u32>> {
+    let mut outgoing = vec![Vec::new(); comm.ranks()];
+    for (mine, offsets) in parts {
+        claimed.extend(mine);
+        for (all, offsets) in outgoing.iter_mut().zip(offsets) {
+            all.extend_from_slice(&offsets);
+        }
+    }
     let me = comm.rank();
     let own = std::mem::take(&mut outgoing[me]);
     let messages = outgoing.iter_mut().map(|offsets| gaps::encode(offsets)).collect();
