@@ -4,7 +4,7 @@
 # one process and once with `mpirun -np K` for K = 1, 2 and 4 (the ranks
 # share this machine's cores), and compares the finished files. Part of
 # `make test`; needs Open MPI and libclang (Debian: openmpi-bin
-# libopenmpi-dev libclang-dev), which .ci/run installs.
+# libopenmpi-dev libclang-dev) and pkill (procps), which .ci/run installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${MPI_CHECK_SEEDS:-10}
@@ -50,19 +50,33 @@ for ranks in 1 2 4; do
   [ "$status" = 0 ] && echo "mpi-check: -np $ranks: the files of the one-process build, layers 0 to $seeds"
 done
 
-# A job killed part-way (checkpoints every 0.05 s on rank 0), resumed with
-# another number of ranks: the same files.
+# A job killed inside one of its last two layers, once rank 0 has a
+# checkpoint of it (they come every 0.05 s; in those layers the ranks play
+# the giant component's threshold games together), resumed with another
+# number of ranks: the same files.
 killed="$work/killed"
 mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet \
   --checkpoint-seconds 0.05 >/dev/null 2>&1 &
 job=$!
-sleep "${MPI_CHECK_KILL_AFTER:-4}"
+for _ in $(seq 1 1200); do
+  grep -Eq "^checkpoint ($((seeds - 1))|$seeds) " "$killed/manifest" 2>/dev/null && break
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.05
+done
+# Every rank at once, as a crash would (mpirun, told to stop, lets its
+# ranks run on for a while).
+pkill -KILL -f -- "--dir $killed " 2>/dev/null || true
 kill -TERM "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
 finished=$(grep -c '^layer ' "$killed/manifest" 2>/dev/null || echo 0)
+inside=$(grep -Eo '^checkpoint [0-9]+' "$killed/manifest" 2>/dev/null | cut -d' ' -f2 || true)
+if [ -z "$inside" ]; then
+  echo "mpi-check: the job was not killed inside a layer with a checkpoint ($finished layers finished)" >&2
+  status=1
+fi
 mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet >/dev/null
 if cmp -s "$work/alone/tablebase.owtb" "$killed/tablebase.owtb"; then
-  echo "mpi-check: killed with $finished layers finished, resumed with 4 ranks: the same files"
+  echo "mpi-check: killed inside layer $inside with its checkpoint ($finished layers finished), resumed with 4 ranks: the same files"
 else
   echo "mpi-check: a killed and resumed job gives other files" >&2
   status=1
