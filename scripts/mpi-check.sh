@@ -65,7 +65,7 @@ for _ in $(seq 1 1200); do
 done
 # Every rank at once, as a crash would (mpirun, told to stop, lets its
 # ranks run on for a while).
-pkill -KILL -f -- "--dir $killed " 2>/dev/null || true
+pkill -KILL -f -- "^$with_mpi build --dir $killed " 2>/dev/null || true
 kill -TERM "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
 finished=$(grep -c '^layer ' "$killed/manifest" 2>/dev/null || echo 0)
