@@ -115,7 +115,6 @@ impl LayerSolver<'_> {
             components,
             k,
             rounds_before,
-            big: members.len() > 1 << 16,
             members: members.len(),
             error: None,
         };
@@ -245,7 +244,6 @@ struct RankZero<'s, 'l> {
     components: &'s Components,
     k: usize,
     rounds_before: u32,
-    big: bool,
     members: usize,
     error: Option<io::Error>,
 }
@@ -264,7 +262,8 @@ impl Lead for RankZero<'_, '_> {
     }
 
     fn threshold(&self, t: u8) {
-        if self.big {
+        // (As one process reports them: for components above 65,536.)
+        if self.members > 1 << 16 {
             self.solver.progress.detail(&format!(
                 "{} seeds: bounds of {} positions across ranks, threshold {t}",
                 self.solver.n, self.members
