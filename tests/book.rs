@@ -332,32 +332,57 @@ fn a_damaged_book_is_refused_and_left_as_it_is() {
     }
 }
 
+/// A first save killed between its checkpoint and its manifest leaves a
+/// manifest that names no checkpoint beside the one checkpoint: the
+/// growth adopts it. Any other unnamed checkpoint (two of them, or one
+/// without a manifest) is damage, refused with nothing deleted; an adopted
+/// checkpoint is checked like a named one.
 #[test]
-fn a_manifest_that_lost_its_checkpoint_line_deletes_nothing() {
+fn an_interrupted_first_save_is_adopted_and_other_unnamed_checkpoints_refused() {
     let dir = Scratch::new("lost-line");
     let evaluator = Negamax::depth(2);
     grow(&options(dir.path(), 1, 24), &evaluator, &Silent).unwrap();
     let before = book_files(dir.path());
+    let saved = store::load(dir.path()).unwrap();
     let manifest = fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
     let without: String =
         manifest.lines().filter(|l| !l.starts_with("checkpoint")).map(|l| format!("{l}\n")).collect();
-    for damaged in [Some(without.as_str()), None] {
-        match damaged {
-            Some(text) => fs::write(dir.join(MANIFEST_FILE), text).unwrap(),
-            None => fs::remove_file(dir.join(MANIFEST_FILE)).unwrap(),
-        }
-        // Neither taken for a new book by stats nor regrown from nothing.
+    let checkpoint = checkpoint_path(dir.path(), 24);
+    let another = checkpoint_path(dir.path(), 16);
+    let refused = |note: &str| {
         let error = store::load(dir.path()).unwrap_err();
-        assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
-        assert!(error.to_string().contains("checkpoint-"), "{error}");
+        assert!(matches!(error, BookError::Corrupt { .. }), "{note}: {error}");
         let error = grow(&options(dir.path(), 1, 48), &evaluator, &Silent).unwrap_err();
-        assert!(matches!(error, BookError::Corrupt { .. }), "{error}");
-        let checkpoint = checkpoint_path(dir.path(), 24);
-        assert!(before.1 == fs::read(&checkpoint).unwrap(), "the checkpoint changed");
-    }
-    fs::write(dir.join(MANIFEST_FILE), &manifest).unwrap();
-    assert!(before == book_files(dir.path()));
+        assert!(matches!(error, BookError::Corrupt { .. }), "{note}: {error}");
+        error.to_string()
+    };
+    // No manifest: never taken for a new book.
+    fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
+    assert!(refused("no manifest").contains("checkpoint-0000000024.owbook"));
+    // Two unnamed checkpoints: no interrupted save leaves that.
+    fs::write(dir.join(MANIFEST_FILE), &without).unwrap();
+    fs::write(&another, &before.1).unwrap();
+    assert!(refused("two").contains("checkpoint-0000000016.owbook, checkpoint-0000000024.owbook"));
+    assert!(fs::read(&another).unwrap() == before.1 && fs::read(&checkpoint).unwrap() == before.1);
+    fs::remove_file(&another).unwrap();
+    // The one unnamed checkpoint, damaged: adopted, then refused by its
+    // own checks.
+    let mut damaged = before.1.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x08;
+    fs::write(&checkpoint, &damaged).unwrap();
+    refused("damaged");
+    assert!(fs::read(&checkpoint).unwrap() == damaged);
+    assert_eq!(fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap(), without);
+    // Intact: adopted, by a reader and by a growth.
+    fs::write(&checkpoint, &before.1).unwrap();
+    let adopted = store::load(dir.path()).unwrap();
+    assert_eq!(adopted.manifest, saved.manifest);
+    assert!(adopted.graph == saved.graph, "another graph adopted");
     grow(&options(dir.path(), 1, 48), &evaluator, &Silent).unwrap();
+    let straight = Scratch::new("lost-line-straight");
+    grow(&options(straight.path(), 1, 48), &evaluator, &Silent).unwrap();
+    assert_same_book(dir.path(), straight.path(), "grown on from an adopted checkpoint");
 }
 
 #[test]

@@ -144,15 +144,19 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     assert!(stderr.contains("checksum mismatch"), "{stderr}");
     assert_eq!(fs::read(&path).unwrap(), damaged, "the damaged checkpoint was touched");
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), manifest);
-    // A manifest that lost its checkpoint line: refused, the checkpoint kept.
+    // A manifest that names no checkpoint beside a later one than the
+    // first (which only an interrupted first save leaves): refused, the
+    // checkpoint kept.
     let without: String =
         manifest.lines().filter(|l| !l.starts_with("checkpoint ")).map(|l| format!("{l}\n")).collect();
     fs::write(dir.join("manifest"), &without).unwrap();
+    let later = dir.join("checkpoint-07-000002.zst");
+    fs::rename(&path, &later).unwrap();
     let output = endgames(&dir, 7).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("names no checkpoint of layer 7"), "{stderr}");
-    assert_eq!(fs::read(&path).unwrap(), damaged, "the checkpoint was touched");
+    assert_eq!(fs::read(&later).unwrap(), damaged, "the checkpoint was touched");
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), without);
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -180,6 +184,47 @@ fn killed_with_a_checkpoint(dir: &Path, n: u32) -> (PathBuf, String) {
     let path = dir.join(format!("checkpoint-{:02}-{:06}.zst", fields[0], fields[1]));
     assert!(path.exists(), "{}", path.display());
     (path, manifest)
+}
+
+/// A build killed between the first checkpoint of a layer and the
+/// manifest that names it leaves the manifest of the finished layers
+/// beside `checkpoint-NN-000001.zst`: the next run adopts that checkpoint
+/// (checked by its own frame checksum) and ends with a straight build's
+/// files.
+#[test]
+fn an_interrupted_first_save_is_adopted() {
+    let straight = scratch("straight-7-adopt");
+    assert!(endgames(&straight, 7).status().unwrap().success());
+    let dir = scratch("adopt");
+    let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
+    // The state between the two writes of the layer's first save.
+    let first = dir.join("checkpoint-07-000001.zst");
+    fs::rename(&path, &first).unwrap();
+    let before: String =
+        manifest.lines().filter(|l| !l.starts_with("checkpoint ")).map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("manifest"), &before).unwrap();
+    // Damaged, it is refused and left as it is.
+    let good = fs::read(&first).unwrap();
+    let mut damaged = good.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x20;
+    fs::write(&first, &damaged).unwrap();
+    let output = endgames(&dir, 7).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("checkpoint-07-000001.zst"), "{stderr}");
+    assert_eq!(fs::read(&first).unwrap(), damaged);
+    assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), before);
+    // Intact, it is adopted.
+    fs::write(&first, &good).unwrap();
+    let output = endgames(&dir, 7).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("layer 7: adopting checkpoint-07-000001.zst"), "{stderr}");
+    assert!(stderr.contains("layer 7: resuming from checkpoint 1"), "{stderr}");
+    assert_eq!(outputs(&dir), outputs(&straight));
+    fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&straight).unwrap();
 }
 
 /// A checkpoint in the layout of an earlier version (whose components

@@ -171,20 +171,42 @@ fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
 
 /// Reads the manifest of a book directory (`None` if there is none).
 ///
-/// A manifest that names no checkpoint (or a missing manifest) beside a
-/// checkpoint file is refused as damaged: a manifest names its checkpoint
-/// from the first save on, so the book would otherwise be taken for a new
-/// one and its checkpoint for a stray.
+/// The manifest is written when the book is created and names its
+/// checkpoint from the first save on. A manifest that names none beside
+/// exactly one checkpoint is a first save interrupted between its two
+/// writes: the checkpoint is adopted (the record returned names it; the
+/// file is not changed, and its own checksum, parameters and expansion
+/// count are checked when it is loaded). Any other checkpoint where the
+/// manifest names none (or where there is no manifest) is refused as
+/// damage: the book would otherwise be taken for a new one and its
+/// checkpoint for a stray.
 pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
     let path = dir.join(MANIFEST_FILE);
-    let manifest = match resumable::read_manifest(dir)? {
+    let mut manifest = match resumable::read_manifest(dir)? {
         Some(text) => Some(Manifest::parse(&text, &path)?),
         None => None,
     };
     if manifest.as_ref().is_none_or(|m| m.checkpoint.is_none()) {
-        resumable::refuse_unnamed_checkpoint(dir, &BOOK_DIRECTORY, "", "", manifest.is_some())?;
+        let unnamed =
+            resumable::unnamed_checkpoint(dir, &BOOK_DIRECTORY, "", "", manifest.is_some(), |name| {
+                expansions_of(name).is_some()
+            })?;
+        if let (Some(name), Some(found)) = (unnamed, manifest.as_mut()) {
+            let checkpoint = dir.join(&name);
+            let data = fs::read(&checkpoint).map_err(io_at(&checkpoint))?;
+            found.checkpoint = expansions_of(&name).map(|expansions| CheckpointRecord {
+                expansions,
+                bytes: data.len() as u64,
+                checksum: checksum(&data),
+            });
+        }
     }
     Ok(manifest)
+}
+
+/// The expansion count in a checkpoint's name ([`checkpoint_name`]).
+fn expansions_of(name: &str) -> Option<u64> {
+    name.strip_prefix("checkpoint-")?.strip_suffix(".owbook")?.parse().ok()
 }
 
 /// A book read from its directory.
@@ -202,15 +224,7 @@ pub struct StoredBook {
 pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
     let mut attempt = 0;
     loop {
-        let manifest = match read_manifest(dir) {
-            // A growth's first save writes the checkpoint, then the manifest.
-            Err(BookError::Corrupt { .. }) if attempt < 3 && !damaged_for_sure(dir) => {
-                attempt += 1;
-                std::thread::sleep(std::time::Duration::from_millis(50));
-                continue;
-            }
-            found => found?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?,
-        };
+        let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?;
         let Some(record) = manifest.checkpoint else {
             return Ok(StoredBook { manifest, graph: None });
         };
@@ -222,12 +236,6 @@ pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
             Ok(graph) => return Ok(StoredBook { manifest, graph: Some(graph) }),
         }
     }
-}
-
-/// Whether the manifest itself fails to parse (no race can explain that).
-fn damaged_for_sure(dir: &Path) -> bool {
-    let path = dir.join(MANIFEST_FILE);
-    fs::read_to_string(&path).map_or(true, |text| Manifest::parse(&text, &path).is_err())
 }
 
 /// Reads, checks and decodes the checkpoint the manifest names.

@@ -15,9 +15,10 @@
 //!   files.
 //! * **Checked reads.** Every file the manifest names is checked (size and
 //!   checksum) before it is used ([`read_checked`], [`map_checked`]).
-//! * **Nothing lost.** A checkpoint the manifest does not name, found
-//!   where the manifest names none, means the manifest is damaged: the
-//!   job stops and deletes nothing ([`refuse_unnamed_checkpoint`]). Once
+//! * **Nothing lost.** Where the manifest names no checkpoint, the one
+//!   checkpoint of an interrupted first save is adopted; any other
+//!   checkpoint means the manifest is damaged, and the job stops and
+//!   deletes nothing ([`unnamed_checkpoint`]). Once
 //!   everything the manifest names is checked, leftovers (temporary files
 //!   and checkpoints it no longer names) are removed, only under names
 //!   this kind of directory writes ([`names`]); no other file is touched.
@@ -195,27 +196,42 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Option<String>, DirectoryError
     }
 }
 
-/// Refuses a directory whose manifest names no checkpoint (or is missing)
-/// while a checkpoint whose name starts with `prefix` is there: the
-/// manifest names each checkpoint from its first save on, so the manifest
-/// is damaged (or a first save was interrupted between the two writes),
-/// and the job stops rather than throw the work away. `scope` says which
-/// checkpoint the manifest should name (" of layer 7"), if it matters.
-pub(crate) fn refuse_unnamed_checkpoint(
+/// What a directory holds of a checkpoint the manifest does not name,
+/// where the manifest names none (of the scope `prefix` selects).
+///
+/// A save writes the checkpoint, then the manifest that names it; from the
+/// first save on the manifest names one. So where it names none:
+/// * no checkpoint: nothing to resume, `Ok(None)`;
+/// * exactly one, which `first_save` recognises as a scope's first
+///   checkpoint, beside a manifest: a first save interrupted between its
+///   two writes. The file is whole (committed atomically), and the caller
+///   adopts it: `Ok(Some(name))`. Its content is checked when it is
+///   decoded (each kind's checkpoint carries its own checksum), as the
+///   manifest's record would have been;
+/// * anything else (several, a later one, or no manifest at all) no
+///   interrupted save leaves: the manifest is damaged, and the job stops
+///   rather than throw the work away. `scope` says which checkpoint the
+///   manifest should name (" of layer 7"), if it matters.
+pub(crate) fn unnamed_checkpoint(
     dir: &Path,
     kind: &DirectoryKind,
     prefix: &str,
     scope: &str,
     manifest_found: bool,
-) -> Result<(), DirectoryError> {
-    match names::find(dir, prefix, kind.checkpoint) {
-        None => Ok(()),
-        Some(found) => Err(DirectoryError::Corrupt {
+    first_save: impl Fn(&str) -> bool,
+) -> Result<Option<String>, DirectoryError> {
+    let mut found = names::find_all(dir, prefix, kind.checkpoint);
+    match found.len() {
+        0 => Ok(None),
+        1 if manifest_found && first_save(&found[0]) => Ok(found.pop()),
+        _ => Err(DirectoryError::Corrupt {
             path: dir.join(MANIFEST),
             problem: format!(
-                "{} names no checkpoint{scope}, yet {found} is there: the manifest may be damaged (nothing was \
-                 changed; if a first checkpoint was interrupted instead, remove {found} and run again)",
-                if manifest_found { "the manifest" } else { "there is no manifest: it" }
+                "{} names no checkpoint{scope}, yet {} {} there, which no interrupted save leaves: the manifest \
+                 may be damaged (nothing was changed)",
+                if manifest_found { "the manifest" } else { "there is no manifest: it" },
+                found.join(", "),
+                if found.len() == 1 { "is" } else { "are" },
             ),
         }),
     }

@@ -55,13 +55,21 @@ pub(crate) fn refuse_output(output: &Path, inputs: &[&Path]) -> Option<String> {
     })
 }
 
-/// The name of a file in `dir` that starts with `prefix` and matches
-/// `pattern`, if there is one.
-pub(crate) fn find(dir: &Path, prefix: &str, pattern: &str) -> Option<String> {
-    fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
-        let name = entry.file_name().to_str()?.to_string();
-        (name.starts_with(prefix) && matches(&name, pattern)).then_some(name)
-    })
+/// The names of the files in `dir` that start with `prefix` and match
+/// `pattern`, in order.
+pub(crate) fn find_all(dir: &Path, prefix: &str, pattern: &str) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_string();
+            (name.starts_with(prefix) && matches(&name, pattern)).then_some(name)
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Removes from `dir` the temporary files of names in `patterns`, and the

@@ -12,7 +12,11 @@
 //! Running the build again resumes: the parameters must match (a larger
 //! `max_seeds` extends a build, since no layer depends on the layers above
 //! it), every file the manifest names must have its recorded size and
-//! checksum, or the build stops with an error and touches nothing.
+//! checksum, or the build stops with an error and touches nothing. A
+//! layer's first checkpoint that the manifest does not yet name (the run
+//! was killed between the two writes of that save) is adopted, checked by
+//! its zstd frame's own checksum; any other unnamed checkpoint of the
+//! unfinished layer is refused as damage (`check_checkpoint`).
 
 use std::fmt;
 
@@ -385,6 +389,9 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
             .held
             .commit_streamed(&checkpoint_name(n, sequence), |file| {
                 let mut encoder = zstd::stream::Encoder::new(file, 1)?;
+                // The frame's checksum checks a checkpoint adopted without
+                // a manifest record (`check_checkpoint`).
+                encoder.include_checksum(true)?;
                 write(&mut encoder)?;
                 encoder.finish()?;
                 Ok(())
@@ -676,7 +683,7 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
         checkpoint: None,
     };
     let manifest_path = dir.join("manifest");
-    let manifest = match resumable::read_manifest(dir)? {
+    let mut manifest = match resumable::read_manifest(dir)? {
         Some(text) => {
             let mut found = Manifest::parse(&text, &manifest_path)?;
             // A layer does not depend on how many layers follow it: a build
@@ -709,7 +716,7 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
     let (solved, stats) = open_layers(dir, &manifest)?;
     report.layers = stats;
-    check_checkpoint(dir, &manifest)?;
+    check_checkpoint(dir, &mut manifest, observer)?;
     // Only once everything the manifest names has been checked: a damaged
     // directory is left exactly as it was found.
     let current =
@@ -875,22 +882,47 @@ fn finish_layer(
     Ok(())
 }
 
-/// Checks the checkpoint the manifest names, or, if it names none, that
-/// no checkpoint of the unfinished layer is there (see
-/// [`resumable::refuse_unnamed_checkpoint`]).
-fn check_checkpoint(dir: &Path, manifest: &Manifest) -> Result<(), BuildError> {
+/// Checks the checkpoint the manifest names. If it names none, a first
+/// checkpoint of the unfinished layer whose save was interrupted before
+/// the manifest named it is adopted (the next save or the layer's end
+/// commits a manifest that names it); any other checkpoint of that layer
+/// is refused (see [`resumable::unnamed_checkpoint`]).
+fn check_checkpoint(dir: &Path, manifest: &mut Manifest, observer: &dyn Observer) -> Result<(), BuildError> {
     let layer = manifest.layers.len();
     match manifest.checkpoint {
         Some((sequence, bytes, sum)) => {
             read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
         }
-        None => resumable::refuse_unnamed_checkpoint(
-            dir,
-            &BUILD_DIRECTORY,
-            &format!("checkpoint-{layer:02}-"),
-            &format!(" of layer {layer}"),
-            true,
-        )?,
+        None => {
+            let first = checkpoint_name(layer, 1);
+            let unnamed = resumable::unnamed_checkpoint(
+                dir,
+                &BUILD_DIRECTORY,
+                &format!("checkpoint-{layer:02}-"),
+                &format!(" of layer {layer}"),
+                true,
+                |name| name == first,
+            )?;
+            if let Some(name) = unnamed {
+                let path = dir.join(&name);
+                let data = std::fs::read(&path).map_err(io_at(&path))?;
+                // Its zstd frame's own checksum is what checks its content
+                // when it is decoded; a frame without one (written by an
+                // earlier version) cannot be trusted without a record.
+                if !super::checkpoint::frame_has_checksum(&data) {
+                    return Err(BuildError::Corrupt {
+                        path,
+                        problem: "the manifest does not name this checkpoint, and it carries no checksum of its \
+                                  own (an earlier version wrote it): remove it to build the layer from its start"
+                            .into(),
+                    });
+                }
+                observer.line(&format!(
+                    "layer {layer}: adopting {name}, saved just before the run stopped, before the manifest named it"
+                ));
+                manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
+            }
+        }
     }
     Ok(())
 }

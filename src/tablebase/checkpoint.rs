@@ -2,7 +2,8 @@
 //! where it stood and ends with the same bytes as an uninterrupted one.
 //!
 //! Layout (little-endian, see [`super::codec`]; the build directory stores it
-//! zstd-compressed, with its checksum in the manifest):
+//! as one zstd frame with a content checksum, and records the file's size and
+//! checksum in the manifest):
 //!
 //! ```text
 //! "OWCKPT02" | n: u32 | positions: u64
@@ -62,6 +63,14 @@ const EARLIER_MAGIC: &[u8; 8] = b"OWCKPT01";
 /// resume (the layer is built again from its start).
 pub(crate) fn earlier_layout(snapshot: &[u8]) -> bool {
     snapshot.starts_with(EARLIER_MAGIC)
+}
+
+/// Whether a compressed checkpoint starts with a zstd frame that carries a
+/// content checksum (checked by the decoder), as this version writes them.
+pub(crate) fn frame_has_checksum(compressed: &[u8]) -> bool {
+    const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+    const CONTENT_CHECKSUM_FLAG: u8 = 0x04;
+    compressed.len() > 4 && compressed[..4] == ZSTD_MAGIC && compressed[4] & CONTENT_CHECKSUM_FLAG != 0
 }
 
 /// Writes length-prefixed `u32` words in chunks.
@@ -249,6 +258,25 @@ mod tests {
     use super::*;
     use crate::tablebase::layer::NoCheckpoints;
     use crate::tablebase::LayerBytes;
+
+    /// The premise of adopting an unnamed checkpoint: the decoder checks
+    /// the frame's content checksum, so changed content is an error even
+    /// where the frame stays well formed.
+    #[test]
+    fn a_frame_with_a_checksum_is_checked_when_decoded() {
+        let content: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut encoder = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+        encoder.include_checksum(true).unwrap();
+        encoder.write_all(&content).unwrap();
+        let frame = encoder.finish().unwrap();
+        assert!(frame_has_checksum(&frame));
+        assert_eq!(zstd::stream::decode_all(&frame[..]).unwrap(), content);
+        let mut changed = frame.clone();
+        *changed.last_mut().unwrap() ^= 1; // the checksum's last byte
+        assert!(zstd::stream::decode_all(&changed[..]).is_err());
+        assert!(!frame_has_checksum(&zstd::stream::encode_all(&content[..], 1).unwrap()));
+        assert!(!frame_has_checksum(b"OWCKPT02"));
+    }
 
     #[test]
     fn snapshots_round_trip_and_damage_is_an_error() {
