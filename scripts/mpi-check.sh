@@ -51,17 +51,26 @@ for ranks in 1 2 4; do
 done
 
 # A job killed inside one of its last two layers, once rank 0 has a
-# checkpoint of it (they come every 0.05 s; in those layers the ranks play
-# the giant component's threshold games together), resumed with another
-# number of ranks: the same files.
+# checkpoint of it taken inside the threshold games the ranks play
+# together (checkpoints come every 0.05 s; such a checkpoint is in parts,
+# one written by each rank), resumed with another number of ranks: the
+# same files.
 killed="$work/killed"
+# The checkpoint the manifest names, as "layer sequence", if any.
+named() { awk '$1 == "checkpoint" { print $2, $3 }' "$killed/manifest" 2>/dev/null; }
+# Whether checkpoint "$1" (layer), "$2" (sequence) has a part of rank 1.
+in_parts() { [ -n "$1" ] && [ -e "$killed/$(printf 'checkpoint-%02d-%06d-r0001.zst' "$1" "$2")" ]; }
 mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet \
   --checkpoint-seconds 0.05 >/dev/null 2>&1 &
 job=$!
 for _ in $(seq 1 1200); do
-  grep -Eq "^checkpoint ($((seeds - 1))|$seeds) " "$killed/manifest" 2>/dev/null && break
+  # shellcheck disable=SC2046
+  set -- $(named)
+  if [ -n "${1:-}" ] && [ "$1" -ge $((seeds - 1)) ] && in_parts "$1" "$2"; then
+    break
+  fi
   kill -0 "$job" 2>/dev/null || break
-  sleep 0.05
+  sleep 0.02
 done
 # Every rank at once, as a crash would (mpirun, told to stop, lets its
 # ranks run on for a while).
@@ -69,14 +78,16 @@ pkill -KILL -f -- "^$with_mpi build --dir $killed " 2>/dev/null || true
 kill -TERM "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
 finished=$(grep -c '^layer ' "$killed/manifest" 2>/dev/null || echo 0)
-inside=$(grep -Eo '^checkpoint [0-9]+' "$killed/manifest" 2>/dev/null | cut -d' ' -f2 || true)
-if [ -z "$inside" ]; then
-  echo "mpi-check: the job was not killed inside a layer with a checkpoint ($finished layers finished)" >&2
+# shellcheck disable=SC2046
+set -- $(named)
+if [ -z "${1:-}" ] || ! in_parts "$1" "$2"; then
+  echo "mpi-check: the job was not killed inside a layer with a checkpoint in parts ($finished layers finished)" >&2
   status=1
 fi
+inside=${1:-none}
 mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet >/dev/null
 if cmp -s "$work/alone/tablebase.owtb" "$killed/tablebase.owtb"; then
-  echo "mpi-check: killed inside layer $inside with its checkpoint ($finished layers finished), resumed with 4 ranks: the same files"
+  echo "mpi-check: killed inside layer $inside with a checkpoint in parts ($finished layers finished), resumed with 4 ranks: the same files"
 else
   echo "mpi-check: a killed and resumed job gives other files" >&2
   status=1

@@ -41,12 +41,15 @@ use crate::checksum::{checksum, Checksum};
 pub(crate) const MANIFEST: &str = "manifest";
 
 /// What a kind of resumable directory owns: the first word of its
-/// manifest, its lock, its checkpoints' names and every name it writes
-/// (`#`: digits).
+/// manifest, its lock, its checkpoints' names, the names of a checkpoint's
+/// parts, if it has any (the checkpoint's name with `-r#` before its
+/// extension: [`names::part_owner`]), and every name it writes (`#`:
+/// digits).
 pub(crate) struct DirectoryKind {
     pub manifest_signature: &'static str,
     pub lock: &'static str,
     pub checkpoint: &'static str,
+    pub checkpoint_part: Option<&'static str>,
     pub files: &'static [&'static str],
 }
 
@@ -55,6 +58,7 @@ pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
     manifest_signature: "oware-tablebase-build",
     lock: "build.lock",
     checkpoint: "checkpoint-#-#.zst",
+    checkpoint_part: Some("checkpoint-#-#-r#.zst"),
     files: &[
         "manifest",
         "build.lock",
@@ -63,6 +67,7 @@ pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
         "layer-#-g#.bin",
         "layer-#-g#.stats",
         "checkpoint-#-#.zst",
+        "checkpoint-#-#-r#.zst",
         "tablebase.owtb",
         "tablebase.owtb.zst",
         "stats.json",
@@ -75,6 +80,7 @@ pub(crate) const BOOK_DIRECTORY: DirectoryKind = DirectoryKind {
     manifest_signature: "oware-opening-book",
     lock: "grow.lock",
     checkpoint: "checkpoint-#.owbook",
+    checkpoint_part: None,
     files: &["manifest", "grow.lock", "checkpoint-#.owbook"],
 };
 
@@ -174,12 +180,12 @@ impl HeldDirectory {
         let _ = fs::remove_file(self.dir.join(name));
     }
 
-    /// Removes temporary files of interrupted writes and checkpoints other
-    /// than `current` (the one the manifest names); call it only once
-    /// everything the manifest names has been checked.
+    /// Removes temporary files of interrupted writes, and checkpoints and
+    /// checkpoint parts other than `current` (the one the manifest names)
+    /// and its parts; call it only once everything the manifest names has
+    /// been checked.
     pub fn remove_strays(&self, current: Option<&str>) {
-        let keep = current.map(|name| self.dir.join(name));
-        names::remove_strays(&self.dir, self.kind.files, self.kind.checkpoint, keep.as_ref());
+        names::remove_strays(&self.dir, self.kind, current);
     }
 }
 

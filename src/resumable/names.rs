@@ -8,9 +8,9 @@
 //! appended (`super::atomic::temporary_path`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{BOOK_DIRECTORY, BUILD_DIRECTORY};
+use super::{DirectoryKind, BOOK_DIRECTORY, BUILD_DIRECTORY};
 
 /// Whether `name` is one of `patterns` exactly (see the module notes).
 pub(crate) fn matches(name: &str, pattern: &str) -> bool {
@@ -72,10 +72,20 @@ pub(crate) fn find_all(dir: &Path, prefix: &str, pattern: &str) -> Vec<String> {
     found
 }
 
-/// Removes from `dir` the temporary files of names in `patterns`, and the
-/// files matching `stale` other than `keep`. Errors are ignored: a stray
-/// left behind is harmless, the next run tries again.
-pub(crate) fn remove_strays(dir: &Path, patterns: &[&str], stale: &str, keep: Option<&PathBuf>) {
+/// The checkpoint a checkpoint part belongs to: the part's name without
+/// its `-r#` (`checkpoint-07-000003-r0001.zst` belongs to
+/// `checkpoint-07-000003.zst`).
+pub(crate) fn part_owner(part: &str) -> Option<String> {
+    let (head, tail) = part.rsplit_once("-r")?;
+    let extension = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+    (extension.len() < tail.len()).then(|| format!("{head}{extension}"))
+}
+
+/// Removes from `dir` the temporary files of the names `kind` writes, and
+/// its checkpoints and checkpoint parts other than `current` and the parts
+/// of `current`. Errors are ignored: a stray left behind is harmless, the
+/// next run tries again.
+pub(crate) fn remove_strays(dir: &Path, kind: &DirectoryKind, current: Option<&str>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -85,11 +95,12 @@ pub(crate) fn remove_strays(dir: &Path, patterns: &[&str], stale: &str, keep: Op
             continue;
         };
         let temporary =
-            name.strip_suffix(".tmp").is_some_and(|stem| patterns.iter().any(|p| matches(stem, p)));
-        let path = entry.path();
-        let stale = matches(name, stale) && Some(&path) != keep;
-        if temporary || stale {
-            let _ = fs::remove_file(&path);
+            name.strip_suffix(".tmp").is_some_and(|stem| kind.files.iter().any(|p| matches(stem, p)));
+        let stale_checkpoint = matches(name, kind.checkpoint) && Some(name) != current;
+        let stale_part = kind.checkpoint_part.is_some_and(|pattern| matches(name, pattern))
+            && part_owner(name).as_deref() != current;
+        if temporary || stale_checkpoint || stale_part {
+            let _ = fs::remove_file(entry.path());
         }
     }
 }
@@ -117,22 +128,34 @@ mod tests {
     fn the_users_files_stay() {
         let dir = std::env::temp_dir().join(format!("oware-strays-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let ours = ["manifest.tmp", "checkpoint-03-000001.zst", "checkpoint-03-000002.zst.tmp"];
-        let theirs =
-            ["notes.tmp", "checkpoint-mine.txt", "manifest.bak.tmp", "checkpoint-03-000009.zst.orig"];
-        let keep = dir.join("checkpoint-03-000003.zst");
-        for name in ours.iter().chain(&theirs) {
+        let ours = [
+            "manifest.tmp",
+            "checkpoint-03-000001.zst",
+            "checkpoint-03-000002.zst.tmp",
+            "checkpoint-03-000002-r0001.zst",
+            "checkpoint-03-000003-r0002.zst.tmp",
+        ];
+        let theirs = [
+            "notes.tmp",
+            "checkpoint-mine.txt",
+            "manifest.bak.tmp",
+            "checkpoint-03-000009.zst.orig",
+            "checkpoint-03-000002-rx.zst",
+        ];
+        let keep =
+            ["checkpoint-03-000003.zst", "checkpoint-03-000003-r0000.zst", "checkpoint-03-000003-r0001.zst"];
+        for name in ours.iter().chain(&theirs).chain(&keep) {
             fs::write(dir.join(name), b"x").unwrap();
         }
-        fs::write(&keep, b"x").unwrap();
-        remove_strays(&dir, &["manifest", "checkpoint-#-#.zst"], "checkpoint-#-#.zst", Some(&keep));
+        remove_strays(&dir, &BUILD_DIRECTORY, Some(keep[0]));
         for name in ours {
             assert!(!dir.join(name).exists(), "{name}");
         }
-        for name in theirs {
+        for name in theirs.iter().chain(&keep) {
             assert!(dir.join(name).exists(), "{name}");
         }
-        assert!(keep.exists());
+        assert_eq!(part_owner("checkpoint-03-000003-r0001.zst").as_deref(), Some(keep[0]));
+        assert_eq!(part_owner("checkpoint-03-000003.zst"), None);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -22,7 +22,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::checkpoint::GamesState;
+use super::checkpoint::{GamesSnapshot, GamesState};
 use super::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
 use super::layer::{Checkpointer, LayerSolver};
 use super::members::MemberPositions;
@@ -224,6 +224,7 @@ impl LayerSolver<'_> {
             }
             if t < first && checkpoints.due() {
                 let games = GamesState { members, win, open };
+                let games = GamesSnapshot::Arrays(&games);
                 self.checkpoint_games(checkpoints, (k, t, safety_rounds), components, &games)?;
             }
             let entries = &self.entries;

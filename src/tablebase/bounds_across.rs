@@ -29,6 +29,13 @@
 //! gathers the threshold at which every state was won, which gives the
 //! bounds. The other ranks wait for rank 0's next component in
 //! [`serve_bounds`] until it calls [`end_bounds`].
+//!
+//! A snapshot taken inside these games is kept in parts: when rank 0's
+//! checkpointer wants one, every rank writes the games' state of its own
+//! members as its part ([`SnapshotParts`]), and rank 0 saves the snapshot
+//! that names the parts with their sizes and checksums; the manifest that
+//! names the snapshot comes last. Joined in rank order, the parts are the
+//! state one process's snapshot holds (§2 of the document).
 
 use std::io;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -36,9 +43,10 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::bounds::ComponentBounds;
+use super::checkpoint::{GamesSnapshot, PartRecord, SnapshotParts};
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::games::leaves_with_child;
-use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
+use super::layer::{Checkpointer, LayerSolver};
 use super::members::MemberPositions;
 use super::scc::Components;
 use super::split::exchange_parts;
@@ -73,8 +81,10 @@ pub(crate) fn spread(solver: &LayerSolver, components: &Components, k: usize) ->
 impl LayerSolver<'_> {
     /// [`LayerSolver::cycle_bounds`] of component `k` with every rank of
     /// `comm` taking part (rank 0 calls this while the others wait in
-    /// [`serve_bounds`]): the same bounds and safety rounds, and the same
-    /// snapshots offered to `checkpoints` at the same thresholds.
+    /// [`serve_bounds`]): the same bounds and safety rounds, and snapshots
+    /// offered to `checkpoints` at the same thresholds, which are the same
+    /// once their parts (written where `checkpoints` keeps them) are
+    /// joined.
     pub(crate) fn bounds_across(
         &self,
         comm: &dyn Communicator,
@@ -139,13 +149,14 @@ impl LayerSolver<'_> {
 
 /// The part of a rank other than 0 in the cycle phases of layer `n`: it
 /// plays each component's games rank 0 hands out, until rank 0 ends them
-/// with [`end_bounds`]. Collective.
-pub(crate) fn serve_bounds(comm: &dyn Communicator, n: u32) {
+/// with [`end_bounds`], and writes its parts of their snapshots to
+/// `parts`. Collective.
+pub(crate) fn serve_bounds(comm: &dyn Communicator, n: u32, parts: &dyn SnapshotParts) {
     let partition = Partition::new(layer_size(n), comm.ranks());
     while comm.broadcast(Vec::new()) == [BOUNDS] {
         let message = comm.exchange(vec![Vec::new(); comm.ranks()]).swap_remove(0);
         // (Only rank 0 reports a failure: it stops every rank's games.)
-        let _ = play(comm, n as u8, &partition, message, &mut Follower);
+        let _ = play(comm, n as u8, &partition, message, &mut Follower { parts });
     }
 }
 
@@ -214,28 +225,65 @@ impl Assignment {
     }
 }
 
-/// What only rank 0 does during the games: snapshots and progress.
+/// What differs between rank 0 and the others during the games:
+/// snapshots and progress.
 trait Lead {
-    /// Whether a snapshot is wanted now (rank 0's checkpointer decides).
-    fn due(&mut self) -> bool;
-    /// Saves the snapshot taken before threshold `t` (every member's four
-    /// bytes, in member order) after `added` safety rounds; false if it
-    /// could not be written.
-    fn save(&mut self, t: u8, added: u32, state: Vec<u8>) -> bool;
+    /// The sequence number of a snapshot wanted now, if one is (rank 0's
+    /// checkpointer decides; the others say `None`).
+    fn snapshot_due(&mut self) -> Option<u64>;
+    /// Where this rank writes its part of a snapshot.
+    fn parts(&self) -> &dyn SnapshotParts;
+    /// Saves snapshot `sequence`, taken before threshold `t` after `added`
+    /// safety rounds, from every rank's reply about its part
+    /// ([`part_reply`]); false if it could not be saved.
+    fn save(&mut self, t: u8, added: u32, sequence: u64, replies: Vec<Vec<u8>>) -> bool;
     /// Reports that threshold `t` starts.
     fn threshold(&self, t: u8);
 }
 
-struct Follower;
+struct Follower<'p> {
+    parts: &'p dyn SnapshotParts,
+}
 
-impl Lead for Follower {
-    fn due(&mut self) -> bool {
-        false
+impl Lead for Follower<'_> {
+    fn snapshot_due(&mut self) -> Option<u64> {
+        None
     }
-    fn save(&mut self, _: u8, _: u32, _: Vec<u8>) -> bool {
+    fn parts(&self) -> &dyn SnapshotParts {
+        self.parts
+    }
+    fn save(&mut self, _: u8, _: u32, _: u64, _: Vec<Vec<u8>>) -> bool {
         true
     }
     fn threshold(&self, _: u8) {}
+}
+
+/// What a rank tells rank 0 about its part: `[0]` and the part's record,
+/// or `[1]` and why it could not be written.
+fn part_reply(written: io::Result<PartRecord>) -> Vec<u8> {
+    match written {
+        Ok(record) => [vec![0], record.encode()].concat(),
+        Err(error) => [vec![1], error.to_string().into_bytes()].concat(),
+    }
+}
+
+/// The records of every rank's part, in rank order, or the first failure.
+fn part_records(replies: Vec<Vec<u8>>) -> io::Result<Vec<PartRecord>> {
+    let mut records = Vec::with_capacity(replies.len());
+    for (rank, reply) in replies.into_iter().enumerate() {
+        let failed =
+            |problem: String| io::Error::other(format!("rank {rank}'s part of a snapshot: {problem}"));
+        match reply.split_first() {
+            Some((0, record)) => {
+                let mut d = Decoder::new(record);
+                let record = PartRecord::decode(&mut d).and_then(|r| d.finish().map(|_| r));
+                records.push(record.map_err(|e| failed(e.to_string()))?);
+            }
+            Some((_, text)) => return Err(failed(String::from_utf8_lossy(text).into_owned())),
+            None => return Err(failed("an empty reply".into())),
+        }
+    }
+    Ok(records)
 }
 
 struct RankZero<'s, 'l> {
@@ -249,14 +297,20 @@ struct RankZero<'s, 'l> {
 }
 
 impl Lead for RankZero<'_, '_> {
-    fn due(&mut self) -> bool {
-        self.checkpoints.due()
+    fn snapshot_due(&mut self) -> Option<u64> {
+        self.checkpoints.due().then(|| self.checkpoints.parts().1)
     }
 
-    fn save(&mut self, t: u8, added: u32, state: Vec<u8>) -> bool {
-        let step = Step::Bounds { t, safety_rounds: self.rounds_before + added, state };
-        let cursor = Cursor::Resolving { k: self.k, step };
-        let saved = self.solver.checkpoint(self.checkpoints, &cursor, Some(self.components));
+    fn parts(&self) -> &dyn SnapshotParts {
+        self.checkpoints.parts().0
+    }
+
+    fn save(&mut self, t: u8, added: u32, sequence: u64, replies: Vec<Vec<u8>>) -> bool {
+        let saved = part_records(replies).and_then(|records| {
+            let games = GamesSnapshot::Parts { sequence, records: &records };
+            let at = (self.k, t, self.rounds_before + added);
+            self.solver.checkpoint_games(self.checkpoints, at, self.components, &games)
+        });
         self.error = saved.err();
         self.error.is_none()
     }
@@ -410,19 +464,17 @@ impl<'a> Share<'a> {
         );
         let mut added = 0;
         for t in (1..=first).rev() {
-            if t < first && comm.any(lead.due()) {
-                if let Some(parts) = comm.gather(self.snapshot(t)) {
-                    // (Joined part by part, each freed once copied.)
-                    let total = parts.iter().map(Vec::len).sum();
-                    let state = parts.into_iter().fold(Vec::with_capacity(total), |mut all, part| {
-                        all.extend_from_slice(&part);
-                        all
-                    });
-                    let saved = lead.save(t, added, state);
-                    if comm.any(!saved) {
-                        return Err(Stopped);
-                    }
-                } else if comm.any(false) {
+            // Rank 0 says whether a snapshot is due, and its number; each
+            // rank writes its part, then rank 0 the snapshot naming them.
+            let due = if t < first { lead.snapshot_due() } else { None };
+            let order = comm.broadcast(due.map_or_else(Vec::new, |s| s.to_le_bytes().to_vec()));
+            if let Ok(sequence) = <[u8; 8]>::try_from(order.as_slice()).map(u64::from_le_bytes) {
+                let reply = part_reply(lead.parts().write_part(sequence, comm.rank(), &self.snapshot(t)));
+                let saved = match comm.gather(reply) {
+                    Some(replies) => lead.save(t, added, sequence, replies),
+                    None => true,
+                };
+                if comm.any(!saved) {
                     return Err(Stopped);
                 }
             }
@@ -685,14 +737,59 @@ mod tests {
     use super::*;
     use crate::cluster::run_ranks;
     use crate::tablebase::bounds::BoundWork;
+    use crate::tablebase::checkpoint::NoParts;
     use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::layer::{Cursor, Step};
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
-    /// Keeps every snapshot offered (always due).
-    #[derive(Default)]
-    struct Keep(Vec<Vec<u8>>);
+    use std::collections::HashMap;
+    use std::sync::Mutex;
 
-    impl Checkpointer for Keep {
+    /// Snapshot parts kept in memory, by sequence and rank.
+    #[derive(Default)]
+    struct MemoryParts(Mutex<HashMap<(u64, usize), Vec<u8>>>);
+
+    impl SnapshotParts for MemoryParts {
+        fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
+            self.0.lock().unwrap().insert((sequence, rank), state.to_vec());
+            let checksum = crate::checksum::checksum(state);
+            Ok(PartRecord { bytes: state.len() as u64, checksum })
+        }
+        fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String> {
+            let parts = self.0.lock().unwrap();
+            let part = parts.get(&(sequence, rank)).ok_or("no such part")?;
+            let found = PartRecord { bytes: part.len() as u64, checksum: crate::checksum::checksum(part) };
+            (found == record).then(|| part.clone()).ok_or_else(|| "another part".into())
+        }
+    }
+
+    /// Keeps every snapshot offered (always due), and their parts.
+    struct Keep<'p> {
+        kept: Vec<Vec<u8>>,
+        parts: &'p dyn SnapshotParts,
+    }
+
+    impl<'p> Keep<'p> {
+        fn new(parts: &'p dyn SnapshotParts) -> Keep<'p> {
+            Keep { kept: Vec::new(), parts }
+        }
+
+        /// The snapshots with their parts joined: what one process offers.
+        fn joined(&self, n: u32, solved: &SolvedLayers) -> Vec<Vec<u8>> {
+            self.kept
+                .iter()
+                .map(|bytes| {
+                    let (solver, cursor, components) =
+                        LayerSolver::restore(n, solved, SearchBudget::NONE, bytes, self.parts).unwrap();
+                    let mut joined = Vec::new();
+                    solver.write_snapshot(&cursor, components.as_ref(), None, &mut joined).unwrap();
+                    joined
+                })
+                .collect()
+        }
+    }
+
+    impl Checkpointer for Keep<'_> {
         fn due(&mut self) -> bool {
             true
         }
@@ -702,15 +799,18 @@ mod tests {
         ) -> std::io::Result<()> {
             let mut bytes = Vec::new();
             write(&mut bytes)?;
-            self.0.push(bytes);
+            self.kept.push(bytes);
             Ok(())
+        }
+        fn parts(&self) -> (&dyn SnapshotParts, u64) {
+            (self.parts, self.kept.len() as u64 + 1)
         }
     }
 
     /// Fails every save.
-    struct Failing;
+    struct Failing<'p>(&'p dyn SnapshotParts);
 
-    impl Checkpointer for Failing {
+    impl Checkpointer for Failing<'_> {
         fn due(&mut self) -> bool {
             true
         }
@@ -720,11 +820,30 @@ mod tests {
         ) -> std::io::Result<()> {
             Err(std::io::Error::other("the disk is full"))
         }
+        fn parts(&self) -> (&dyn SnapshotParts, u64) {
+            (self.0, 1)
+        }
     }
 
-    /// A snapshot rank 0 cannot write stops every rank's games with rank
-    /// 0's error, and leaves the ranks in step: the next component's games
-    /// give the one-process bounds.
+    /// Fails to write the part of rank 2.
+    struct NoRoomOnTwo(MemoryParts);
+
+    impl SnapshotParts for NoRoomOnTwo {
+        fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
+            match rank {
+                2 => Err(io::Error::other("no room for this part")),
+                _ => self.0.write_part(sequence, rank, state),
+            }
+        }
+        fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String> {
+            self.0.read_part(sequence, rank, record)
+        }
+    }
+
+    /// A snapshot rank 0 cannot write, or a part another rank cannot
+    /// write, stops every rank's games with that error, and leaves the
+    /// ranks in step: the next component's games give the one-process
+    /// bounds.
     #[test]
     fn a_failed_snapshot_stops_the_games_and_the_ranks_stay_in_step() {
         let mut solved = SolvedLayers::new();
@@ -740,20 +859,31 @@ mod tests {
         let mut work = BoundWork::new(solver.size);
         let one = solver.cycle_bounds(&components, k, &positions, &mut work, None, &mut NoCheckpoints, false);
         let one = one.unwrap();
-        let results = run_ranks(3, |comm| {
-            if comm.rank() != 0 {
-                serve_bounds(comm, 8);
-                return None;
-            }
-            let failed = solver.bounds_across(comm, &components, k, None, &mut Failing);
-            let again = solver.bounds_across(comm, &components, k, None, &mut NoCheckpoints);
-            end_bounds(comm);
-            Some((failed.err().map(|e| e.to_string()), again.unwrap()))
-        });
-        let (failed, again) = results[0].as_ref().expect("rank 0");
-        assert_eq!(failed.as_deref(), Some("the disk is full"));
-        assert_eq!((&again.lower, &again.upper), (&one.lower, &one.upper));
-        assert_eq!(again.safety_rounds, one.safety_rounds);
+        let (memory, no_room) = (MemoryParts::default(), NoRoomOnTwo(MemoryParts::default()));
+        for (parts, error) in [
+            (&memory as &dyn SnapshotParts, "the disk is full"),
+            (&no_room, "rank 2's part of a snapshot: no room for this part"),
+        ] {
+            let results = run_ranks(3, |comm| {
+                if comm.rank() != 0 {
+                    serve_bounds(comm, 8, parts);
+                    return None;
+                }
+                // (Rank 0 writes its own part where the others do.)
+                let failed = if error.starts_with("rank") {
+                    solver.bounds_across(comm, &components, k, None, &mut Keep::new(&no_room.0))
+                } else {
+                    solver.bounds_across(comm, &components, k, None, &mut Failing(parts))
+                };
+                let again = solver.bounds_across(comm, &components, k, None, &mut NoCheckpoints);
+                end_bounds(comm);
+                Some((failed.err().map(|e| e.to_string()), again.unwrap()))
+            });
+            let (failed, again) = results[0].as_ref().expect("rank 0");
+            assert_eq!(failed.as_deref(), Some(error));
+            assert_eq!((&again.lower, &again.upper), (&one.lower, &one.upper));
+            assert_eq!(again.safety_rounds, one.safety_rounds);
+        }
     }
 
     /// On 1, 2 and 3 ranks the games across ranks give every cycle
@@ -776,28 +906,29 @@ mod tests {
                 .iter()
                 .map(|&k| {
                     let positions = MemberPositions::new(n, components.of(k));
-                    let mut keep = Keep::default();
+                    let mut keep = Keep::new(&NoParts);
                     let checkpoints: &mut dyn Checkpointer =
                         if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
                     let bounds =
                         solver.cycle_bounds(&components, k, &positions, &mut work, None, checkpoints, false);
-                    (bounds.unwrap(), keep.0)
+                    (bounds.unwrap(), keep.kept)
                 })
                 .collect();
             for ranks in 1..=3 {
+                let parts = MemoryParts::default();
                 let results = run_ranks(ranks, |comm| {
                     if comm.rank() != 0 {
-                        serve_bounds(comm, n);
+                        serve_bounds(comm, n, &parts);
                         return Vec::new();
                     }
                     let found = ks
                         .iter()
                         .map(|&k| {
-                            let mut keep = Keep::default();
+                            let mut keep = Keep::new(&parts);
                             let checkpoints: &mut dyn Checkpointer =
                                 if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
                             let bounds = solver.bounds_across(comm, &components, k, None, checkpoints);
-                            (bounds.unwrap(), keep.0)
+                            (bounds.unwrap(), keep.joined(n, &solved))
                         })
                         .collect();
                     end_bounds(comm);
@@ -817,7 +948,8 @@ mod tests {
             if let Some((k, (one, kept))) = ks.iter().zip(&one_process).find(|(&k, _)| Some(k) == biggest) {
                 let halfway = &kept[kept.len() / 2];
                 let (resumed, cursor, found) =
-                    LayerSolver::restore(n, &solved, SearchBudget::NONE, halfway).expect("a snapshot");
+                    LayerSolver::restore(n, &solved, SearchBudget::NONE, halfway, &NoParts)
+                        .expect("a snapshot");
                 let Cursor::Resolving { step: Step::Bounds { t, safety_rounds, state }, .. } = cursor else {
                     panic!("a snapshot inside the games")
                 };
@@ -825,7 +957,7 @@ mod tests {
                 for ranks in 1..=3 {
                     let results = run_ranks(ranks, |comm| {
                         if comm.rank() != 0 {
-                            serve_bounds(comm, n);
+                            serve_bounds(comm, n, &NoParts);
                             return None;
                         }
                         let resume = Some((t, safety_rounds, state.clone()));

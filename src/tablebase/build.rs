@@ -24,6 +24,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::checkpoint::{PartRecord, SnapshotParts};
 use super::codec::{Decoder, Encoder};
 use super::distributed::{sum_traffic, LayerTraffic};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
@@ -362,6 +363,52 @@ fn checkpoint_name(n: usize, sequence: u64) -> String {
     format!("checkpoint-{n:02}-{sequence:06}.zst")
 }
 
+/// The name of rank `rank`'s part of checkpoint `sequence` of layer `n`
+/// (`resumable::BUILD_DIRECTORY` lists its pattern).
+fn part_name(n: usize, sequence: u64, rank: usize) -> String {
+    format!("checkpoint-{n:02}-{sequence:06}-r{rank:04}.zst")
+}
+
+/// Where the ranks keep their parts of layer `n`'s checkpoints: files
+/// beside them in the build directory (shared by the ranks), each a zstd
+/// frame with its own checksum; the checkpoint records each part's size
+/// and checksum.
+pub(super) struct DirectoryParts {
+    dir: PathBuf,
+    n: usize,
+}
+
+impl SnapshotParts for DirectoryParts {
+    fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
+        let mut encoder = zstd::stream::Encoder::new(Vec::new(), 1)?;
+        encoder.include_checksum(true)?;
+        io::Write::write_all(&mut encoder, state)?;
+        let compressed = encoder.finish()?;
+        let path = self.dir.join(part_name(self.n, sequence, rank));
+        resumable::atomic::write_bytes_atomically(&path, &compressed)?;
+        Ok(PartRecord { bytes: compressed.len() as u64, checksum: checksum(&compressed) })
+    }
+
+    fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String> {
+        let path = self.dir.join(part_name(self.n, sequence, rank));
+        let compressed =
+            resumable::read_checked(&path, record.bytes, record.checksum).map_err(|e| e.to_string())?;
+        zstd::stream::decode_all(&compressed[..]).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Removes checkpoint `sequence` of layer `n` and its parts, once the
+/// manifest no longer names it.
+fn discard_checkpoint(held: &HeldDirectory, n: usize, sequence: u64) {
+    held.discard(&checkpoint_name(n, sequence));
+    let prefix = format!("checkpoint-{n:02}-{sequence:06}-r");
+    if let Some(pattern) = BUILD_DIRECTORY.checkpoint_part {
+        for part in resumable::names::find_all(held.path(), &prefix, pattern) {
+            held.discard(&part);
+        }
+    }
+}
+
 /// Reads a file the manifest names and checks its size and checksum.
 pub(super) fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
     Ok(resumable::read_checked(path, bytes, sum)?)
@@ -370,6 +417,7 @@ pub(super) fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>,
 /// Saves snapshots of the layer in progress.
 struct DirectoryCheckpoints<'m> {
     held: &'m HeldDirectory,
+    parts: DirectoryParts,
     manifest: &'m mut Manifest,
     every: Duration,
     last: Instant,
@@ -400,11 +448,15 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
         let previous = self.manifest.checkpoint.replace((sequence, bytes, sum));
         self.held.commit_manifest(&self.manifest.render()).map_err(directory_io)?;
         if let Some((old, _, _)) = previous {
-            self.held.discard(&checkpoint_name(n, old));
+            discard_checkpoint(self.held, n, old);
         }
         self.saved += 1;
         self.last = Instant::now();
         Ok(())
+    }
+
+    fn parts(&self) -> (&dyn SnapshotParts, u64) {
+        (&self.parts, self.manifest.checkpoint.map_or(1, |c| c.0 + 1))
     }
 }
 
@@ -443,9 +495,11 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
 /// [`build`] with every rank of `comm` taking part (all ranks call it with
 /// the same options; the build directory must be the same directory for
 /// all, on storage they share). Rank 0 leads: it alone writes to the
-/// directory, and it alone reports to its `observer`. Each fresh layer's
-/// retrograde analysis and component search are spread over the ranks by
-/// index range ([`super::distributed`]); rank 0 leads its cycle phases (and
+/// directory (but for each rank's part of a checkpoint taken inside the
+/// games they play together), and it alone reports to its `observer`.
+/// Each fresh layer's retrograde analysis and component search are spread
+/// over the ranks by index range ([`super::distributed`]); rank 0 leads
+/// its cycle phases (and
 /// those of a layer resumed from a checkpoint), in which every rank plays
 /// the large components' threshold games. The files are the same bytes as
 /// with one process (`docs/distributed-build.md`).
@@ -590,8 +644,9 @@ fn lead(
 }
 
 /// The part of a rank other than 0: the retrograde analysis of its range
-/// of each fresh layer, and the finished layers mapped read-only from the
-/// shared directory. It writes nothing.
+/// of each fresh layer, its share of the large components' games, and the
+/// finished layers mapped read-only from the shared directory. It writes
+/// only its parts of the checkpoints taken inside those games.
 fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let dir = &options.dir;
     let text = String::from_utf8_lossy(&read_status(comm.broadcast(Vec::new()))?).into_owned();
@@ -617,7 +672,8 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
             }
         }
         let games_from = comm.traffic();
-        super::bounds_across::serve_bounds(comm, n);
+        let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
+        super::bounds_across::serve_bounds(comm, n, &parts);
         let games = sum_traffic(comm, comm.traffic().since(games_from));
         if let Some(traffic) = report.traffic.last_mut().filter(|t| t.seeds == n) {
             traffic.bounds_traffic = games;
@@ -753,7 +809,8 @@ fn layer_start<'a>(
                 ));
                 (LayerSolver::new(n, solved, options.budget), Cursor::Start, None)
             } else {
-                let restored = LayerSolver::restore(n, solved, options.budget, &snapshot)
+                let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
+                let restored = LayerSolver::restore(n, solved, options.budget, &snapshot, &parts)
                     .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
                 observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
                 report.resumed_checkpoint = true;
@@ -784,8 +841,10 @@ fn run_layer(
     others: Option<&dyn Communicator>,
 ) -> Result<(Vec<u8>, LayerStats), BuildError> {
     let dir = &options.dir;
+    let parts = DirectoryParts { dir: dir.clone(), n: manifest.layers.len() };
     let mut checkpoints = DirectoryCheckpoints {
         held,
+        parts,
         manifest,
         every: options.checkpoint_every,
         last: Instant::now(),
@@ -877,7 +936,7 @@ fn finish_layer(
     ));
     held.commit_manifest(&manifest.render())?;
     if let Some((sequence, _, _)) = old_checkpoint {
-        held.discard(&checkpoint_name(n as usize, sequence));
+        discard_checkpoint(held, n as usize, sequence);
     }
     Ok(())
 }
@@ -1083,14 +1142,20 @@ mod tests {
 
 #[cfg(test)]
 mod resume_tests {
-    //! A snapshot one process took inside a large component's threshold
-    //! games, resumed by a build across ranks (threads), which play the rest
-    //! of the games together: the files of a build never interrupted.
+    //! Snapshots taken inside a large component's threshold games, resumed
+    //! with another number of ranks (threads): one process's, resumed by a
+    //! build across ranks, which play the rest of the games together; and
+    //! one in parts written by three ranks, resumed by one process and by
+    //! two ranks. Each ends with the files of a build never interrupted.
 
     use super::*;
     use crate::cluster::run_ranks;
     use crate::progress::SILENT;
+    use crate::tablebase::bounds_across::{end_bounds, serve_bounds};
+    use crate::tablebase::checkpoint::NoParts;
+    use std::cell::Cell;
     use std::fs;
+    use std::sync::Mutex;
 
     /// Keeps the largest snapshot offered: inside the giant component's
     /// games it carries their state, 4 bytes a member, on top of what every
@@ -1147,7 +1212,8 @@ mod resume_tests {
         }
         let mut largest = Largest::default();
         LayerSolver::new(9, &solved, SearchBudget::default()).run(Cursor::Start, None, &mut largest).unwrap();
-        let (_, cursor, _) = LayerSolver::restore(9, &solved, SearchBudget::default(), &largest.0).unwrap();
+        let (_, cursor, _) =
+            LayerSolver::restore(9, &solved, SearchBudget::default(), &largest.0, &NoParts).unwrap();
         assert!(matches!(cursor, Cursor::Resolving { step: Step::Bounds { .. }, .. }), "{cursor:?}");
         // Named by the manifest as the build's own checkpoint would be.
         let compressed = zstd::stream::encode_all(&largest.0[..], 1).unwrap();
@@ -1173,6 +1239,110 @@ mod resume_tests {
                 fs::read(straight.join(name)).unwrap() == fs::read(resumed.join(name)).unwrap(),
                 "{name}"
             );
+        }
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// The build directory's checkpoints, until one in parts has been
+    /// saved; the next save then fails, as a killed job stops.
+    struct StopAfterParts<'m> {
+        inner: DirectoryCheckpoints<'m>,
+        asked_for_parts: Cell<bool>,
+        saved_parts: bool,
+    }
+
+    impl Checkpointer for StopAfterParts<'_> {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(&mut self, write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>) -> io::Result<()> {
+            if self.saved_parts {
+                return Err(io::Error::other("stopped after a snapshot in parts"));
+            }
+            self.inner.save(write)?;
+            self.saved_parts = self.asked_for_parts.get();
+            Ok(())
+        }
+        fn parts(&self) -> (&dyn SnapshotParts, u64) {
+            self.asked_for_parts.set(true);
+            self.inner.parts()
+        }
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+
+    fn checkpoint_files(dir: &Path) -> Vec<String> {
+        let mut found = resumable::names::find_all(dir, "checkpoint-", BUILD_DIRECTORY.checkpoint);
+        found.extend(resumable::names::find_all(dir, "checkpoint-", "checkpoint-#-#-r#.zst"));
+        found
+    }
+
+    #[test]
+    fn a_snapshot_in_parts_resumes_with_any_number_of_ranks() {
+        let base = std::env::temp_dir().join(format!("oware-parts-resume-{}", std::process::id()));
+        let (straight, alone, two) = (base.join("straight"), base.join("alone"), base.join("two"));
+        let _ = fs::remove_dir_all(&base);
+        build(&options(&straight, 10), &SILENT).unwrap();
+        build(&options(&alone, 8), &SILENT).unwrap();
+        // Three ranks play layer 9's games with checkpoints at every
+        // threshold, until the first snapshot in parts has been saved.
+        let held = HeldDirectory::take(&alone, &BUILD_DIRECTORY).unwrap();
+        let path = alone.join("manifest");
+        let manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
+        let manifest = Mutex::new(manifest);
+        let mut solved = SolvedLayers::new();
+        for n in 0..9 {
+            solved.push(LayerBytes::Owned(fs::read(layer_path(&alone, 0, n)).unwrap()));
+        }
+        let stopped = run_ranks(3, |comm| {
+            let parts = DirectoryParts { dir: alone.clone(), n: 9 };
+            if comm.rank() != 0 {
+                serve_bounds(comm, 9, &parts);
+                return None;
+            }
+            let mut manifest = manifest.lock().unwrap();
+            let inner = DirectoryCheckpoints {
+                held: &held,
+                parts,
+                manifest: &mut manifest,
+                every: Duration::ZERO,
+                last: Instant::now(),
+                saved: 0,
+            };
+            let mut checkpoints =
+                StopAfterParts { inner, asked_for_parts: Cell::new(false), saved_parts: false };
+            let solver = LayerSolver::new(9, &solved, SearchBudget::default());
+            let result = solver.run_across(Cursor::Start, None, &mut checkpoints, comm);
+            end_bounds(comm);
+            Some(result.err().map(|e| format!("{e:?}")))
+        });
+        let error = stopped[0].clone().flatten().unwrap_or_default();
+        assert!(error.contains("stopped after a snapshot in parts"), "{error}");
+        drop(held);
+        // The manifest names the snapshot; its three parts are beside it.
+        let text = fs::read_to_string(&path).unwrap();
+        let sequence = Manifest::parse(&text, &path).unwrap().checkpoint.expect("a checkpoint").0;
+        let parts: Vec<String> = (0..3).map(|rank| part_name(9, sequence, rank)).collect();
+        assert!(parts.iter().all(|p| alone.join(p).exists()), "{:?}", checkpoint_files(&alone));
+        copy_dir(&alone, &two);
+        // Resumed by one process and by two ranks: the straight files, and
+        // no checkpoint or part left.
+        let report = build(&options(&alone, 10), &SILENT).unwrap();
+        assert!(report.resumed_checkpoint);
+        let reports = run_ranks(2, |comm| build_across(comm, &options(&two, 10), &SILENT));
+        assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+        for dir in [&alone, &two] {
+            for name in [TABLEBASE_FILE, ENGINE_FILE] {
+                let same = fs::read(straight.join(name)).unwrap() == fs::read(dir.join(name)).unwrap();
+                assert!(same, "{}: {name}", dir.display());
+            }
+            assert!(checkpoint_files(dir).is_empty(), "{:?}", checkpoint_files(dir));
         }
         fs::remove_dir_all(&base).unwrap();
     }

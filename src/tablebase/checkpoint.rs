@@ -14,9 +14,19 @@
 //!   3: k: u64 | step tag u8 (0 begin, 1 bounds, 2 search)
 //!        1: t: u8 | safety_rounds: u32 | state: blob
 //!        2: lower: blob | upper: blob | done: blob (pairs lower, upper)
+//!        3: t: u8 | safety_rounds: u32 | sequence: u64 | parts: u32, then
+//!           per part: bytes: u64 | checksum: u64 (bounds in parts)
 //! components: 0 | 1 followed by ids: words (the cycle component of every
 //!   position, sinks first; u32::MAX for positions on no cycle)
 //! ```
+//!
+//! Step 3 is step 1 with the games' state held by the ranks of a
+//! distributed build, each rank's in a part of its own (see
+//! [`SnapshotParts`]): the state of the members in rank `r`'s index range,
+//! four bytes each as in step 1's blob, so that the parts joined in rank
+//! order are that blob. The snapshot records each part's size and checksum
+//! and the sequence number that names them; restoring joins them into a
+//! step 1, whatever the number of ranks that resumes.
 //!
 //! The first layout, "OWCKPT01", numbered every undecided position's
 //! component, cycle or not, and is not resumed: a build that meets one
@@ -54,6 +64,58 @@ impl GamesState<'_> {
         }
         Ok(())
     }
+}
+
+/// A rank's part of a snapshot taken inside games spread over the ranks
+/// (step 3 above): what the snapshot records of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartRecord {
+    /// Size of the part as stored.
+    pub bytes: u64,
+    /// [`crate::checksum::checksum`] of the part as stored.
+    pub checksum: u64,
+}
+
+impl PartRecord {
+    const BYTES: usize = 16;
+
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        [self.bytes.to_le_bytes(), self.checksum.to_le_bytes()].concat()
+    }
+
+    pub(crate) fn decode(d: &mut Decoder) -> Result<PartRecord, DecodeError> {
+        Ok(PartRecord { bytes: d.u64()?, checksum: d.u64()? })
+    }
+}
+
+/// Where the ranks of a distributed build keep their parts of snapshots
+/// (in a build directory: one file per part beside the snapshot).
+pub trait SnapshotParts: Sync {
+    /// Writes rank `rank`'s part `state` of snapshot `sequence`, durably
+    /// and atomically, before the snapshot that names it is saved.
+    fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord>;
+    /// Reads a part back, checked against its record: its state bytes.
+    fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String>;
+}
+
+/// No place for parts: a snapshot in parts can be neither taken nor
+/// restored (for solvers that never play games across ranks).
+pub(crate) struct NoParts;
+
+impl SnapshotParts for NoParts {
+    fn write_part(&self, _: u64, _: usize, _: &[u8]) -> io::Result<PartRecord> {
+        Err(io::Error::other("no place to keep a snapshot's parts"))
+    }
+    fn read_part(&self, _: u64, _: usize, _: PartRecord) -> Result<Vec<u8>, String> {
+        Err("no place to read a snapshot's parts from".into())
+    }
+}
+
+/// The games' state a snapshot inside the threshold games holds: streamed
+/// from one process's work arrays, or kept by the ranks in parts.
+pub(crate) enum GamesSnapshot<'s> {
+    Arrays(&'s GamesState<'s>),
+    Parts { sequence: u64, records: &'s [PartRecord] },
 }
 
 /// The first layout's magic.
@@ -99,12 +161,14 @@ impl LayerSolver<'_> {
     /// Offers a snapshot taken inside the threshold games of component `k`
     /// (thresholds above `t` solved): their state is streamed from the
     /// work arrays, not copied (at 24 seeds a copy would be 1.4 GB).
+    /// (Or, with [`GamesSnapshot::Parts`], their state is in the ranks'
+    /// parts, written already.)
     pub(crate) fn checkpoint_games(
         &self,
         checkpoints: &mut dyn Checkpointer,
         (k, t, safety_rounds): (usize, u8, u32),
         components: &Components,
-        games: &GamesState,
+        games: &GamesSnapshot,
     ) -> io::Result<()> {
         let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: Vec::new() } };
         checkpoints.save(&mut |out| self.write_snapshot(&cursor, Some(components), Some(games), out))
@@ -116,7 +180,7 @@ impl LayerSolver<'_> {
         &self,
         cursor: &Cursor,
         components: Option<&Components>,
-        games: Option<&GamesState>,
+        games: Option<&GamesSnapshot>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let mut e = Encoder::default();
@@ -140,15 +204,23 @@ impl LayerSolver<'_> {
                 match step {
                     Step::Begin => e.u8(0),
                     Step::Bounds { t, safety_rounds, state } => {
-                        e.u8(1);
+                        let in_parts = matches!(games, Some(GamesSnapshot::Parts { .. }));
+                        e.u8(if in_parts { 3 } else { 1 });
                         e.u8(*t);
                         e.u32(*safety_rounds);
                         match games {
-                            Some(games) => {
+                            Some(GamesSnapshot::Arrays(games)) => {
                                 out.write_all(&e.bytes)?;
                                 e.bytes.clear();
                                 out.write_all(&(4 * games.members.len() as u64).to_le_bytes())?;
                                 games.write(out)?;
+                            }
+                            Some(GamesSnapshot::Parts { sequence, records }) => {
+                                e.u64(*sequence);
+                                e.u32(records.len() as u32);
+                                for record in *records {
+                                    e.bytes.extend_from_slice(&record.encode());
+                                }
                             }
                             None => e.blob(state),
                         }
@@ -172,12 +244,14 @@ impl LayerSolver<'_> {
         Ok(())
     }
 
-    /// Rebuilds a solver from a snapshot of layer `n`.
-    pub fn restore<'a>(
+    /// Rebuilds a solver from a snapshot of layer `n`; a snapshot in parts
+    /// gets its parts from `parts` (and comes back with them joined).
+    pub(crate) fn restore<'a>(
         n: u32,
         lower: &'a SolvedLayers,
         budget: SearchBudget,
         bytes: &[u8],
+        parts: &dyn SnapshotParts,
     ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
         let mut d = Decoder::new(bytes);
         if d.blob_exact(MAGIC.len())? != MAGIC {
@@ -207,6 +281,23 @@ impl LayerSolver<'_> {
                 let step = match d.u8()? {
                     0 => Step::Begin,
                     1 => Step::Bounds { t: d.u8()?, safety_rounds: d.u32()?, state: d.blob()?.to_vec() },
+                    3 => {
+                        let (t, safety_rounds, sequence) = (d.u8()?, d.u32()?, d.u64()?);
+                        let count = d.u32()? as usize;
+                        if count > d.remaining() / PartRecord::BYTES {
+                            return Err(DecodeError(format!("{count} parts in a short snapshot")));
+                        }
+                        let records: Vec<PartRecord> =
+                            (0..count).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
+                        let mut state = Vec::new();
+                        for (rank, record) in records.into_iter().enumerate() {
+                            let part = parts
+                                .read_part(sequence, rank, record)
+                                .map_err(|e| DecodeError(format!("part {rank} of the games' state: {e}")))?;
+                            state.extend_from_slice(&part);
+                        }
+                        Step::Bounds { t, safety_rounds, state }
+                    }
                     2 => {
                         let lower = d.blob()?.to_vec();
                         let upper = d.blob()?.to_vec();
@@ -290,7 +381,8 @@ mod tests {
         solver.retrograde_only();
         let mut bytes = Vec::new();
         solver.write_snapshot(&Cursor::Retrograded, None, None, &mut bytes).unwrap();
-        let (restored, cursor, components) = LayerSolver::restore(4, &lower, budget, &bytes).unwrap();
+        let (restored, cursor, components) =
+            LayerSolver::restore(4, &lower, budget, &bytes, &NoParts).unwrap();
         assert_eq!(cursor, Cursor::Retrograded);
         assert!(components.is_none());
         let mut again = Vec::new();
@@ -300,9 +392,9 @@ mod tests {
         let (straight, _) = LayerSolver::new(4, &lower, budget).solve();
         assert_eq!(finished, straight);
         for cut in [0, 7, 20, bytes.len() / 2, bytes.len() - 1] {
-            assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut]).is_err());
+            assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut], &NoParts).is_err());
         }
-        assert!(LayerSolver::restore(3, &lower, budget, &bytes).is_err());
+        assert!(LayerSolver::restore(3, &lower, budget, &bytes, &NoParts).is_err());
     }
 
     /// A snapshot inside the threshold games, streamed from the work
@@ -344,9 +436,12 @@ mod tests {
             }
         }
         let mut streamed = Keep(Vec::new());
-        solver.checkpoint_games(&mut streamed, (0, 3, 2), &components, &games).unwrap();
+        solver
+            .checkpoint_games(&mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
+            .unwrap();
         assert!(streamed.0 == copied);
-        let (_, restored, _) = LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied).unwrap();
+        let (_, restored, _) =
+            LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied, &NoParts).unwrap();
         assert_eq!(restored, cursor);
     }
 }

@@ -102,6 +102,10 @@ impl<'a> Decoder<'a> {
     pub fn text(&mut self) -> Result<String, DecodeError> {
         String::from_utf8(self.blob()?.to_vec()).map_err(|_| DecodeError("text is not UTF-8".into()))
     }
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
     pub fn finish(&self) -> Result<(), DecodeError> {
         if self.at == self.bytes.len() {
             Ok(())

@@ -19,6 +19,7 @@
 
 use std::time::Instant;
 
+use super::checkpoint::{NoParts, SnapshotParts};
 pub use super::layer_entries::Contradiction;
 use super::layer_entries::LayerEntries;
 use super::scc::Components;
@@ -138,6 +139,13 @@ pub trait Checkpointer {
         &mut self,
         write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
     ) -> std::io::Result<()>;
+    /// Where the ranks of a distributed build write their parts of the
+    /// next snapshot taken inside games spread over them, and the sequence
+    /// number that names that snapshot (the parts are written before it).
+    /// None by default: such a snapshot then fails.
+    fn parts(&self) -> (&dyn SnapshotParts, u64) {
+        (&NoParts, 0)
+    }
 }
 
 /// A checkpointer that never asks for snapshots.
