@@ -379,6 +379,10 @@ fn an_interrupted_first_save_is_adopted_and_other_unnamed_checkpoints_refused() 
     let adopted = store::load(dir.path()).unwrap();
     assert_eq!(adopted.manifest, saved.manifest);
     assert!(adopted.graph == saved.graph, "another graph adopted");
+    assert_eq!(fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap(), without, "a reader wrote");
+    // A growth names it in the manifest at once, even with nothing to do.
+    grow(&options(dir.path(), 1, 24), &evaluator, &Silent).unwrap();
+    assert_eq!(fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap(), manifest);
     grow(&options(dir.path(), 1, 48), &evaluator, &Silent).unwrap();
     let straight = Scratch::new("lost-line-straight");
     grow(&options(straight.path(), 1, 48), &evaluator, &Silent).unwrap();

@@ -220,7 +220,7 @@ fn an_interrupted_first_save_is_adopted() {
     let output = endgames(&dir, 7).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("layer 7: adopting checkpoint-07-000001.zst"), "{stderr}");
+    assert!(stderr.contains("layer 7: adopted checkpoint-07-000001.zst"), "{stderr}");
     assert!(stderr.contains("layer 7: resuming from checkpoint 1"), "{stderr}");
     assert_eq!(outputs(&dir), outputs(&straight));
     fs::remove_dir_all(&dir).unwrap();
@@ -373,9 +373,15 @@ fn engine_files_of_thirteen_seeds_read_as_the_engine_reads_them(dir: &Path) {
 #[test]
 fn a_build_removes_only_files_it_could_have_written() {
     let dir = scratch("strays");
-    fs::create_dir_all(&dir).unwrap();
+    build(&options(&dir, 2), &Silent).unwrap();
     let theirs = ["notes.tmp", "checkpoint-mine.txt", "checkpoint-03-000001.zst.orig", "manifest.old.tmp"];
-    let ours = ["manifest.tmp", "layer-02.bin.tmp", "checkpoint-03-000004.zst", "stats.json.tmp"];
+    let ours = [
+        "manifest.tmp",
+        "layer-02.bin.tmp",
+        "checkpoint-01-000004.zst",
+        "checkpoint-01-000004-r0001.zst",
+        "stats.json.tmp",
+    ];
     for name in theirs.iter().chain(&ours) {
         fs::write(dir.join(name), b"not a build's").unwrap();
     }
@@ -385,6 +391,33 @@ fn a_build_removes_only_files_it_could_have_written() {
     }
     for name in ours {
         assert!(!dir.join(name).exists(), "{name} left behind");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Without a manifest, a file only a build writes means a build whose
+/// manifest is lost: refused, and nothing is written or removed (but the
+/// lock).
+#[test]
+fn a_build_whose_manifest_is_lost_is_refused() {
+    let dir = scratch("lost-manifest");
+    fs::create_dir_all(&dir).unwrap();
+    let found = ["checkpoint-05-000003.zst", "manifest.tmp", "notes.txt"];
+    for name in found {
+        fs::write(dir.join(name), b"found here").unwrap();
+    }
+    let error = build(&options(&dir, 6), &Silent).unwrap_err();
+    assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
+    assert!(
+        error.to_string().contains("there is no manifest, yet checkpoint-05-000003.zst is there"),
+        "{error}"
+    );
+    let mut names: Vec<String> =
+        fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["build.lock", "checkpoint-05-000003.zst", "manifest.tmp", "notes.txt"]);
+    for name in found {
+        assert_eq!(fs::read(dir.join(name)).unwrap(), b"found here", "{name}");
     }
     fs::remove_dir_all(&dir).unwrap();
 }

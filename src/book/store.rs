@@ -174,13 +174,18 @@ fn io_at(path: &Path) -> impl Fn(io::Error) -> BookError + '_ {
 /// The manifest is written when the book is created and names its
 /// checkpoint from the first save on. A manifest that names none beside
 /// exactly one checkpoint is a first save interrupted between its two
-/// writes: the checkpoint is adopted (the record returned names it; the
-/// file is not changed, and its own checksum, parameters and expansion
-/// count are checked when it is loaded). Any other checkpoint where the
-/// manifest names none (or where there is no manifest) is refused as
-/// damage: the book would otherwise be taken for a new one and its
-/// checkpoint for a stray.
+/// writes: the checkpoint is adopted (the record returned names it;
+/// nothing is written here, and its own checksum, parameters and
+/// expansion count are checked when it is loaded; a growth then commits a
+/// manifest that names it). Any other checkpoint where the manifest names
+/// none (or where there is no manifest) is refused as damage: the book
+/// would otherwise be taken for a new one and its checkpoint for a stray.
 pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
+    Ok(read_manifest_adopting(dir)?.0)
+}
+
+/// [`read_manifest`], and whether it adopted a checkpoint.
+fn read_manifest_adopting(dir: &Path) -> Result<(Option<Manifest>, bool), BookError> {
     let path = dir.join(MANIFEST_FILE);
     let mut manifest = match resumable::read_manifest(dir)? {
         Some(text) => Some(Manifest::parse(&text, &path)?),
@@ -199,9 +204,10 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
                 bytes: data.len() as u64,
                 checksum: checksum(&data),
             });
+            return Ok((manifest, true));
         }
     }
-    Ok(manifest)
+    Ok((manifest, false))
 }
 
 /// The expansion count in a checkpoint's name ([`checkpoint_name`]).
@@ -219,23 +225,27 @@ pub struct StoredBook {
 }
 
 /// Loads the book in `dir` (read-only; no lock). A growth running
-/// meanwhile may replace the checkpoint between reading the manifest and
-/// the file: the load then retries.
+/// meanwhile may save between reading the manifest and the files: a load
+/// that fails while the manifest changed under it is tried again.
 pub fn load(dir: &Path) -> Result<StoredBook, BookError> {
+    let manifest_path = dir.join(MANIFEST_FILE);
     let mut attempt = 0;
     loop {
-        let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?;
-        let Some(record) = manifest.checkpoint else {
-            return Ok(StoredBook { manifest, graph: None });
-        };
-        match load_checkpoint(dir, &manifest.parameters, record) {
-            Err(BookError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound && attempt < 3 => {
-                attempt += 1;
-            }
-            Err(e) => return Err(e),
-            Ok(graph) => return Ok(StoredBook { manifest, graph: Some(graph) }),
+        let before = fs::read(&manifest_path).ok();
+        match load_once(dir) {
+            Err(_) if attempt < 3 && fs::read(&manifest_path).ok() != before => attempt += 1,
+            loaded => return loaded,
         }
     }
+}
+
+fn load_once(dir: &Path) -> Result<StoredBook, BookError> {
+    let manifest = read_manifest(dir)?.ok_or_else(|| BookError::NotABook { dir: dir.to_path_buf() })?;
+    let graph = match manifest.checkpoint {
+        Some(record) => Some(load_checkpoint(dir, &manifest.parameters, record)?),
+        None => None,
+    };
+    Ok(StoredBook { manifest, graph })
 }
 
 /// Reads, checks and decodes the checkpoint the manifest names.
@@ -284,7 +294,7 @@ impl BookDir {
         choose: impl FnOnce(Option<&Parameters>) -> Result<Parameters, BookError>,
     ) -> Result<BookDir, BookError> {
         let held = HeldDirectory::take(dir, &BOOK_DIRECTORY)?;
-        let found = read_manifest(dir)?;
+        let (found, adopted) = read_manifest_adopting(dir)?;
         let parameters = choose(found.as_ref().map(|m| &m.parameters))?;
         if parameters.evaluator.contains(['\n', '\r']) || parameters.batch == 0 {
             return Err(BookError::BadOption(format!("unusable parameters: {}", parameters.describe())));
@@ -312,6 +322,12 @@ impl BookDir {
         // again, and decoded, when the growth loads it.)
         if let Some(record) = manifest.checkpoint {
             resumable::read_checked(&checkpoint_path(dir, record.expansions), record.bytes, record.checksum)?;
+            // An adopted checkpoint is named once it has passed every check
+            // a load makes (so the next save cannot leave two unnamed).
+            if adopted {
+                load_checkpoint(dir, &manifest.parameters, record)?;
+                held.commit_manifest(&manifest.render())?;
+            }
         }
         held.remove_strays(manifest.checkpoint.map(|c| checkpoint_name(c.expansions)).as_deref());
         Ok(BookDir { held, manifest })

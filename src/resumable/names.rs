@@ -72,6 +72,19 @@ pub(crate) fn find_all(dir: &Path, prefix: &str, pattern: &str) -> Vec<String> {
     found
 }
 
+/// The first file in `dir` (by name) that only a directory of `kind`
+/// writes: any of its names but its lock and temporary files.
+pub(crate) fn first_owned(dir: &Path, kind: &DirectoryKind) -> Option<String> {
+    let entries = fs::read_dir(dir).ok()?;
+    let mut owned: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().map(str::to_string))
+        .filter(|name| name != kind.lock && kind.files.iter().any(|pattern| matches(name, pattern)))
+        .collect();
+    owned.sort();
+    owned.into_iter().next()
+}
+
 /// The checkpoint a checkpoint part belongs to: the part's name without
 /// its `-r#` (`checkpoint-07-000003-r0001.zst` belongs to
 /// `checkpoint-07-000003.zst`).

@@ -229,10 +229,11 @@ impl Assignment {
 /// snapshots and progress.
 trait Lead {
     /// The sequence number of a snapshot wanted now, if one is (rank 0's
-    /// checkpointer decides; the others say `None`).
+    /// checkpointer decides, if it keeps parts; the others say `None`).
     fn snapshot_due(&mut self) -> Option<u64>;
-    /// Where this rank writes its part of a snapshot.
-    fn parts(&self) -> &dyn SnapshotParts;
+    /// Where this rank writes its part of a snapshot (called only once
+    /// rank 0 has said one is due).
+    fn parts(&self) -> Option<&dyn SnapshotParts>;
     /// Saves snapshot `sequence`, taken before threshold `t` after `added`
     /// safety rounds, from every rank's reply about its part
     /// ([`part_reply`]); false if it could not be saved.
@@ -249,8 +250,8 @@ impl Lead for Follower<'_> {
     fn snapshot_due(&mut self) -> Option<u64> {
         None
     }
-    fn parts(&self) -> &dyn SnapshotParts {
-        self.parts
+    fn parts(&self) -> Option<&dyn SnapshotParts> {
+        Some(self.parts)
     }
     fn save(&mut self, _: u8, _: u32, _: u64, _: Vec<Vec<u8>>) -> bool {
         true
@@ -298,11 +299,12 @@ struct RankZero<'s, 'l> {
 
 impl Lead for RankZero<'_, '_> {
     fn snapshot_due(&mut self) -> Option<u64> {
-        self.checkpoints.due().then(|| self.checkpoints.parts().1)
+        let sequence = self.checkpoints.parts()?.1;
+        self.checkpoints.due().then_some(sequence)
     }
 
-    fn parts(&self) -> &dyn SnapshotParts {
-        self.checkpoints.parts().0
+    fn parts(&self) -> Option<&dyn SnapshotParts> {
+        Some(self.checkpoints.parts()?.0)
     }
 
     fn save(&mut self, t: u8, added: u32, sequence: u64, replies: Vec<Vec<u8>>) -> bool {
@@ -469,7 +471,11 @@ impl<'a> Share<'a> {
             let due = if t < first { lead.snapshot_due() } else { None };
             let order = comm.broadcast(due.map_or_else(Vec::new, |s| s.to_le_bytes().to_vec()));
             if let Ok(sequence) = <[u8; 8]>::try_from(order.as_slice()).map(u64::from_le_bytes) {
-                let reply = part_reply(lead.parts().write_part(sequence, comm.rank(), &self.snapshot(t)));
+                let written = match lead.parts() {
+                    Some(parts) => parts.write_part(sequence, comm.rank(), &self.snapshot(t)),
+                    None => Err(io::Error::other("no place to write a snapshot's part")),
+                };
+                let reply = part_reply(written);
                 let saved = match comm.gather(reply) {
                     Some(replies) => lead.save(t, added, sequence, replies),
                     None => true,
@@ -737,7 +743,6 @@ mod tests {
     use super::*;
     use crate::cluster::run_ranks;
     use crate::tablebase::bounds::BoundWork;
-    use crate::tablebase::checkpoint::NoParts;
     use crate::tablebase::layer::NoCheckpoints;
     use crate::tablebase::layer::{Cursor, Step};
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
@@ -755,10 +760,19 @@ mod tests {
             let checksum = crate::checksum::checksum(state);
             Ok(PartRecord { bytes: state.len() as u64, checksum })
         }
-        fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String> {
+        fn read_part(
+            &self,
+            sequence: u64,
+            rank: usize,
+            record: PartRecord,
+            limit: usize,
+        ) -> Result<Vec<u8>, String> {
             let parts = self.0.lock().unwrap();
             let part = parts.get(&(sequence, rank)).ok_or("no such part")?;
             let found = PartRecord { bytes: part.len() as u64, checksum: crate::checksum::checksum(part) };
+            if part.len() > limit {
+                return Err("too long".into());
+            }
             (found == record).then(|| part.clone()).ok_or_else(|| "another part".into())
         }
     }
@@ -778,9 +792,11 @@ mod tests {
         fn joined(&self, n: u32, solved: &SolvedLayers) -> Vec<Vec<u8>> {
             self.kept
                 .iter()
-                .map(|bytes| {
+                .enumerate()
+                .map(|(i, bytes)| {
+                    let parts = Some((self.parts, i as u64 + 1));
                     let (solver, cursor, components) =
-                        LayerSolver::restore(n, solved, SearchBudget::NONE, bytes, self.parts).unwrap();
+                        LayerSolver::restore(n, solved, SearchBudget::NONE, bytes, parts).unwrap();
                     let mut joined = Vec::new();
                     solver.write_snapshot(&cursor, components.as_ref(), None, &mut joined).unwrap();
                     joined
@@ -802,8 +818,8 @@ mod tests {
             self.kept.push(bytes);
             Ok(())
         }
-        fn parts(&self) -> (&dyn SnapshotParts, u64) {
-            (self.parts, self.kept.len() as u64 + 1)
+        fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
+            Some((self.parts, self.kept.len() as u64 + 1))
         }
     }
 
@@ -820,8 +836,23 @@ mod tests {
         ) -> std::io::Result<()> {
             Err(std::io::Error::other("the disk is full"))
         }
-        fn parts(&self) -> (&dyn SnapshotParts, u64) {
-            (self.0, 1)
+        fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
+            Some((self.0, 1))
+        }
+    }
+
+    /// Always due, keeps no parts, and fails any save it is offered.
+    struct FailingWithoutParts;
+
+    impl Checkpointer for FailingWithoutParts {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(
+            &mut self,
+            _: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+        ) -> std::io::Result<()> {
+            Err(std::io::Error::other("offered a snapshot without parts"))
         }
     }
 
@@ -835,8 +866,14 @@ mod tests {
                 _ => self.0.write_part(sequence, rank, state),
             }
         }
-        fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String> {
-            self.0.read_part(sequence, rank, record)
+        fn read_part(
+            &self,
+            sequence: u64,
+            rank: usize,
+            record: PartRecord,
+            limit: usize,
+        ) -> Result<Vec<u8>, String> {
+            self.0.read_part(sequence, rank, record, limit)
         }
     }
 
@@ -884,6 +921,20 @@ mod tests {
             assert_eq!((&again.lower, &again.upper), (&one.lower, &one.upper));
             assert_eq!(again.safety_rounds, one.safety_rounds);
         }
+        // A checkpointer that keeps no parts gets no snapshot from these
+        // games, and they go on.
+        let results = run_ranks(3, |comm| {
+            if comm.rank() != 0 {
+                serve_bounds(comm, 8, &memory);
+                return None;
+            }
+            let mut failing = FailingWithoutParts;
+            let bounds = solver.bounds_across(comm, &components, k, None, &mut failing);
+            end_bounds(comm);
+            Some(bounds.unwrap())
+        });
+        let without = results[0].as_ref().expect("rank 0");
+        assert_eq!((&without.lower, &without.upper), (&one.lower, &one.upper));
     }
 
     /// On 1, 2 and 3 ranks the games across ranks give every cycle
@@ -906,7 +957,8 @@ mod tests {
                 .iter()
                 .map(|&k| {
                     let positions = MemberPositions::new(n, components.of(k));
-                    let mut keep = Keep::new(&NoParts);
+                    let unused = MemoryParts::default();
+                    let mut keep = Keep::new(&unused);
                     let checkpoints: &mut dyn Checkpointer =
                         if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
                     let bounds =
@@ -948,8 +1000,7 @@ mod tests {
             if let Some((k, (one, kept))) = ks.iter().zip(&one_process).find(|(&k, _)| Some(k) == biggest) {
                 let halfway = &kept[kept.len() / 2];
                 let (resumed, cursor, found) =
-                    LayerSolver::restore(n, &solved, SearchBudget::NONE, halfway, &NoParts)
-                        .expect("a snapshot");
+                    LayerSolver::restore(n, &solved, SearchBudget::NONE, halfway, None).expect("a snapshot");
                 let Cursor::Resolving { step: Step::Bounds { t, safety_rounds, state }, .. } = cursor else {
                     panic!("a snapshot inside the games")
                 };
@@ -957,7 +1008,7 @@ mod tests {
                 for ranks in 1..=3 {
                     let results = run_ranks(ranks, |comm| {
                         if comm.rank() != 0 {
-                            serve_bounds(comm, n, &NoParts);
+                            serve_bounds(comm, n, &MemoryParts::default());
                             return None;
                         }
                         let resume = Some((t, safety_rounds, state.clone()));

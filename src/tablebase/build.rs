@@ -389,11 +389,18 @@ impl SnapshotParts for DirectoryParts {
         Ok(PartRecord { bytes: compressed.len() as u64, checksum: checksum(&compressed) })
     }
 
-    fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String> {
+    fn read_part(
+        &self,
+        sequence: u64,
+        rank: usize,
+        record: PartRecord,
+        limit: usize,
+    ) -> Result<Vec<u8>, String> {
         let path = self.dir.join(part_name(self.n, sequence, rank));
         let compressed =
             resumable::read_checked(&path, record.bytes, record.checksum).map_err(|e| e.to_string())?;
-        zstd::stream::decode_all(&compressed[..]).map_err(|e| format!("{}: {e}", path.display()))
+        // (The frame's own checksum is checked too.)
+        zstd::bulk::decompress(&compressed, limit).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 
@@ -455,8 +462,8 @@ impl Checkpointer for DirectoryCheckpoints<'_> {
         Ok(())
     }
 
-    fn parts(&self) -> (&dyn SnapshotParts, u64) {
-        (&self.parts, self.manifest.checkpoint.map_or(1, |c| c.0 + 1))
+    fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
+        Some((&self.parts, self.manifest.checkpoint.map_or(1, |c| c.0 + 1)))
     }
 }
 
@@ -739,7 +746,9 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
         checkpoint: None,
     };
     let manifest_path = dir.join("manifest");
-    let mut manifest = match resumable::read_manifest(dir)? {
+    // Nothing is written before every check has passed: a damaged or
+    // foreign directory is left exactly as it was found.
+    let (mut manifest, extended) = match resumable::read_manifest(dir)? {
         Some(text) => {
             let mut found = Manifest::parse(&text, &manifest_path)?;
             // A layer does not depend on how many layers follow it: a build
@@ -747,14 +756,8 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
             // finished layers) with the same budget.
             let extendable = (found.budget, found.seed) == (wanted.budget, wanted.seed)
                 && found.layers.len() <= wanted.max_seeds as usize + 1;
-            if found.max_seeds != wanted.max_seeds && extendable {
-                observer.line(&format!(
-                    "now building up to {} seeds (was {})",
-                    wanted.max_seeds, found.max_seeds
-                ));
-                found.max_seeds = wanted.max_seeds;
-                held.commit_manifest(&found.render())?;
-            }
+            let extended = (found.max_seeds != wanted.max_seeds && extendable).then_some(found.max_seeds);
+            found.max_seeds = if extended.is_some() { wanted.max_seeds } else { found.max_seeds };
             if !found.same_build(&wanted) {
                 return Err(BuildError::Parameters {
                     dir: dir.clone(),
@@ -762,19 +765,42 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
                     wanted: wanted.parameters(),
                 });
             }
-            found
+            (found, extended)
         }
         None => {
+            // A new build, unless a file only a build writes is there: then
+            // its manifest was lost, and its work is not thrown away.
+            if let Some(name) = resumable::names::first_owned(dir, &BUILD_DIRECTORY) {
+                return Err(BuildError::Corrupt {
+                    path: manifest_path,
+                    problem: format!(
+                        "there is no manifest, yet {name} is there: this is a build whose manifest is \
+                         lost, and nothing was changed (start a new build in an empty directory)"
+                    ),
+                });
+            }
             held.commit_manifest(&wanted.render())?;
-            wanted
+            (wanted, None)
         }
     };
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
     let (solved, stats) = open_layers(dir, &manifest)?;
     report.layers = stats;
-    check_checkpoint(dir, &mut manifest, observer)?;
-    // Only once everything the manifest names has been checked: a damaged
-    // directory is left exactly as it was found.
+    let adopted = check_checkpoint(dir, &mut manifest)?;
+    // The manifest changes only now: extended, or naming the checkpoint
+    // of a first save that was interrupted before it could.
+    if extended.is_some() || adopted.is_some() {
+        held.commit_manifest(&manifest.render())?;
+    }
+    if let Some(was) = extended {
+        observer.line(&format!("now building up to {} seeds (was {was})", manifest.max_seeds));
+    }
+    if let Some(name) = adopted {
+        observer.line(&format!(
+            "layer {}: adopted {name}, saved just before the run stopped and before the manifest could name it",
+            manifest.layers.len()
+        ));
+    }
     let current =
         manifest.checkpoint.map(|(sequence, _, _)| checkpoint_name(manifest.layers.len(), sequence));
     held.remove_strays(current.as_deref());
@@ -810,7 +836,8 @@ fn layer_start<'a>(
                 (LayerSolver::new(n, solved, options.budget), Cursor::Start, None)
             } else {
                 let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
-                let restored = LayerSolver::restore(n, solved, options.budget, &snapshot, &parts)
+                let parts = Some((&parts as &dyn SnapshotParts, sequence));
+                let restored = LayerSolver::restore(n, solved, options.budget, &snapshot, parts)
                     .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
                 observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
                 report.resumed_checkpoint = true;
@@ -943,47 +970,44 @@ fn finish_layer(
 
 /// Checks the checkpoint the manifest names. If it names none, a first
 /// checkpoint of the unfinished layer whose save was interrupted before
-/// the manifest named it is adopted (the next save or the layer's end
-/// commits a manifest that names it); any other checkpoint of that layer
-/// is refused (see [`resumable::unnamed_checkpoint`]).
-fn check_checkpoint(dir: &Path, manifest: &mut Manifest, observer: &dyn Observer) -> Result<(), BuildError> {
+/// the manifest named it is adopted once its zstd frame's own checksum has
+/// been checked (the caller commits a manifest that names it) and its name
+/// returned; any other checkpoint of that layer is refused (see
+/// [`resumable::unnamed_checkpoint`]).
+fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Option<String>, BuildError> {
     let layer = manifest.layers.len();
-    match manifest.checkpoint {
-        Some((sequence, bytes, sum)) => {
-            read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
-        }
-        None => {
-            let first = checkpoint_name(layer, 1);
-            let unnamed = resumable::unnamed_checkpoint(
-                dir,
-                &BUILD_DIRECTORY,
-                &format!("checkpoint-{layer:02}-"),
-                &format!(" of layer {layer}"),
-                true,
-                |name| name == first,
-            )?;
-            if let Some(name) = unnamed {
-                let path = dir.join(&name);
-                let data = std::fs::read(&path).map_err(io_at(&path))?;
-                // Its zstd frame's own checksum is what checks its content
-                // when it is decoded; a frame without one (written by an
-                // earlier version) cannot be trusted without a record.
-                if !super::checkpoint::frame_has_checksum(&data) {
-                    return Err(BuildError::Corrupt {
-                        path,
-                        problem: "the manifest does not name this checkpoint, and it carries no checksum of its \
-                                  own (an earlier version wrote it): remove it to build the layer from its start"
-                            .into(),
-                    });
-                }
-                observer.line(&format!(
-                    "layer {layer}: adopting {name}, saved just before the run stopped, before the manifest named it"
-                ));
-                manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
-            }
-        }
+    if let Some((sequence, bytes, sum)) = manifest.checkpoint {
+        read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
+        return Ok(None);
     }
-    Ok(())
+    let first = checkpoint_name(layer, 1);
+    let unnamed = resumable::unnamed_checkpoint(
+        dir,
+        &BUILD_DIRECTORY,
+        &format!("checkpoint-{layer:02}-"),
+        &format!(" of layer {layer}"),
+        true,
+        |name| name == first,
+    )?;
+    let Some(name) = unnamed else { return Ok(None) };
+    let path = dir.join(&name);
+    let data = std::fs::read(&path).map_err(io_at(&path))?;
+    let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
+    // A frame without a checksum (written by an earlier version) cannot be
+    // checked without the manifest's record.
+    if !super::checkpoint::frame_has_checksum(&data) {
+        return Err(corrupt(
+            "the manifest does not name this checkpoint, and it carries no checksum of its own (an \
+             earlier version wrote it): remove it to build the layer from its start"
+                .into(),
+        ));
+    }
+    // Decoding checks the frame's checksum; the content is checked again
+    // when the layer is restored from it.
+    let mut decoder = zstd::stream::Decoder::new(&data[..]).map_err(|e| corrupt(e.to_string()))?;
+    io::copy(&mut decoder, &mut io::sink()).map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+    manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
+    Ok(Some(name))
 }
 
 /// The finished products: our file, its compressed copy, the statistics.
@@ -1152,7 +1176,6 @@ mod resume_tests {
     use crate::cluster::run_ranks;
     use crate::progress::SILENT;
     use crate::tablebase::bounds_across::{end_bounds, serve_bounds};
-    use crate::tablebase::checkpoint::NoParts;
     use std::cell::Cell;
     use std::fs;
     use std::sync::Mutex;
@@ -1213,7 +1236,7 @@ mod resume_tests {
         let mut largest = Largest::default();
         LayerSolver::new(9, &solved, SearchBudget::default()).run(Cursor::Start, None, &mut largest).unwrap();
         let (_, cursor, _) =
-            LayerSolver::restore(9, &solved, SearchBudget::default(), &largest.0, &NoParts).unwrap();
+            LayerSolver::restore(9, &solved, SearchBudget::default(), &largest.0, None).unwrap();
         assert!(matches!(cursor, Cursor::Resolving { step: Step::Bounds { .. }, .. }), "{cursor:?}");
         // Named by the manifest as the build's own checkpoint would be.
         let compressed = zstd::stream::encode_all(&largest.0[..], 1).unwrap();
@@ -1263,7 +1286,7 @@ mod resume_tests {
             self.saved_parts = self.asked_for_parts.get();
             Ok(())
         }
-        fn parts(&self) -> (&dyn SnapshotParts, u64) {
+        fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
             self.asked_for_parts.set(true);
             self.inner.parts()
         }

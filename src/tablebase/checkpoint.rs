@@ -94,22 +94,20 @@ pub trait SnapshotParts: Sync {
     /// Writes rank `rank`'s part `state` of snapshot `sequence`, durably
     /// and atomically, before the snapshot that names it is saved.
     fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord>;
-    /// Reads a part back, checked against its record: its state bytes.
-    fn read_part(&self, sequence: u64, rank: usize, record: PartRecord) -> Result<Vec<u8>, String>;
+    /// Reads a part back, checked against its record: its state bytes,
+    /// refused if they would be more than `limit`.
+    fn read_part(
+        &self,
+        sequence: u64,
+        rank: usize,
+        record: PartRecord,
+        limit: usize,
+    ) -> Result<Vec<u8>, String>;
 }
 
-/// No place for parts: a snapshot in parts can be neither taken nor
-/// restored (for solvers that never play games across ranks).
-pub(crate) struct NoParts;
-
-impl SnapshotParts for NoParts {
-    fn write_part(&self, _: u64, _: usize, _: &[u8]) -> io::Result<PartRecord> {
-        Err(io::Error::other("no place to keep a snapshot's parts"))
-    }
-    fn read_part(&self, _: u64, _: usize, _: PartRecord) -> Result<Vec<u8>, String> {
-        Err("no place to read a snapshot's parts from".into())
-    }
-}
+/// The parts of the snapshot being restored: where they are kept, and the
+/// sequence number of the snapshot (which it records too).
+pub(crate) type PartsOf<'p> = Option<(&'p dyn SnapshotParts, u64)>;
 
 /// The games' state a snapshot inside the threshold games holds: streamed
 /// from one process's work arrays, or kept by the ranks in parts.
@@ -133,6 +131,30 @@ pub(crate) fn frame_has_checksum(compressed: &[u8]) -> bool {
     const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
     const CONTENT_CHECKSUM_FLAG: u8 = 0x04;
     compressed.len() > 4 && compressed[..4] == ZSTD_MAGIC && compressed[4] & CONTENT_CHECKSUM_FLAG != 0
+}
+
+/// The games' state of snapshot `sequence` joined from its parts, each
+/// checked against its record, at most `expected` bytes in all.
+fn join_parts(
+    parts: PartsOf,
+    sequence: u64,
+    records: Vec<PartRecord>,
+    expected: usize,
+) -> Result<Vec<u8>, DecodeError> {
+    let Some((store, restoring)) = parts else {
+        return Err(DecodeError("a snapshot in parts, and nowhere to read them from".into()));
+    };
+    if sequence != restoring {
+        return Err(DecodeError(format!("snapshot {restoring} records the parts of snapshot {sequence}")));
+    }
+    let mut state = Vec::with_capacity(expected);
+    for (rank, record) in records.into_iter().enumerate() {
+        let part = store
+            .read_part(sequence, rank, record, expected - state.len())
+            .map_err(|e| DecodeError(format!("part {rank} of the games' state: {e}")))?;
+        state.extend_from_slice(&part);
+    }
+    Ok(state)
 }
 
 /// Writes length-prefixed `u32` words in chunks.
@@ -245,13 +267,14 @@ impl LayerSolver<'_> {
     }
 
     /// Rebuilds a solver from a snapshot of layer `n`; a snapshot in parts
-    /// gets its parts from `parts` (and comes back with them joined).
+    /// gets its parts from `parts` (and comes back with them joined), once
+    /// the rest of it has been read and checked.
     pub(crate) fn restore<'a>(
         n: u32,
         lower: &'a SolvedLayers,
         budget: SearchBudget,
         bytes: &[u8],
-        parts: &dyn SnapshotParts,
+        parts: PartsOf,
     ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
         let mut d = Decoder::new(bytes);
         if d.blob_exact(MAGIC.len())? != MAGIC {
@@ -266,7 +289,10 @@ impl LayerSolver<'_> {
         let mut solver = LayerSolver::new(n, lower, budget);
         solver.entries.read_arrays(&mut d)?;
         solver.stats = LayerStats::decode(&mut d)?;
-        let cursor = match d.u8()? {
+        // A snapshot in parts: the sequence number and part records it
+        // holds (the parts are read once the rest has been checked).
+        let mut in_parts: Option<(u64, Vec<PartRecord>)> = None;
+        let mut cursor = match d.u8()? {
             0 => Cursor::Start,
             1 => {
                 let frontier = d.words()?;
@@ -289,14 +315,8 @@ impl LayerSolver<'_> {
                         }
                         let records: Vec<PartRecord> =
                             (0..count).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
-                        let mut state = Vec::new();
-                        for (rank, record) in records.into_iter().enumerate() {
-                            let part = parts
-                                .read_part(sequence, rank, record)
-                                .map_err(|e| DecodeError(format!("part {rank} of the games' state: {e}")))?;
-                            state.extend_from_slice(&part);
-                        }
-                        Step::Bounds { t, safety_rounds, state }
+                        in_parts = Some((sequence, records));
+                        Step::Bounds { t, safety_rounds, state: Vec::new() }
                     }
                     2 => {
                         let lower = d.blob()?.to_vec();
@@ -323,12 +343,15 @@ impl LayerSolver<'_> {
             tag => return Err(DecodeError(format!("unknown components tag {tag}"))),
         };
         d.finish()?;
-        if let Cursor::Resolving { k, step } = &cursor {
+        if let Cursor::Resolving { k, step } = &mut cursor {
             let c = components.as_ref().ok_or_else(|| DecodeError("resolving without components".into()))?;
             if *k > c.count() {
                 return Err(DecodeError(format!("component {k} of {}", c.count())));
             }
             let members = if *k < c.count() { c.of(*k).len() } else { 0 };
+            if let (Some((sequence, records)), Step::Bounds { state, .. }) = (in_parts, &mut *step) {
+                *state = join_parts(parts, sequence, records, 4 * members)?;
+            }
             let consistent = match step {
                 Step::Begin => true,
                 Step::Bounds { t, state, .. } => state.len() == 4 * members && (*t as u32) <= n,
@@ -365,6 +388,9 @@ mod tests {
         let mut changed = frame.clone();
         *changed.last_mut().unwrap() ^= 1; // the checksum's last byte
         assert!(zstd::stream::decode_all(&changed[..]).is_err());
+        assert!(zstd::bulk::decompress(&changed, content.len()).is_err());
+        assert_eq!(zstd::bulk::decompress(&frame, content.len()).unwrap(), content);
+        assert!(zstd::bulk::decompress(&frame, content.len() - 1).is_err());
         assert!(!frame_has_checksum(&zstd::stream::encode_all(&content[..], 1).unwrap()));
         assert!(!frame_has_checksum(b"OWCKPT02"));
     }
@@ -381,8 +407,7 @@ mod tests {
         solver.retrograde_only();
         let mut bytes = Vec::new();
         solver.write_snapshot(&Cursor::Retrograded, None, None, &mut bytes).unwrap();
-        let (restored, cursor, components) =
-            LayerSolver::restore(4, &lower, budget, &bytes, &NoParts).unwrap();
+        let (restored, cursor, components) = LayerSolver::restore(4, &lower, budget, &bytes, None).unwrap();
         assert_eq!(cursor, Cursor::Retrograded);
         assert!(components.is_none());
         let mut again = Vec::new();
@@ -392,9 +417,9 @@ mod tests {
         let (straight, _) = LayerSolver::new(4, &lower, budget).solve();
         assert_eq!(finished, straight);
         for cut in [0, 7, 20, bytes.len() / 2, bytes.len() - 1] {
-            assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut], &NoParts).is_err());
+            assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut], None).is_err());
         }
-        assert!(LayerSolver::restore(3, &lower, budget, &bytes, &NoParts).is_err());
+        assert!(LayerSolver::restore(3, &lower, budget, &bytes, None).is_err());
     }
 
     /// A snapshot inside the threshold games, streamed from the work
@@ -440,8 +465,7 @@ mod tests {
             .checkpoint_games(&mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
             .unwrap();
         assert!(streamed.0 == copied);
-        let (_, restored, _) =
-            LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied, &NoParts).unwrap();
+        let (_, restored, _) = LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
         assert_eq!(restored, cursor);
     }
 }

@@ -19,7 +19,7 @@
 
 use std::time::Instant;
 
-use super::checkpoint::{NoParts, SnapshotParts};
+use super::checkpoint::SnapshotParts;
 pub use super::layer_entries::Contradiction;
 use super::layer_entries::LayerEntries;
 use super::scc::Components;
@@ -142,9 +142,9 @@ pub trait Checkpointer {
     /// Where the ranks of a distributed build write their parts of the
     /// next snapshot taken inside games spread over them, and the sequence
     /// number that names that snapshot (the parts are written before it).
-    /// None by default: such a snapshot then fails.
-    fn parts(&self) -> (&dyn SnapshotParts, u64) {
-        (&NoParts, 0)
+    /// None by default: no snapshot is taken inside such games.
+    fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
+        None
     }
 }
 
