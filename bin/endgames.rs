@@ -121,6 +121,11 @@ struct BuildArgs {
     /// Skip the zstd-compressed copy.
     #[arg(long)]
     no_compress: bool,
+    /// Under mpirun: finish the layers without a search with their entries
+    /// kept spread over the ranks (no rank holds a whole layer's work
+    /// arrays; no checkpoint inside those layers).
+    #[arg(long)]
+    keep_layers_spread: bool,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -233,6 +238,7 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         checkpoint_every: args.run.checkpoint_every()?,
         compress: !args.no_compress,
         start_from: args.from,
+        keep_layers_spread: args.keep_layers_spread,
     };
     let Some(report) = build_on_every_rank(&options, args.run.quiet)? else {
         return Ok(());

@@ -66,6 +66,7 @@ fn good_files() -> &'static [GoodFile] {
             checkpoint_every: Duration::from_secs(3600),
             compress: false,
             start_from: None,
+            keep_layers_spread: false,
         };
         build(&options, &oware::progress::Silent).unwrap();
         let owtb = scratch.join(TABLEBASE_FILE);

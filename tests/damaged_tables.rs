@@ -33,6 +33,7 @@ fn good() -> &'static Good {
             checkpoint_every: Duration::from_secs(3600),
             compress: true,
             start_from: None,
+            keep_layers_spread: false,
         };
         build(&options, &Silent).unwrap();
         let owtb = fs::read(dir.join(TABLEBASE_FILE)).unwrap();

@@ -27,6 +27,7 @@ fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
         checkpoint_every: Duration::from_secs(3600),
         compress: true,
         start_from: None,
+        keep_layers_spread: false,
     }
 }
 
@@ -96,6 +97,76 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
         fs::remove_dir_all(&dir).unwrap();
     }
     fs::remove_dir_all(&reference).unwrap();
+}
+
+/// The figures a layer kept spread must count as one process does.
+fn counts(stats: &oware::tablebase::LayerStats) -> Vec<u64> {
+    let c = &stats.components;
+    vec![
+        stats.decided_by_retrograde,
+        stats.retrograde_rounds,
+        stats.decided_acyclic,
+        c.cycle_components,
+        c.game_state_components,
+        c.positions_on_cycles,
+        c.largest,
+        c.largest_game_state,
+        stats.exact_by_bounds,
+        stats.exact_by_search,
+        stats.safety_rounds,
+        stats.open_before_search,
+        stats.exact_from_seed,
+        stats.exact,
+        stats.unresolved,
+    ]
+}
+
+/// With `keep_layers_spread`, the layers without a search finish with
+/// their entries kept spread: the same bytes and counts as one process,
+/// with 2 and 3 ranks, from scratch (searches up to 7 seeds by default:
+/// layers 8 to 10 kept spread) and from a proven table without a search
+/// (every layer kept spread, the small ones with many components).
+#[test]
+fn layers_kept_spread_give_the_one_process_bytes_and_counts() {
+    const SHIPPED: &str = "data/endgames-12.owtb.zst";
+    for (name, budget, start_from, kept) in [
+        ("default", SearchBudget::default(), None, 8..=10),
+        ("from-table", SearchBudget::NONE, Some(PathBuf::from(SHIPPED)), 0..=10),
+    ] {
+        let reference = scratch(&format!("spread-alone-{name}"));
+        let alone = BuildOptions { budget, start_from: start_from.clone(), ..options(&reference, 10) };
+        let expected_report = build(&alone, &Silent).unwrap();
+        let expected = outputs(&reference, 10);
+        for ranks in [2, 3] {
+            let dir = scratch(&format!("spread-{name}-{ranks}"));
+            let spread = BuildOptions {
+                budget,
+                start_from: start_from.clone(),
+                keep_layers_spread: true,
+                ..options(&dir, 10)
+            };
+            let reports: Vec<_> = run_ranks(ranks, |comm| build_across(comm, &spread, &Silent))
+                .into_iter()
+                .map(Result::unwrap)
+                .collect();
+            for (name, bytes) in outputs(&dir, 10) {
+                let want = &expected.iter().find(|(n, _)| *n == name).unwrap().1;
+                assert!(&bytes == want, "{name} differs with {ranks} ranks kept spread");
+            }
+            let report = &reports[0];
+            for (ours, theirs) in report.layers.iter().zip(&expected_report.layers) {
+                assert_eq!(counts(ours), counts(theirs), "layer {} with {ranks} ranks", ours.seeds);
+            }
+            // Which layers were kept spread (games and propagation across
+            // the ranks); the others, searched, were gathered.
+            let traffic = &report.traffic;
+            let found: Vec<u32> = traffic.iter().filter(|t| t.kept_spread).map(|t| t.seeds).collect();
+            assert_eq!(found, kept.clone().collect::<Vec<u32>>(), "{traffic:?}");
+            assert!(traffic[8..].iter().all(|t| t.bounds_traffic.bytes > 0), "{traffic:?}");
+            fs::remove_dir_all(&dir).unwrap();
+        }
+        fs::remove_dir_all(&reference).unwrap();
+    }
 }
 
 #[test]

@@ -84,6 +84,7 @@ fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
         checkpoint_every: Duration::from_secs(3600),
         compress: false,
         start_from: None,
+        keep_layers_spread: false,
     }
 }
 

@@ -34,6 +34,7 @@ fn options(dir: &Path, max_seeds: u32, budget: SearchBudget) -> BuildOptions {
         checkpoint_every: Duration::from_secs(3600),
         compress: false,
         start_from: None,
+        keep_layers_spread: false,
     }
 }
 

@@ -352,12 +352,81 @@ fn play(
         return Err(Stopped);
     }
     let mut assignment = assignment.map_err(|_| Stopped)?;
+    let (added, wins) = play_share(comm, n, partition, &mut assignment, lead)?;
+    Ok((added, comm.gather(wins)))
+}
+
+/// One rank's games on `assignment` (members of its range); returns the
+/// safety rounds that added states and the won thresholds of its members
+/// (`win(q,0), win(q,1)` each). Collective.
+fn play_share(
+    comm: &dyn Communicator,
+    n: u8,
+    partition: &Partition,
+    assignment: &mut Assignment,
+    lead: &mut dyn Lead,
+) -> Result<(u32, Vec<u8>), Stopped> {
+    let range = partition.range(comm.rank());
     // (The snapshot's bytes are copied into the work bytes, then freed.)
     let state = assignment.state.take();
-    let share = Share::new(n, partition, range, &assignment, state);
+    let share = Share::new(n, partition, range, assignment, state);
     let added = share.play(comm, lead)?;
-    let wins: Vec<u8> = share.win.iter().map(|w| w.load(Relaxed)).collect();
-    Ok((added, comm.gather(wins)))
+    Ok((added, share.win.iter().map(|w| w.load(Relaxed)).collect()))
+}
+
+/// The history-free bounds of one cycle component whose members stay with
+/// the ranks that hold them (a layer kept spread: `spread.rs`): every rank
+/// calls this with the component's members in its range (sorted layer
+/// indexes) and the intervals of their best exits, and gets their bounds,
+/// `(lower, upper)` per member, and the safety rounds that added states,
+/// the same on every rank and as one process finds them (section 2 of
+/// `docs/distributed-build.md`). No snapshot is taken. Collective.
+pub(crate) fn spread_bounds(
+    comm: &dyn Communicator,
+    n: u32,
+    members: Vec<u32>,
+    lower: Vec<u8>,
+    upper: Vec<u8>,
+    progress: &dyn crate::progress::Observer,
+    total_members: u64,
+) -> io::Result<(Vec<(u8, u8)>, u32)> {
+    let partition = Partition::new(layer_size(n), comm.ranks());
+    let n = n as u8;
+    let mut assignment = Assignment { first: n, members, lower, upper, state: None };
+    let mut lead = Spread { progress: (comm.rank() == 0).then_some(progress), n, total_members };
+    // (Only a snapshot stops the games, and none is taken here.)
+    let (added, wins) = play_share(comm, n, &partition, &mut assignment, &mut lead)
+        .map_err(|_| io::Error::other("the games of a component kept spread stopped"))?;
+    let bounds = wins.chunks_exact(2).map(|w| (w[0], n - w[1])).collect();
+    Ok((bounds, added))
+}
+
+/// The games' lead in a layer kept spread: no snapshots; rank 0 reports
+/// the thresholds.
+struct Spread<'p> {
+    progress: Option<&'p dyn crate::progress::Observer>,
+    n: u8,
+    total_members: u64,
+}
+
+impl Lead for Spread<'_> {
+    fn snapshot_due(&mut self) -> Option<u64> {
+        None
+    }
+    fn parts(&self) -> Option<&dyn SnapshotParts> {
+        None
+    }
+    fn save(&mut self, _: u8, _: u32, _: u64, _: Vec<Vec<u8>>) -> bool {
+        true
+    }
+    fn threshold(&self, t: u8) {
+        if let Some(progress) = self.progress.filter(|_| self.total_members > 1 << 16) {
+            progress.detail(&format!(
+                "{} seeds: bounds of {} positions kept across ranks, threshold {t}",
+                self.n, self.total_members
+            ));
+        }
+    }
 }
 
 /// A game state of this rank: a member's position and `2 × member +

@@ -26,10 +26,11 @@ use std::time::{Duration, Instant};
 
 use super::checkpoint::{PartRecord, SnapshotParts};
 use super::codec::{Decoder, Encoder};
-use super::distributed::{sum_traffic, LayerTraffic};
+use super::distributed::{sum_traffic, Across, LayerTraffic};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
 use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step};
 use super::solved::{LayerBytes, SolvedLayers};
+use super::spread::SpreadError;
 use super::stats::LayerStats;
 use crate::checksum::checksum;
 use crate::cluster::{Communicator, Solo};
@@ -79,6 +80,12 @@ pub struct BuildOptions {
     /// it covers is intersected with (`docs/cycle-bounds.md` §6): its exact
     /// entries need no search, and a disagreement stops the build.
     pub start_from: Option<PathBuf>,
+    /// With several ranks: finish each layer that allows it (no search,
+    /// every cycle component found by the split) with its entries kept
+    /// spread over the ranks, so that no rank holds a whole layer's work
+    /// arrays (`docs/distributed-build.md` §6); such a layer takes no
+    /// checkpoint, and a killed job builds it again from its start.
+    pub keep_layers_spread: bool,
 }
 
 /// Why a build stopped.
@@ -594,9 +601,27 @@ fn lead(
         // The other ranks play the large components' games either way.
         let others = (comm.ranks() > 1).then_some(comm);
         let mut games_from = comm.traffic();
+        let mut kept_spread = false;
+        let keep = options.keep_layers_spread;
         let result = if across {
-            match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer) {
-                Ok((whole, traffic)) => {
+            match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer, keep) {
+                Ok((Across::Finished(finished), traffic)) => {
+                    kept_spread = true;
+                    observer.line(&traffic.line());
+                    observer.line(&traffic.bounds_line());
+                    report.traffic.push(traffic);
+                    match finished.expect("rank 0 gets the layer") {
+                        Ok(done) => Ok(done),
+                        Err(SpreadError::Contradiction(contradiction)) => Err(BuildError::Contradiction {
+                            source: options.start_from.clone().unwrap_or_default(),
+                            contradiction,
+                        }),
+                        Err(SpreadError::Failed(problem)) => {
+                            Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: {problem}") })
+                        }
+                    }
+                }
+                Ok((Across::Gathered(whole), traffic)) => {
                     let whole = whole.expect("rank 0 gets the layer");
                     observer.line(&traffic.line());
                     report.traffic.push(traffic);
@@ -619,7 +644,8 @@ fn lead(
             report.layers.push(stats);
             Ok(manifest.layers[n as usize])
         });
-        if others.is_some() {
+        // (A layer kept spread played its games in `layer_across`.)
+        if others.is_some() && !kept_spread {
             super::bounds_across::end_bounds(comm);
             let games = sum_traffic(comm, comm.traffic().since(games_from));
             match report.traffic.last_mut().filter(|t| across && t.seeds == n) {
@@ -670,20 +696,25 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
     for n in manifest.layers.len() as u32..=options.max_seeds {
         let seed = agree(comm, seed_layer(&start_from, n))?;
+        let mut kept_spread = false;
         if comm.broadcast(Vec::new()) == [PLAN_ACROSS] {
+            let keep = options.keep_layers_spread;
             // Only rank 0 reads what the ranks send (and reports its errors).
-            if let Ok((_, traffic)) =
-                super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT)
+            if let Ok((across, traffic)) =
+                super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT, keep)
             {
+                kept_spread = matches!(across, Across::Finished(_));
                 report.traffic.push(traffic);
             }
         }
-        let games_from = comm.traffic();
-        let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
-        super::bounds_across::serve_bounds(comm, n, &parts);
-        let games = sum_traffic(comm, comm.traffic().since(games_from));
-        if let Some(traffic) = report.traffic.last_mut().filter(|t| t.seeds == n) {
-            traffic.bounds_traffic = games;
+        if !kept_spread {
+            let games_from = comm.traffic();
+            let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
+            super::bounds_across::serve_bounds(comm, n, &parts);
+            let games = sum_traffic(comm, comm.traffic().since(games_from));
+            if let Some(traffic) = report.traffic.last_mut().filter(|t| t.seeds == n) {
+                traffic.bounds_traffic = games;
+            }
         }
         let record = read_status(comm.broadcast(Vec::new()))?;
         let mapped = parse_record(&record)
@@ -1208,6 +1239,7 @@ mod resume_tests {
             checkpoint_every: Duration::from_secs(3600),
             compress: false,
             start_from: None,
+            keep_layers_spread: false,
         }
     }
 

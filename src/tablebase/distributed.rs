@@ -56,7 +56,8 @@ pub struct LayerTraffic {
     /// together.
     pub split_traffic: Traffic,
     /// Messages and bytes that brought the ranks' arrays and labels to
-    /// rank 0.
+    /// rank 0 (for a layer kept spread: the small parts' members to rank
+    /// 0, and their components back).
     pub gather_traffic: Traffic,
     /// Exchanges, messages and bytes of the cycle phases: the large
     /// components' threshold games played by every rank (shares handed
@@ -69,11 +70,32 @@ pub struct LayerTraffic {
     pub split_seconds: f64,
     /// Wall-clock seconds of the gathering.
     pub gather_seconds: f64,
+    /// Whether the layer finished with its entries kept spread
+    /// (`spread.rs`): then `bounds_traffic` also counts the propagation
+    /// rounds after each component, and the entries sent to rank 0.
+    pub kept_spread: bool,
 }
 
 impl LayerTraffic {
     /// One line for the build's log.
     pub fn line(&self) -> String {
+        if self.kept_spread {
+            return format!(
+                "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; \
+                 components {:.2} s, {} exchanges, {} messages, {} bytes; kept spread (small parts: {} bytes)",
+                self.seeds,
+                self.ranks,
+                self.retrograde_seconds,
+                self.rounds,
+                self.rounds_traffic.messages,
+                self.rounds_traffic.bytes,
+                self.split_seconds,
+                self.split_traffic.exchanges,
+                self.split_traffic.messages,
+                self.split_traffic.bytes,
+                self.gather_traffic.bytes
+            );
+        }
         format!(
             "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; \
              components {:.2} s, {} exchanges, {} messages, {} bytes; gathered to rank 0 in {:.2} s ({} bytes)",
@@ -95,9 +117,10 @@ impl LayerTraffic {
     /// The line for the cycle phases' games across the ranks.
     pub fn bounds_line(&self) -> String {
         format!(
-            "layer {} across {} ranks: threshold games {} exchanges, {} messages, {} bytes",
+            "layer {} across {} ranks: threshold games{} {} exchanges, {} messages, {} bytes",
             self.seeds,
             self.ranks,
+            if self.kept_spread { " and propagation kept spread:" } else { "" },
             self.bounds_traffic.exchanges,
             self.bounds_traffic.messages,
             self.bounds_traffic.bytes
@@ -114,10 +137,30 @@ pub(crate) struct Gathered<'a> {
     pub components: Components,
 }
 
+/// How a layer spread over the ranks goes on after its component search.
+// (One value a layer: the sizes of its variants do not matter.)
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Across<'a> {
+    /// Gathered: rank 0 gets the whole layer to lead its cycle phases, the
+    /// other ranks `None`.
+    Gathered(Option<Gathered<'a>>),
+    /// Finished with its entries kept spread (`spread.rs`): rank 0 gets
+    /// the layer's entries and figures, the other ranks `None`.
+    Finished(Option<super::spread::Finished>),
+}
+
+/// Whether layer `n` can finish with its entries kept spread, when the
+/// build asks for it: the layer gets no search (`spread.rs`; the split
+/// must also have left no small part).
+fn may_stay_spread(budget: &SearchBudget, n: u32) -> bool {
+    !budget.threshold_search_at(n) && !budget.cut_search_at(n)
+}
+
 /// Runs layer `n`'s retrograde analysis and component search across the
-/// ranks of `comm` and gathers them: rank 0 gets the whole layer, the
-/// other ranks `None`. Every rank calls it; `seed` is the layer's entries
-/// in the table the build starts from, if any.
+/// ranks of `comm`; then, if `keep_spread` and the layer allows it, its
+/// cycle phases with its entries kept spread, else gathers it for rank 0
+/// to lead them ([`Across`]). Every rank calls it; `seed` is the layer's
+/// entries in the table the build starts from, if any.
 pub(crate) fn layer_across<'a>(
     comm: &dyn Communicator,
     n: u32,
@@ -125,7 +168,8 @@ pub(crate) fn layer_across<'a>(
     budget: SearchBudget,
     seed: Option<&'a [u8]>,
     observer: &'a dyn Observer,
-) -> Result<(Option<Gathered<'a>>, LayerTraffic), DecodeError> {
+    keep_spread: bool,
+) -> Result<(Across<'a>, LayerTraffic), DecodeError> {
     let started = Instant::now();
     let clock = Instant::now();
     let partition = Partition::new(layer_size(n), comm.ranks());
@@ -152,6 +196,49 @@ pub(crate) fn layer_across<'a>(
         &graph.what(),
     );
     let split_seconds = clock.elapsed().as_secs_f64();
+
+    if keep_spread && may_stay_spread(&budget, n) {
+        let clock = Instant::now();
+        let split_traffic = split.traffic;
+        let before = comm.traffic();
+        let numbered = super::split::components_across(comm, &partition, &graph, split);
+        let numbering_traffic = comm.traffic().since(before);
+        let split_seconds = split_seconds + clock.elapsed().as_secs_f64();
+        let mut part = part;
+        part.stats.seconds.retrograde = retrograde_seconds;
+        part.stats.seconds.scc = split_seconds;
+        let memory = crate::memory::PeakSampler::start(1);
+        let before = comm.traffic();
+        // (Rank 0's numbering is read by every rank: all fail alike.)
+        let finished = match numbered {
+            Ok((ids, odd)) => super::spread::resolve_spread(comm, &mut part, &ids, &odd),
+            Err(problem) => (comm.rank() == 0).then_some(Err(super::spread::SpreadError::Failed(problem))),
+        };
+        let games_traffic = comm.traffic().since(before);
+        let traffic = LayerTraffic {
+            seeds: n,
+            ranks: comm.ranks(),
+            rounds,
+            rounds_traffic: sum_traffic(comm, rounds_traffic),
+            split_traffic: sum_traffic(comm, split_traffic),
+            gather_traffic: sum_traffic(comm, numbering_traffic),
+            bounds_traffic: sum_traffic(comm, games_traffic),
+            retrograde_seconds,
+            split_seconds,
+            gather_seconds: 0.0,
+            kept_spread: true,
+        };
+        let finished = finished.map(|result| {
+            result.map(|(bytes, mut stats)| {
+                let (anonymous, file) = memory.peak(0);
+                stats.memory.cycles = anonymous;
+                stats.memory.mapped = file;
+                stats.seconds.total = started.elapsed().as_secs_f64();
+                (bytes, stats)
+            })
+        });
+        return Ok((Across::Finished(finished), traffic));
+    }
 
     let clock = Instant::now();
     let mut e = Encoder::default();
@@ -186,9 +273,10 @@ pub(crate) fn layer_across<'a>(
         retrograde_seconds,
         split_seconds,
         gather_seconds: 0.0,
+        kept_spread: false,
     };
     let Some(parts) = gathered else {
-        return Ok((None, traffic));
+        return Ok((Across::Gathered(None), traffic));
     };
     let mut whole = LayerSolver::new(n, lower, budget);
     if let Some(seed) = seed {
@@ -228,7 +316,7 @@ pub(crate) fn layer_across<'a>(
     whole.stats.seconds.scc = split_seconds + clock.elapsed().as_secs_f64();
     // The layer's time counts from here on (`LayerSolver::run` adds its own).
     whole.stats.seconds.total = started.elapsed().as_secs_f64();
-    Ok((Some(Gathered { solver: whole, components }), traffic))
+    Ok((Across::Gathered(Some(Gathered { solver: whole, components })), traffic))
 }
 
 /// The traffic of all ranks together, on every rank.
@@ -249,13 +337,34 @@ fn run_rounds<'a>(
     mut part: LayerSolver<'a>,
     partition: &Partition,
 ) -> (LayerSolver<'a>, u64) {
+    let frontier = part.first_pass();
+    let (rounds, _) = propagate_across(comm, &part, partition, frontier, |rounds| {
+        format!("{} seeds: propagate {rounds} across {} ranks", part.n, comm.ranks())
+    });
+    part.stats.retrograde_rounds = rounds;
+    part.finish_retrograde();
+    (part, rounds)
+}
+
+/// Rounds of retrograde propagation across the ranks from `frontier`
+/// (positions of this rank's part just decided) until no rank decides a
+/// position; returns the rounds and how many positions this rank decided
+/// in them. Telling a parent is a maximum and a decrement, which commute:
+/// the positions decided, and their entries, are those of one process's
+/// rounds from the same frontiers. Collective.
+pub(crate) fn propagate_across(
+    comm: &dyn Communicator,
+    part: &LayerSolver,
+    partition: &Partition,
+    mut frontier: Vec<Position>,
+    detail: impl Fn(u64) -> String,
+) -> (u64, u64) {
     let ranks = comm.ranks();
-    let mut frontier = part.first_pass();
-    let mut rounds = 0;
+    let (mut rounds, mut decided_here) = (0, 0);
     while comm.sum(frontier.len() as u64) > 0 {
         rounds += 1;
-        part.progress.detail(&format!("{} seeds: propagate {rounds} across {ranks} ranks", part.n));
-        let solver = &part;
+        part.progress.detail(&detail(rounds));
+        let solver = part;
         // Each task tells the parents held here and writes one buffer per
         // rank for the others; the buffers are then joined per rank.
         let (mut next, outgoing) = frontier
@@ -297,9 +406,8 @@ fn run_rounds<'a>(
             })
             .collect();
         next.extend(received);
-        part.stats.retrograde_rounds = rounds;
+        decided_here += next.len() as u64;
         frontier = next;
     }
-    part.finish_retrograde();
-    (part, rounds)
+    (rounds, decided_here)
 }

@@ -102,6 +102,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
         checkpoint_every: options.checkpoint_every,
         compress: false,
         start_from: Some(table_path),
+        keep_layers_spread: false,
     };
     let report = build(&pass_options, observer).map_err(|error| match error {
         BuildError::Parameters { found, wanted, .. } => BuildError::Corrupt {

@@ -35,6 +35,7 @@ mod retrograde;
 mod scc;
 mod solved;
 mod split;
+mod spread;
 mod stats;
 mod threshold_search;
 pub mod verify;

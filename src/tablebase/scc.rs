@@ -105,8 +105,15 @@ impl LayerSolver<'_> {
     }
 
     fn record_component_stats(&mut self, components: &Components, odd: &[bool]) {
-        for (k, &odd) in odd.iter().enumerate() {
-            let size = components.of(k).len();
+        let sizes: Vec<u64> = (0..odd.len()).map(|k| components.of(k).len() as u64).collect();
+        self.record_component_sizes(&sizes, odd);
+    }
+
+    /// Records the figures of components of `sizes` members, with whether
+    /// each holds an odd cycle.
+    pub(crate) fn record_component_sizes(&mut self, sizes: &[u64], odd: &[bool]) {
+        for (&size, &odd) in sizes.iter().zip(odd) {
+            let size = size as usize;
             let s = &mut self.stats.components;
             s.cycle_components += 1;
             s.positions_on_cycles += size as u64;

@@ -35,6 +35,7 @@ use rayon::prelude::*;
 
 use crate::cluster::{gaps, Communicator, Partition, Solo, Traffic};
 use crate::progress::Observer;
+use crate::tablebase::codec::{DecodeError, Decoder, Encoder};
 use crate::text::thousands;
 
 /// Marks a node in no cycle component (or outside the graph).
@@ -99,6 +100,106 @@ pub(crate) struct SplitLabels {
     next_label: u32,
     /// The exchanges this rank took part in, and what it sent in them.
     pub traffic: Traffic,
+}
+
+/// The cycle components of every rank's range, numbered as
+/// [`number_components`] numbers them, without the whole graph's labels:
+/// the members of the small parts (few, and small) are gathered to rank 0,
+/// which runs Pearce's algorithm on them and tells every rank the cycle
+/// components it found. Returns the component of every node of the rank's
+/// range (`NONE` off cycles) and, per component, whether it holds an odd
+/// cycle. Collective: every rank calls it with its own [`split_labels`].
+pub(crate) fn components_across<G: SplitGraph>(
+    comm: &dyn Communicator,
+    partition: &Partition,
+    graph: &G,
+    split: SplitLabels,
+) -> Result<(Vec<u32>, Vec<bool>), String> {
+    let SplitLabels { labels, pieces, next_label, .. } = split;
+    let base = partition.range(comm.rank()).start as u32;
+    // Small parts by their place among the small parts.
+    let mut slot = vec![NONE; (next_label - TO_SPLIT) as usize];
+    let mut smalls = 0u32;
+    for piece in &pieces {
+        if let Piece::Small { label } = piece {
+            slot[(label - TO_SPLIT) as usize] = smalls;
+            smalls += 1;
+        }
+    }
+    let small_slot = |label: u32| if label == NONE { NONE } else { slot[(label - TO_SPLIT) as usize] };
+    let mut mine = Encoder::default();
+    for (offset, &label) in labels.iter().enumerate() {
+        let s = small_slot(label);
+        if s != NONE {
+            mine.u32(s);
+            mine.u32(base + offset as u32);
+        }
+    }
+    // Rank 0: every small part's members (sorted: ranks hold increasing
+    // ranges), Pearce's components, and the numbering of all components.
+    let told = comm.gather(mine.bytes).map(|parts| {
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); smalls as usize];
+        for part in &parts {
+            for pair in part.chunks_exact(8) {
+                let s = u32::from_le_bytes(pair[..4].try_into().expect("four bytes")) as usize;
+                let index = u32::from_le_bytes(pair[4..].try_into().expect("four bytes"));
+                if let Some(list) = members.get_mut(s) {
+                    list.push(index);
+                }
+            }
+        }
+        let lists: Vec<Vec<(Vec<u32>, bool)>> =
+            members.par_iter().map(|members| pearce(graph, members)).collect();
+        // Per small part in order: its cycle components, each with whether
+        // it holds an odd cycle and its members.
+        let mut e = Encoder::default();
+        for found in &lists {
+            e.u64(found.len() as u64);
+            for (list, odd) in found {
+                e.u8(*odd as u8);
+                e.words(list);
+            }
+        }
+        e.bytes
+    });
+    let told = comm.broadcast(told.unwrap_or_default());
+    // Every rank numbers the components in piece order, as
+    // `number_components` does.
+    let read = |e: DecodeError| format!("rank 0's components of the small parts: {e}");
+    let mut d = Decoder::new(&told);
+    let mut number = vec![NONE; (next_label - TO_SPLIT) as usize];
+    let mut odd = Vec::new();
+    let mut listed: Vec<(u32, Vec<u32>)> = Vec::new();
+    for piece in &pieces {
+        match piece {
+            Piece::Component { label, odd: o } => {
+                number[(label - TO_SPLIT) as usize] = odd.len() as u32;
+                odd.push(*o);
+            }
+            Piece::Small { .. } => {
+                for _ in 0..d.u64().map_err(read)? {
+                    let o = d.u8().map_err(read)? == 1;
+                    listed.push((odd.len() as u32, d.words().map_err(read)?));
+                    odd.push(o);
+                }
+            }
+        }
+    }
+    d.finish().map_err(read)?;
+    let mut ids: Vec<u32> = labels
+        .par_iter()
+        .map(|&label| match label {
+            NONE => NONE,
+            label => number[(label - TO_SPLIT) as usize],
+        })
+        .collect();
+    let range = partition.range(comm.rank());
+    for (k, list) in listed {
+        for index in list.into_iter().filter(|&i| range.contains(&(i as u64))) {
+            ids[(index - base) as usize] = k;
+        }
+    }
+    Ok((ids, odd))
 }
 
 /// Splits the nodes labelled [`TO_SPLIT`] down to cycle components and

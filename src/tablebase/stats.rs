@@ -236,6 +236,19 @@ impl LayerStats {
         LayerStats { seeds, positions, ..LayerStats::default() }
     }
 
+    /// Adds the counts of positions another rank decided in its range of
+    /// the same layer (a layer kept spread: `spread.rs`); what every rank
+    /// counts alike (rounds, components, safety rounds) and the times stay
+    /// this rank's.
+    pub(crate) fn add_rank_counts(&mut self, other: &LayerStats) {
+        self.decided_by_retrograde += other.decided_by_retrograde;
+        self.decided_acyclic += other.decided_acyclic;
+        self.exact_by_bounds += other.exact_by_bounds;
+        self.exact_by_search += other.exact_by_search;
+        self.exact_from_seed += other.exact_from_seed;
+        self.open_before_search += other.open_before_search;
+    }
+
     /// Counts exactness and gaps from the finished entries.
     pub fn finish(&mut self, packed: &[u8]) {
         let (mut exact, mut gap_sum, mut max_gap) = (0u64, 0u64, 0u8);

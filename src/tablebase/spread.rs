@@ -1,0 +1,180 @@
+//! A layer's cycle phases with its entries kept spread over the ranks of a
+//! distributed build: no rank ever holds the whole layer's work arrays
+//! (`docs/distributed-build.md` §6, stage 1).
+//!
+//! It applies when every piece of the split is a labelled component (no
+//! small part needs Pearce's algorithm on the whole graph's labels, which
+//! is so from 8 seeds on: one component a layer) and the layer gets no
+//! search (the searches read any position of the layer). Then each rank
+//! numbers the components of its range as one process does, and for each
+//! component in order:
+//!
+//! 1. the ranks play its threshold games together, each on its own
+//!    members, with the intervals of their best exits from its own arrays
+//!    (`bounds_across::spread_bounds`), and get every member's bounds;
+//! 2. each rank decides its members, as one process does without a search:
+//!    the bounds met with the table started from, if any;
+//! 3. the decided members tell their parents by retrograde rounds across
+//!    the ranks (`distributed::propagate_across`), which decide the
+//!    positions on no cycle that only waited for this component.
+//!
+//! Each step gives the one-process result: the bounds by §2 of the
+//! document, the decisions because they read only the member's bounds and
+//! seed entry, and the rounds because telling a parent commutes (§2). So
+//! the entries are those of one process, and rank 0 gathers them packed
+//! (3 bytes a position) with the ranks' figures, which add up to one
+//! process's counts.
+
+use std::time::Instant;
+
+use super::bounds_across::spread_bounds;
+use super::codec::{DecodeError, Decoder, Encoder};
+use super::distributed::propagate_across;
+use super::entry::Proof;
+use super::layer::LayerSolver;
+use super::layer_entries::Contradiction;
+use super::split::NONE;
+use super::stats::LayerStats;
+use crate::cluster::{Communicator, Partition};
+use crate::rank::position_in_layer;
+
+/// What rank 0 gets of a layer finished spread: its packed entries and
+/// figures, or why it could not be finished.
+pub(crate) type Finished = Result<(Vec<u8>, LayerStats), SpreadError>;
+
+#[derive(Debug)]
+pub(crate) enum SpreadError {
+    /// The first contradiction with the table started from.
+    Contradiction(Contradiction),
+    /// The games stopped, or a rank's message could not be read.
+    Failed(String),
+}
+
+/// Resolves the cycle components of `part` (this rank's range of layer
+/// `part.n`, retrograde analysis done) from `ids`, the component of every
+/// position of the range (`NONE` off cycles), with `odd` per component;
+/// returns on rank 0 the layer's entries and figures (or why not), `None`
+/// on the others. Collective.
+pub(crate) fn resolve_spread(
+    comm: &dyn Communicator,
+    part: &mut LayerSolver,
+    ids: &[u32],
+    odd: &[bool],
+) -> Option<Finished> {
+    match resolve_components(comm, part, ids, odd) {
+        Ok(()) => gather_finished(comm, part),
+        // (Every rank stops at the same step.)
+        Err(error) => (comm.rank() == 0).then(|| Err(SpreadError::Failed(error.to_string()))),
+    }
+}
+
+fn resolve_components(
+    comm: &dyn Communicator,
+    part: &mut LayerSolver,
+    ids: &[u32],
+    odd: &[bool],
+) -> std::io::Result<()> {
+    let n = part.n;
+    let partition = Partition::new(part.size as u64, comm.ranks());
+    let base = partition.range(comm.rank()).start as usize;
+    // Every component's members in this range, in index order.
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); odd.len()];
+    for (offset, &k) in ids.iter().enumerate() {
+        if k != NONE {
+            members[k as usize].push((base + offset) as u32);
+        }
+    }
+    let sizes: Vec<u64> = members.iter().map(|m| comm.sum(m.len() as u64)).collect();
+    part.record_component_sizes(&sizes, odd);
+    for (k, mine) in members.into_iter().enumerate() {
+        let clock = Instant::now();
+        let (lower, upper): (Vec<u8>, Vec<u8>) = mine
+            .iter()
+            .map(|&m| {
+                let (lower, upper, _) = part.entries.interval(m as usize);
+                (lower, upper)
+            })
+            .unzip();
+        part.progress.detail(&format!("{n} seeds: component {k} of {}, kept across ranks", odd.len()));
+        let (bounds, added) = spread_bounds(comm, n, mine.clone(), lower, upper, part.progress, sizes[k])?;
+        part.stats.seconds.bounds += clock.elapsed().as_secs_f64();
+        part.stats.safety_rounds += added as u64;
+        // As one process decides a component without a search.
+        for (&m, &(lower, upper)) in mine.iter().zip(&bounds) {
+            let m = m as usize;
+            let (root_lower, root_upper) = part.entries.meet_seed(m, lower, upper);
+            part.stats.open_before_search += (root_lower < root_upper) as u64;
+            let proof = if lower == upper {
+                part.stats.exact_by_bounds += 1;
+                Proof::Bounds
+            } else if root_lower == root_upper {
+                part.stats.exact_from_seed += 1;
+                part.entries.seed_entry(m).map_or(Proof::Search, |seed| seed.proof)
+            } else {
+                Proof::Search
+            };
+            let estimate = root_lower + (root_upper - root_lower) / 2;
+            part.entries.decide(m, root_lower, root_upper, estimate, proof, true);
+        }
+        let frontier =
+            mine.iter().map(|&m| position_in_layer(n, m as u64).expect("an index of the layer")).collect();
+        let (_, decided) = propagate_across(comm, part, &partition, frontier, |round| {
+            format!("{n} seeds: component {k} decided, propagate {round} across {} ranks", comm.ranks())
+        });
+        part.stats.decided_acyclic += decided;
+    }
+    Ok(())
+}
+
+/// Rank 0 gathers every rank's packed entries, figures and contradiction.
+fn gather_finished(comm: &dyn Communicator, part: &LayerSolver) -> Option<Finished> {
+    let mut e = Encoder::default();
+    part.stats.encode(&mut e);
+    match part.entries.contradiction() {
+        Some(c) => {
+            e.u8(1);
+            e.u64(c.index);
+            for b in [c.ours.0, c.ours.1, c.theirs.0, c.theirs.1] {
+                e.u8(b);
+            }
+        }
+        None => e.u8(0),
+    }
+    e.blob(&part.entries.packed());
+    let parts = comm.gather(e.bytes)?;
+    Some(match join_finished(part, parts) {
+        Ok(finished) => finished,
+        Err(e) => Err(SpreadError::Failed(format!("a rank's entries: {e}"))),
+    })
+}
+
+fn join_finished(part: &LayerSolver, parts: Vec<Vec<u8>>) -> Result<Finished, DecodeError> {
+    let mut stats = part.stats.clone();
+    let mut bytes = Vec::with_capacity(part.size * super::entry::ENTRY_BYTES);
+    let mut contradiction: Option<Contradiction> = None;
+    for (rank, message) in parts.into_iter().enumerate() {
+        let mut d = Decoder::new(&message);
+        let theirs = LayerStats::decode(&mut d)?;
+        if rank > 0 {
+            stats.add_rank_counts(&theirs);
+        }
+        if d.u8()? == 1 {
+            let index = d.u64()?;
+            let (ours, theirs) = ((d.u8()?, d.u8()?), (d.u8()?, d.u8()?));
+            // (Ranks hold increasing indexes: the first found is the least.)
+            contradiction.get_or_insert(Contradiction { seeds: part.n, index, ours, theirs });
+        }
+        bytes.extend_from_slice(d.blob()?);
+        d.finish()?;
+    }
+    if bytes.len() != part.size * super::entry::ENTRY_BYTES {
+        return Err(DecodeError(format!("the ranks sent {} bytes of entries", bytes.len())));
+    }
+    Ok(match contradiction {
+        Some(c) => Err(SpreadError::Contradiction(c)),
+        None => {
+            stats.finish(&bytes);
+            Ok((bytes, stats))
+        }
+    })
+}
