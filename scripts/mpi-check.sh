@@ -50,6 +50,18 @@ for ranks in 1 2 4; do
   [ "$status" = 0 ] && echo "mpi-check: -np $ranks: the files of the one-process build, layers 0 to $seeds"
 done
 
+# Layers kept spread (those without a search: 8 and up by default), on 3
+# ranks: the same files.
+mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$work/kept" --max-seeds "$seeds" \
+  --keep-layers-spread 2>"$work/kept.log" >/dev/null
+kept=$(grep -c "kept spread" "$work/kept.log" || true)
+if cmp -s "$work/alone/tablebase.owtb" "$work/kept/tablebase.owtb" && [ "$kept" -gt 0 ]; then
+  echo "mpi-check: -np 3 with layers kept spread ($kept log lines say so): the files of the one-process build"
+else
+  echo "mpi-check: layers kept spread give other files (or none was kept spread: $kept)" >&2
+  status=1
+fi
+
 # A job killed inside one of its last two layers, once rank 0 has a
 # checkpoint of it taken inside the threshold games the ranks play
 # together (checkpoints come every 0.05 s; such a checkpoint is in parts,

@@ -374,11 +374,16 @@ fn play_share(
     Ok((added, share.win.iter().map(|w| w.load(Relaxed)).collect()))
 }
 
+/// Per member `(lower, upper)`, the safety rounds that added states, and
+/// the members.
+pub(crate) type SpreadBounds = (Vec<(u8, u8)>, u32, Vec<u32>);
+
 /// The history-free bounds of one cycle component whose members stay with
 /// the ranks that hold them (a layer kept spread: `spread.rs`): every rank
 /// calls this with the component's members in its range (sorted layer
 /// indexes) and the intervals of their best exits, and gets their bounds,
-/// `(lower, upper)` per member, and the safety rounds that added states,
+/// `(lower, upper)` per member, the safety rounds that added states and
+/// the members back,
 /// the same on every rank and as one process finds them (section 2 of
 /// `docs/distributed-build.md`). No snapshot is taken. Collective.
 pub(crate) fn spread_bounds(
@@ -389,7 +394,7 @@ pub(crate) fn spread_bounds(
     upper: Vec<u8>,
     progress: &dyn crate::progress::Observer,
     total_members: u64,
-) -> io::Result<(Vec<(u8, u8)>, u32)> {
+) -> io::Result<SpreadBounds> {
     let partition = Partition::new(layer_size(n), comm.ranks());
     let n = n as u8;
     let mut assignment = Assignment { first: n, members, lower, upper, state: None };
@@ -398,7 +403,7 @@ pub(crate) fn spread_bounds(
     let (added, wins) = play_share(comm, n, &partition, &mut assignment, &mut lead)
         .map_err(|_| io::Error::other("the games of a component kept spread stopped"))?;
     let bounds = wins.chunks_exact(2).map(|w| (w[0], n - w[1])).collect();
-    Ok((bounds, added))
+    Ok((bounds, added, assignment.members))
 }
 
 /// The games' lead in a layer kept spread: no snapshots; rank 0 reports

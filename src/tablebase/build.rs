@@ -33,7 +33,7 @@ use super::solved::{LayerBytes, SolvedLayers};
 use super::spread::SpreadError;
 use super::stats::LayerStats;
 use crate::checksum::checksum;
-use crate::cluster::{Communicator, Solo};
+use crate::cluster::{Communicator, Partition, Solo};
 use crate::formats::endgames::EndgamesVersion;
 use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
@@ -603,15 +603,18 @@ fn lead(
         let mut games_from = comm.traffic();
         let mut kept_spread = false;
         let keep = options.keep_layers_spread;
+        // A layer kept spread is written by every rank; the others by
+        // rank 0 (`finish_layer`).
+        let mut written_spread = None;
         let result = if across {
             match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer, keep) {
-                Ok((Across::Finished(finished), traffic)) => {
+                Ok((Across::Finished(spread), traffic)) => {
                     kept_spread = true;
                     observer.line(&traffic.line());
                     observer.line(&traffic.bounds_line());
                     report.traffic.push(traffic);
-                    match finished.expect("rank 0 gets the layer") {
-                        Ok(done) => Ok(done),
+                    let verdict = match spread.finished.expect("rank 0 gets the figures") {
+                        Ok(stats) => Ok(stats),
                         Err(SpreadError::Contradiction(contradiction)) => Err(BuildError::Contradiction {
                             source: options.start_from.clone().unwrap_or_default(),
                             contradiction,
@@ -619,7 +622,13 @@ fn lead(
                         Err(SpreadError::Failed(problem)) => {
                             Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: {problem}") })
                         }
-                    }
+                    };
+                    let go = verdict.as_ref().map(|_| ()).map_err(|e| e.to_string());
+                    let path = layer_path(&options.dir, manifest.generation, n as usize);
+                    let written = write_layer_slices(comm, &path, n, &spread.slice, go);
+                    written_spread =
+                        Some(verdict.and_then(|stats| Ok((written?.expect("rank 0's record"), stats))));
+                    Ok((Vec::new(), LayerStats::default()))
                 }
                 Ok((Across::Gathered(whole), traffic)) => {
                     let whole = whole.expect("rank 0 gets the layer");
@@ -639,7 +648,17 @@ fn lead(
                 .and_then(|start| run_layer(&held, &mut manifest, options, start, &mut report, others))
         }
         .and_then(|(bytes, stats)| {
-            finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
+            let stats = match written_spread {
+                Some(written) => {
+                    let (record, stats) = written?;
+                    record_layer(&held, &mut manifest, n, record, &stats)?;
+                    stats
+                }
+                None => {
+                    finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
+                    stats
+                }
+            };
             observer.line(&stats.table_row());
             report.layers.push(stats);
             Ok(manifest.layers[n as usize])
@@ -703,7 +722,12 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
             if let Ok((across, traffic)) =
                 super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT, keep)
             {
-                kept_spread = matches!(across, Across::Finished(_));
+                if let Across::Finished(spread) = across {
+                    kept_spread = true;
+                    // (Rank 0 says whether to write, and reports failures.)
+                    let path = layer_path(dir, manifest.generation, n as usize);
+                    let _ = write_layer_slices(comm, &path, n, &spread.slice, Ok(()));
+                }
                 report.traffic.push(traffic);
             }
         }
@@ -982,21 +1006,99 @@ fn finish_layer(
 ) -> Result<(), BuildError> {
     debug_assert_eq!(bytes.len() as u64, layer_size(n) * ENTRY_BYTES as u64);
     held.commit(&layer_name(manifest.generation, n as usize), bytes)?;
+    record_layer(held, manifest, n, (bytes.len() as u64, checksum(bytes)), stats)
+}
+
+/// Records layer `n`, whose file (of `size` bytes and checksum `sum`) is
+/// written and durable: its statistics, then the manifest.
+fn record_layer(
+    held: &HeldDirectory,
+    manifest: &mut Manifest,
+    n: u32,
+    (size, sum): (u64, u64),
+    stats: &LayerStats,
+) -> Result<(), BuildError> {
     let mut encoded = Encoder::default();
     stats.encode(&mut encoded);
     held.commit(&stats_name(manifest.generation, n as usize), &encoded.bytes)?;
     let old_checkpoint = manifest.checkpoint.take();
-    manifest.layers.push((
-        bytes.len() as u64,
-        checksum(bytes),
-        encoded.bytes.len() as u64,
-        checksum(&encoded.bytes),
-    ));
+    manifest.layers.push((size, sum, encoded.bytes.len() as u64, checksum(&encoded.bytes)));
     held.commit_manifest(&manifest.render())?;
     if let Some((sequence, _, _)) = old_checkpoint {
         discard_checkpoint(held, n as usize, sequence);
     }
     Ok(())
+}
+
+/// Writes layer `n` of a layer kept spread into `path`, every rank the
+/// packed entries of its range (`slice`) at their place: rank 0 makes a
+/// temporary file of the layer's size, every rank writes and syncs its
+/// slice, and rank 0 checksums the file, renames it into place and syncs
+/// the directory. Returns on rank 0 the file's size and checksum.
+/// Collective; `go` is rank 0's verdict (an error: nothing is written and
+/// every rank stops; rank 0 reports the error itself).
+fn write_layer_slices(
+    comm: &dyn Communicator,
+    path: &Path,
+    n: u32,
+    slice: &[u8],
+    go: Result<(), String>,
+) -> Result<Option<(u64, u64)>, BuildError> {
+    use std::os::unix::fs::FileExt;
+    let size = layer_size(n) * ENTRY_BYTES as u64;
+    let temporary = resumable::atomic::temporary_path(path);
+    let prepared: Result<(), BuildError> = if comm.rank() == 0 {
+        go.map_err(|problem| BuildError::Peer { rank: 0, problem }).and_then(|()| {
+            let file = std::fs::File::create(&temporary).map_err(io_at(&temporary))?;
+            file.set_len(size).map_err(io_at(&temporary))
+        })
+    } else {
+        Ok(())
+    };
+    let status = read_status(comm.broadcast(status_bytes(&prepared, |_| Vec::new())));
+    prepared?;
+    status?;
+    let range = Partition::new(layer_size(n), comm.ranks()).range(comm.rank());
+    let written = (|| {
+        if slice.len() as u64 != (range.end - range.start) * ENTRY_BYTES as u64 {
+            return Err(io::Error::other(format!(
+                "{} bytes for a range of {} positions",
+                slice.len(),
+                range.end - range.start
+            )));
+        }
+        let file = std::fs::OpenOptions::new().write(true).open(&temporary)?;
+        file.write_all_at(slice, range.start * ENTRY_BYTES as u64)?;
+        file.sync_all()
+    })()
+    .map_err(io_at(&temporary));
+    agree(comm, written)?;
+    if comm.rank() != 0 {
+        return Ok(None);
+    }
+    // Read back in pieces: the checksum the manifest records, and a check
+    // that every slice landed.
+    let sum = (|| {
+        let mut file = std::fs::File::open(&temporary)?;
+        let mut summed = crate::checksum::Checksum::new();
+        let (mut buffer, mut total) = (vec![0u8; 1 << 20], 0u64);
+        loop {
+            let read = io::Read::read(&mut file, &mut buffer)?;
+            if read == 0 {
+                break;
+            }
+            summed.update(&buffer[..read]);
+            total += read as u64;
+        }
+        if total != size {
+            return Err(io::Error::other(format!("{total} bytes, the layer has {size}")));
+        }
+        std::fs::rename(&temporary, path)?;
+        resumable::atomic::sync_directory(path)?;
+        Ok(summed.finish())
+    })()
+    .map_err(io_at(&temporary))?;
+    Ok(Some((size, sum)))
 }
 
 /// Checks the checkpoint the manifest names. If it names none, a first

@@ -33,8 +33,7 @@ use super::solved::SolvedLayers;
 use super::split::{number_components, split_labels};
 use crate::cluster::{Communicator, Partition, Traffic};
 use crate::progress::{Observer, SILENT};
-use crate::rank::{layer_size, position_in_layer};
-use crate::rules::Position;
+use crate::rank::{layer_index, layer_size, position_in_layer};
 
 /// Bytes of one update: `u32` offset, then lower, upper, estimate.
 const UPDATE_BYTES: usize = 7;
@@ -144,9 +143,9 @@ pub(crate) enum Across<'a> {
     /// Gathered: rank 0 gets the whole layer to lead its cycle phases, the
     /// other ranks `None`.
     Gathered(Option<Gathered<'a>>),
-    /// Finished with its entries kept spread (`spread.rs`): rank 0 gets
-    /// the layer's entries and figures, the other ranks `None`.
-    Finished(Option<super::spread::Finished>),
+    /// Finished with its entries kept spread (`spread.rs`): every rank
+    /// holds the packed entries of its range, rank 0 the layer's figures.
+    Finished(super::spread::FinishedSpread),
 }
 
 /// Whether layer `n` can finish with its entries kept spread, when the
@@ -210,9 +209,12 @@ pub(crate) fn layer_across<'a>(
         let memory = crate::memory::PeakSampler::start(1);
         let before = comm.traffic();
         // (Rank 0's numbering is read by every rank: all fail alike.)
-        let finished = match numbered {
-            Ok((ids, odd)) => super::spread::resolve_spread(comm, &mut part, &ids, &odd),
-            Err(problem) => (comm.rank() == 0).then_some(Err(super::spread::SpreadError::Failed(problem))),
+        let mut finished = match numbered {
+            Ok((ids, odd)) => super::spread::resolve_spread(comm, &mut part, ids, &odd),
+            Err(problem) => super::spread::FinishedSpread {
+                slice: Vec::new(),
+                finished: (comm.rank() == 0).then_some(Err(super::spread::SpreadError::Failed(problem))),
+            },
         };
         let games_traffic = comm.traffic().since(before);
         let traffic = LayerTraffic {
@@ -228,15 +230,12 @@ pub(crate) fn layer_across<'a>(
             gather_seconds: 0.0,
             kept_spread: true,
         };
-        let finished = finished.map(|result| {
-            result.map(|(bytes, mut stats)| {
-                let (anonymous, file) = memory.peak(0);
-                stats.memory.cycles = anonymous;
-                stats.memory.mapped = file;
-                stats.seconds.total = started.elapsed().as_secs_f64();
-                (bytes, stats)
-            })
-        });
+        if let Some(Ok(stats)) = finished.finished.as_mut() {
+            let (anonymous, file) = memory.peak(0);
+            stats.memory.cycles = anonymous;
+            stats.memory.mapped = file;
+            stats.seconds.total = started.elapsed().as_secs_f64();
+        }
         return Ok((Across::Finished(finished), traffic));
     }
 
@@ -337,7 +336,7 @@ fn run_rounds<'a>(
     mut part: LayerSolver<'a>,
     partition: &Partition,
 ) -> (LayerSolver<'a>, u64) {
-    let frontier = part.first_pass();
+    let frontier = part.first_pass().iter().map(|p| layer_index(p) as u32).collect();
     let (rounds, _) = propagate_across(comm, &part, partition, frontier, |rounds| {
         format!("{} seeds: propagate {rounds} across {} ranks", part.n, comm.ranks())
     });
@@ -346,66 +345,78 @@ fn run_rounds<'a>(
     (part, rounds)
 }
 
+/// Frontier positions told per exchange: a round whose frontier is longer
+/// on some rank goes in several exchanges, so that what a rank sends at
+/// once stays near 7 bytes times the parents of this many positions.
+const PROPAGATION_SLICE: usize = 1 << 20;
+
 /// Rounds of retrograde propagation across the ranks from `frontier`
-/// (positions of this rank's part just decided) until no rank decides a
-/// position; returns the rounds and how many positions this rank decided
-/// in them. Telling a parent is a maximum and a decrement, which commute:
-/// the positions decided, and their entries, are those of one process's
-/// rounds from the same frontiers. Collective.
+/// (layer indexes of positions of this rank's part just decided) until no
+/// rank decides a position; returns the rounds and how many positions
+/// this rank decided in them. Telling a parent is a maximum and a
+/// decrement, which commute: the positions decided, and their entries, are
+/// those of one process's rounds from the same frontiers, however a round
+/// is cut into exchanges. Collective.
 pub(crate) fn propagate_across(
     comm: &dyn Communicator,
     part: &LayerSolver,
     partition: &Partition,
-    mut frontier: Vec<Position>,
+    mut frontier: Vec<u32>,
     detail: impl Fn(u64) -> String,
 ) -> (u64, u64) {
-    let ranks = comm.ranks();
+    let (ranks, n) = (comm.ranks(), part.n);
+    let start = partition.range(comm.rank()).start as usize;
     let (mut rounds, mut decided_here) = (0, 0);
     while comm.sum(frontier.len() as u64) > 0 {
         rounds += 1;
         part.progress.detail(&detail(rounds));
-        let solver = part;
-        // Each task tells the parents held here and writes one buffer per
-        // rank for the others; the buffers are then joined per rank.
-        let (mut next, outgoing) = frontier
-            .par_chunks(1 << 12)
-            .map(|children| {
-                let mut decided = Vec::new();
-                let mut outgoing = vec![Vec::new(); ranks];
-                for child in children {
-                    solver.propagate_to(child, &mut decided, |index, option| {
-                        let (owner, offset) = partition.locate(index as u64);
-                        let buffer: &mut Vec<u8> = &mut outgoing[owner];
-                        buffer.extend_from_slice(&offset.to_le_bytes());
-                        buffer.extend_from_slice(&[option.0, option.1, option.2]);
-                    });
-                }
-                (decided, outgoing)
-            })
-            .reduce(
-                || (Vec::new(), vec![Vec::new(); ranks]),
-                |(mut decided, mut outgoing), (more, buffers)| {
-                    decided.extend(more);
-                    for (all, buffer) in outgoing.iter_mut().zip(buffers) {
-                        all.extend_from_slice(&buffer);
+        let slices = comm.max(frontier.len().div_ceil(PROPAGATION_SLICE) as u64) as usize;
+        let mut next: Vec<u32> = Vec::new();
+        for s in 0..slices {
+            let slice = &frontier[(s * PROPAGATION_SLICE).min(frontier.len())
+                ..((s + 1) * PROPAGATION_SLICE).min(frontier.len())];
+            // Each task tells the parents held here and writes one buffer
+            // per rank for the others; the buffers are then joined per rank.
+            let (decided, outgoing) = slice
+                .par_chunks(1 << 12)
+                .map(|children| {
+                    let mut decided = Vec::new();
+                    let mut outgoing = vec![Vec::new(); ranks];
+                    for &child in children {
+                        let child = position_in_layer(n, child as u64).expect("an index of the layer");
+                        part.propagate_to(&child, &mut decided, |index, option| {
+                            let (owner, offset) = partition.locate(index as u64);
+                            let buffer: &mut Vec<u8> = &mut outgoing[owner];
+                            buffer.extend_from_slice(&offset.to_le_bytes());
+                            buffer.extend_from_slice(&[option.0, option.1, option.2]);
+                        });
                     }
+                    let decided: Vec<u32> = decided.iter().map(|p| layer_index(p) as u32).collect();
                     (decided, outgoing)
-                },
-            );
-        let incoming = comm.exchange(outgoing);
-        let start = partition.range(comm.rank()).start as usize;
-        let received: Vec<Position> = incoming
-            .par_iter()
-            .flat_map_iter(|message| message.chunks_exact(UPDATE_BYTES))
-            .filter_map(|update| {
-                let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
-                let index = start + offset;
-                solver
-                    .receive(index, (update[4], update[5], update[6]))
-                    .then(|| position_in_layer(solver.n, index as u64).expect("an index of the layer"))
-            })
-            .collect();
-        next.extend(received);
+                })
+                .reduce(
+                    || (Vec::new(), vec![Vec::new(); ranks]),
+                    |(mut decided, mut outgoing), (more, buffers)| {
+                        decided.extend(more);
+                        for (all, buffer) in outgoing.iter_mut().zip(buffers) {
+                            all.extend_from_slice(&buffer);
+                        }
+                        (decided, outgoing)
+                    },
+                );
+            next.extend(decided);
+            let incoming = comm.exchange(outgoing);
+            let received: Vec<u32> = incoming
+                .par_iter()
+                .flat_map_iter(|message| message.chunks_exact(UPDATE_BYTES))
+                .filter_map(|update| {
+                    let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
+                    let index = start + offset;
+                    part.receive(index, (update[4], update[5], update[6])).then_some(index as u32)
+                })
+                .collect();
+            next.extend(received);
+        }
         decided_here += next.len() as u64;
         frontier = next;
     }

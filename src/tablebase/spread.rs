@@ -21,9 +21,9 @@
 //! Each step gives the one-process result: the bounds by §2 of the
 //! document, the decisions because they read only the member's bounds and
 //! seed entry, and the rounds because telling a parent commutes (§2). So
-//! the entries are those of one process, and rank 0 gathers them packed
-//! (3 bytes a position) with the ranks' figures, which add up to one
-//! process's counts.
+//! the entries are those of one process. Each rank then writes its range's
+//! packed entries into the layer's file where they belong, and rank 0
+//! gathers only the ranks' figures, which add up to one process's counts.
 
 use std::time::Instant;
 
@@ -34,13 +34,21 @@ use super::entry::Proof;
 use super::layer::LayerSolver;
 use super::layer_entries::Contradiction;
 use super::split::NONE;
-use super::stats::LayerStats;
+use super::stats::{EntryCounts, LayerStats};
 use crate::cluster::{Communicator, Partition};
-use crate::rank::position_in_layer;
+use crate::memory::release_free_memory;
 
-/// What rank 0 gets of a layer finished spread: its packed entries and
-/// figures, or why it could not be finished.
-pub(crate) type Finished = Result<(Vec<u8>, LayerStats), SpreadError>;
+/// What rank 0 gets of a layer finished spread: its figures, or why it
+/// could not be finished.
+pub(crate) type Finished = Result<LayerStats, SpreadError>;
+
+/// What a rank has of a layer finished spread: the packed entries of its
+/// range (to write into the layer's file where they belong), and on rank
+/// 0 the layer's [`Finished`].
+pub(crate) struct FinishedSpread {
+    pub slice: Vec<u8>,
+    pub finished: Option<Finished>,
+}
 
 #[derive(Debug)]
 pub(crate) enum SpreadError {
@@ -53,25 +61,32 @@ pub(crate) enum SpreadError {
 /// Resolves the cycle components of `part` (this rank's range of layer
 /// `part.n`, retrograde analysis done) from `ids`, the component of every
 /// position of the range (`NONE` off cycles), with `odd` per component;
-/// returns on rank 0 the layer's entries and figures (or why not), `None`
-/// on the others. Collective.
+/// returns every rank's entries, and on rank 0 the layer's figures (or
+/// why there are none). Collective.
 pub(crate) fn resolve_spread(
     comm: &dyn Communicator,
     part: &mut LayerSolver,
-    ids: &[u32],
+    ids: Vec<u32>,
     odd: &[bool],
-) -> Option<Finished> {
+) -> FinishedSpread {
     match resolve_components(comm, part, ids, odd) {
-        Ok(()) => gather_finished(comm, part),
+        Ok(()) => {
+            let slice = part.entries.packed();
+            let finished = gather_figures(comm, part, &slice);
+            FinishedSpread { slice, finished }
+        }
         // (Every rank stops at the same step.)
-        Err(error) => (comm.rank() == 0).then(|| Err(SpreadError::Failed(error.to_string()))),
+        Err(error) => FinishedSpread {
+            slice: Vec::new(),
+            finished: (comm.rank() == 0).then(|| Err(SpreadError::Failed(error.to_string()))),
+        },
     }
 }
 
 fn resolve_components(
     comm: &dyn Communicator,
     part: &mut LayerSolver,
-    ids: &[u32],
+    ids: Vec<u32>,
     odd: &[bool],
 ) -> std::io::Result<()> {
     let n = part.n;
@@ -84,6 +99,9 @@ fn resolve_components(
             members[k as usize].push((base + offset) as u32);
         }
     }
+    drop(ids);
+    // (What the split freed goes back to the system first.)
+    release_free_memory();
     let sizes: Vec<u64> = members.iter().map(|m| comm.sum(m.len() as u64)).collect();
     part.record_component_sizes(&sizes, odd);
     for (k, mine) in members.into_iter().enumerate() {
@@ -96,7 +114,7 @@ fn resolve_components(
             })
             .unzip();
         part.progress.detail(&format!("{n} seeds: component {k} of {}, kept across ranks", odd.len()));
-        let (bounds, added) = spread_bounds(comm, n, mine.clone(), lower, upper, part.progress, sizes[k])?;
+        let (bounds, added, mine) = spread_bounds(comm, n, mine, lower, upper, part.progress, sizes[k])?;
         part.stats.seconds.bounds += clock.elapsed().as_secs_f64();
         part.stats.safety_rounds += added as u64;
         // As one process decides a component without a search.
@@ -116,18 +134,19 @@ fn resolve_components(
             let estimate = root_lower + (root_upper - root_lower) / 2;
             part.entries.decide(m, root_lower, root_upper, estimate, proof, true);
         }
-        let frontier =
-            mine.iter().map(|&m| position_in_layer(n, m as u64).expect("an index of the layer")).collect();
-        let (_, decided) = propagate_across(comm, part, &partition, frontier, |round| {
+        drop(bounds);
+        let (_, decided) = propagate_across(comm, part, &partition, mine, |round| {
             format!("{n} seeds: component {k} decided, propagate {round} across {} ranks", comm.ranks())
         });
         part.stats.decided_acyclic += decided;
+        release_free_memory();
     }
     Ok(())
 }
 
-/// Rank 0 gathers every rank's packed entries, figures and contradiction.
-fn gather_finished(comm: &dyn Communicator, part: &LayerSolver) -> Option<Finished> {
+/// Rank 0 gathers every rank's figures, the counts of its entries and its
+/// contradiction, if any.
+fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> Option<Finished> {
     let mut e = Encoder::default();
     part.stats.encode(&mut e);
     match part.entries.contradiction() {
@@ -140,17 +159,20 @@ fn gather_finished(comm: &dyn Communicator, part: &LayerSolver) -> Option<Finish
         }
         None => e.u8(0),
     }
-    e.blob(&part.entries.packed());
+    let counts = EntryCounts::of(slice);
+    e.u64(counts.exact);
+    e.u64(counts.gap_sum);
+    e.u8(counts.max_gap);
     let parts = comm.gather(e.bytes)?;
-    Some(match join_finished(part, parts) {
-        Ok(finished) => finished,
-        Err(e) => Err(SpreadError::Failed(format!("a rank's entries: {e}"))),
-    })
+    Some(
+        join_figures(part, parts)
+            .unwrap_or_else(|e| Err(SpreadError::Failed(format!("a rank's figures: {e}")))),
+    )
 }
 
-fn join_finished(part: &LayerSolver, parts: Vec<Vec<u8>>) -> Result<Finished, DecodeError> {
+fn join_figures(part: &LayerSolver, parts: Vec<Vec<u8>>) -> Result<Finished, DecodeError> {
     let mut stats = part.stats.clone();
-    let mut bytes = Vec::with_capacity(part.size * super::entry::ENTRY_BYTES);
+    let mut counts = EntryCounts::default();
     let mut contradiction: Option<Contradiction> = None;
     for (rank, message) in parts.into_iter().enumerate() {
         let mut d = Decoder::new(&message);
@@ -164,17 +186,17 @@ fn join_finished(part: &LayerSolver, parts: Vec<Vec<u8>>) -> Result<Finished, De
             // (Ranks hold increasing indexes: the first found is the least.)
             contradiction.get_or_insert(Contradiction { seeds: part.n, index, ours, theirs });
         }
-        bytes.extend_from_slice(d.blob()?);
+        counts.add(EntryCounts { exact: d.u64()?, gap_sum: d.u64()?, max_gap: d.u8()? });
         d.finish()?;
     }
-    if bytes.len() != part.size * super::entry::ENTRY_BYTES {
-        return Err(DecodeError(format!("the ranks sent {} bytes of entries", bytes.len())));
+    if counts.exact > part.size as u64 {
+        return Err(DecodeError(format!("{} exact entries in {} positions", counts.exact, part.size)));
     }
     Ok(match contradiction {
         Some(c) => Err(SpreadError::Contradiction(c)),
         None => {
-            stats.finish(&bytes);
-            Ok((bytes, stats))
+            stats.finish_with(counts);
+            Ok(stats)
         }
     })
 }

@@ -172,6 +172,35 @@ pub struct ComponentStats {
     pub size_histogram: BTreeMap<String, u64>,
 }
 
+/// What [`LayerStats::finish`] counts in finished entries; the counts of
+/// the parts of a layer add up to the layer's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct EntryCounts {
+    pub exact: u64,
+    pub gap_sum: u64,
+    pub max_gap: u8,
+}
+
+impl EntryCounts {
+    pub(crate) fn of(packed: &[u8]) -> EntryCounts {
+        let mut counts = EntryCounts::default();
+        for chunk in packed.chunks_exact(ENTRY_BYTES) {
+            let e = Entry::unpack([chunk[0], chunk[1], chunk[2]]);
+            counts.exact += (e.proof != Proof::Open) as u64;
+            let gap = e.upper - e.lower;
+            counts.gap_sum += gap as u64;
+            counts.max_gap = counts.max_gap.max(gap);
+        }
+        counts
+    }
+
+    pub(crate) fn add(&mut self, other: EntryCounts) {
+        self.exact += other.exact;
+        self.gap_sum += other.gap_sum;
+        self.max_gap = self.max_gap.max(other.max_gap);
+    }
+}
+
 /// Figures of one layer's build: what each phase decided, the searches'
 /// work and the time each phase took.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -251,20 +280,15 @@ impl LayerStats {
 
     /// Counts exactness and gaps from the finished entries.
     pub fn finish(&mut self, packed: &[u8]) {
-        let (mut exact, mut gap_sum, mut max_gap) = (0u64, 0u64, 0u8);
-        for chunk in packed.chunks_exact(ENTRY_BYTES) {
-            let e = Entry::unpack([chunk[0], chunk[1], chunk[2]]);
-            if e.proof != Proof::Open {
-                exact += 1;
-            }
-            let gap = e.upper - e.lower;
-            gap_sum += gap as u64;
-            max_gap = max_gap.max(gap);
-        }
-        self.exact = exact;
-        self.unresolved = self.positions - exact;
-        self.mean_gap = gap_sum as f64 / self.positions.max(1) as f64;
-        self.max_gap = max_gap;
+        self.finish_with(EntryCounts::of(packed));
+    }
+
+    /// [`LayerStats::finish`] from the counts of every part of the layer.
+    pub(crate) fn finish_with(&mut self, counts: EntryCounts) {
+        self.exact = counts.exact;
+        self.unresolved = self.positions - counts.exact;
+        self.mean_gap = counts.gap_sum as f64 / self.positions.max(1) as f64;
+        self.max_gap = counts.max_gap;
     }
 
     /// The counters, named as in the JSON file and in checkpoint order.
