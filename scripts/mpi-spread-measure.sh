@@ -5,7 +5,8 @@
 # phases (the default), then with -np 2 and -np 4 kept spread; checks that
 # the files are the same and prints a Markdown table per layer from
 # FIRST_LAYER_SHOWN: the layer's seconds and rank 0's peak anonymous
-# memory during the cycle phases, in bytes a position (`stats.json`).
+# memory during the cycle phases, in MB and in bytes a position
+# (`stats.json`).
 # Usage: scripts/mpi-spread-measure.sh [SEEDS] [FIRST_LAYER_SHOWN]. Needs
 # Open MPI (see scripts/mpi-check.sh).
 set -euo pipefail
@@ -37,12 +38,13 @@ import json, sys
 work, seeds, shown = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 runs = ["alone", "gathered2", "kept2", "kept4"]
 stats = {r: json.load(open(f"{work}/{r}/stats.json"))["layers"] for r in runs}
-print("| layer | positions | " + " | ".join(f"{r}: s, rank 0 B/pos" for r in runs) + " |")
+print("| layer | positions | " + " | ".join(f"{r}: s, rank 0 MB (B/pos)" for r in runs) + " |")
 print("|---|---|" + "---|" * len(runs))
 for n in range(shown, seeds + 1):
     cells = []
     for r in runs:
         layer = stats[r][n]
-        cells.append(f"{layer['seconds']['total']:.2f}, {layer['peak_bytes_per_position']:.1f}")
+        peak = layer['peak_bytes_per_position'] * layer['positions'] / 1e6
+        cells.append(f"{layer['seconds']['total']:.2f}, {peak:.0f} ({layer['peak_bytes_per_position']:.1f})")
     print(f"| {n} | {stats['alone'][n]['positions']:,} | " + " | ".join(cells) + " |")
 PY
