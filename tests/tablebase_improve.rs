@@ -11,12 +11,13 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use oware::checksum::checksum;
+use oware::cluster::run_ranks;
 use oware::progress::Silent;
 use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
 use oware::tablebase::entry::{Entry, ENTRY_BYTES};
 use oware::tablebase::file::{write_tablebase, Provenance};
 use oware::tablebase::improve::{improve, ImproveOptions, Improvement, PASS_DIR};
-use oware::tablebase::{build, BuildError, Proof, SearchBudget, Tablebase};
+use oware::tablebase::{build, build_across, BuildError, Proof, SearchBudget, Tablebase};
 
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
 
@@ -102,6 +103,22 @@ fn a_table_that_contradicts_the_build_stops_it() {
     assert!(error.to_string().contains("layer 5 position"), "{error}");
     assert!(!build_dir.join("layer-05.bin").exists(), "the contradicted layer was written");
     assert!(build_dir.join("layer-04.bin").exists());
+    // The same on three ranks with the layers kept spread: rank 0 reports
+    // the contradiction, the others stop with it, and nothing is written.
+    let spread_dir = dir.join("spread");
+    let spread =
+        BuildOptions { keep_layers_spread: true, ..BuildOptions { dir: spread_dir.clone(), ..from } };
+    let results = run_ranks(3, |comm| build_across(comm, &spread, &Silent));
+    match &results[0] {
+        Err(BuildError::Contradiction { contradiction, .. }) => {
+            assert_eq!((contradiction.seeds, contradiction.index), (5, at as u64));
+            assert_eq!((contradiction.ours, contradiction.theirs), ((truth, truth), (truth + 1, truth + 1)));
+        }
+        other => panic!("expected a contradiction on rank 0, got {other:?}"),
+    }
+    assert!(results[1..].iter().all(|r| matches!(r, Err(BuildError::Peer { rank: 0, .. }))), "{results:?}");
+    assert!(!spread_dir.join("layer-05.bin").exists() && !spread_dir.join("layer-05.bin.tmp").exists());
+    assert!(spread_dir.join("layer-04.bin").exists());
     fs::remove_dir_all(&dir).unwrap();
 }
 

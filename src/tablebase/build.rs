@@ -625,7 +625,7 @@ fn lead(
                     };
                     let go = verdict.as_ref().map(|_| ()).map_err(|e| e.to_string());
                     let path = layer_path(&options.dir, manifest.generation, n as usize);
-                    let written = write_layer_slices(comm, &path, n, &spread.slice, go);
+                    let written = write_layer_slices(comm, &path, n, &spread.slice, &spread.slice_sums, go);
                     written_spread =
                         Some(verdict.and_then(|stats| Ok((written?.expect("rank 0's record"), stats))));
                     Ok((Vec::new(), LayerStats::default()))
@@ -726,7 +726,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
                     kept_spread = true;
                     // (Rank 0 says whether to write, and reports failures.)
                     let path = layer_path(dir, manifest.generation, n as usize);
-                    let _ = write_layer_slices(comm, &path, n, &spread.slice, Ok(()));
+                    let _ = write_layer_slices(comm, &path, n, &spread.slice, &[], Ok(()));
                 }
                 report.traffic.push(traffic);
             }
@@ -1033,15 +1033,18 @@ fn record_layer(
 /// Writes layer `n` of a layer kept spread into `path`, every rank the
 /// packed entries of its range (`slice`) at their place: rank 0 makes a
 /// temporary file of the layer's size, every rank writes and syncs its
-/// slice, and rank 0 checksums the file, renames it into place and syncs
-/// the directory. Returns on rank 0 the file's size and checksum.
-/// Collective; `go` is rank 0's verdict (an error: nothing is written and
-/// every rank stops; rank 0 reports the error itself).
+/// slice, and rank 0 reads the file back, checks every rank's slice
+/// against the checksum that rank sent (`slice_sums`, rank 0's only), then
+/// renames it into place and syncs the directory. Returns on rank 0 the
+/// file's size and checksum. Collective; `go` is rank 0's verdict (an
+/// error: nothing is written and every rank stops; rank 0 reports the
+/// error itself).
 fn write_layer_slices(
     comm: &dyn Communicator,
     path: &Path,
     n: u32,
     slice: &[u8],
+    slice_sums: &[u64],
     go: Result<(), String>,
 ) -> Result<Option<(u64, u64)>, BuildError> {
     use std::os::unix::fs::FileExt;
@@ -1058,7 +1061,8 @@ fn write_layer_slices(
     let status = read_status(comm.broadcast(status_bytes(&prepared, |_| Vec::new())));
     prepared?;
     status?;
-    let range = Partition::new(layer_size(n), comm.ranks()).range(comm.rank());
+    let partition = Partition::new(layer_size(n), comm.ranks());
+    let range = partition.range(comm.rank());
     let written = (|| {
         if slice.len() as u64 != (range.end - range.start) * ENTRY_BYTES as u64 {
             return Err(io::Error::other(format!(
@@ -1076,26 +1080,34 @@ fn write_layer_slices(
     if comm.rank() != 0 {
         return Ok(None);
     }
-    // Read back in pieces: the checksum the manifest records, and a check
-    // that every slice landed.
+    // Read back in pieces, slice by slice: each must be what its rank
+    // wrote (a write lost on the way would leave zeros), and the whole
+    // file's checksum is what the manifest records.
     let sum = (|| {
         let mut file = std::fs::File::open(&temporary)?;
-        let mut summed = crate::checksum::Checksum::new();
-        let (mut buffer, mut total) = (vec![0u8; 1 << 20], 0u64);
-        loop {
-            let read = io::Read::read(&mut file, &mut buffer)?;
-            if read == 0 {
-                break;
-            }
-            summed.update(&buffer[..read]);
-            total += read as u64;
+        if file.metadata()?.len() != size || slice_sums.len() != comm.ranks() {
+            return Err(io::Error::other(format!("not the layer's {size} bytes in {} slices", comm.ranks())));
         }
-        if total != size {
-            return Err(io::Error::other(format!("{total} bytes, the layer has {size}")));
+        let mut whole = crate::checksum::Checksum::new();
+        let mut buffer = vec![0u8; 1 << 20];
+        for (rank, &expected) in slice_sums.iter().enumerate() {
+            let range = partition.range(rank);
+            let mut left = (range.end - range.start) * ENTRY_BYTES as u64;
+            let mut summed = crate::checksum::Checksum::new();
+            while left > 0 {
+                let piece = &mut buffer[..left.min(1 << 20) as usize];
+                io::Read::read_exact(&mut file, piece)?;
+                summed.update(piece);
+                whole.update(piece);
+                left -= piece.len() as u64;
+            }
+            if summed.finish() != expected {
+                return Err(io::Error::other(format!("rank {rank}'s slice is not what it wrote")));
+            }
         }
         std::fs::rename(&temporary, path)?;
         resumable::atomic::sync_directory(path)?;
-        Ok(summed.finish())
+        Ok(whole.finish())
     })()
     .map_err(io_at(&temporary))?;
     Ok(Some((size, sum)))

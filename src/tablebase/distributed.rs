@@ -149,8 +149,7 @@ pub(crate) enum Across<'a> {
 }
 
 /// Whether layer `n` can finish with its entries kept spread, when the
-/// build asks for it: the layer gets no search (`spread.rs`; the split
-/// must also have left no small part).
+/// build asks for it: the layer gets no search (`spread.rs`).
 fn may_stay_spread(budget: &SearchBudget, n: u32) -> bool {
     !budget.threshold_search_at(n) && !budget.cut_search_at(n)
 }
@@ -214,6 +213,7 @@ pub(crate) fn layer_across<'a>(
             Err(problem) => super::spread::FinishedSpread {
                 slice: Vec::new(),
                 finished: (comm.rank() == 0).then_some(Err(super::spread::SpreadError::Failed(problem))),
+                slice_sums: Vec::new(),
             },
         };
         let games_traffic = comm.traffic().since(before);

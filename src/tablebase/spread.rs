@@ -2,12 +2,11 @@
 //! distributed build: no rank ever holds the whole layer's work arrays
 //! (`docs/distributed-build.md` §6, stage 1).
 //!
-//! It applies when every piece of the split is a labelled component (no
-//! small part needs Pearce's algorithm on the whole graph's labels, which
-//! is so from 8 seeds on: one component a layer) and the layer gets no
-//! search (the searches read any position of the layer). Then each rank
+//! It applies when the layer gets no search (the searches read any
+//! position of the layer). The small parts the split leaves go to rank 0
+//! for Pearce's algorithm (`split::components_across`); each rank then
 //! numbers the components of its range as one process does, and for each
-//! component in order:
+//! component in order (from 8 seeds on a layer has one):
 //!
 //! 1. the ranks play its threshold games together, each on its own
 //!    members, with the intervals of their best exits from its own arrays
@@ -44,10 +43,12 @@ pub(crate) type Finished = Result<LayerStats, SpreadError>;
 
 /// What a rank has of a layer finished spread: the packed entries of its
 /// range (to write into the layer's file where they belong), and on rank
-/// 0 the layer's [`Finished`].
+/// 0 the layer's [`Finished`] and every rank's checksum of its slice (to
+/// check the file against, slice by slice).
 pub(crate) struct FinishedSpread {
     pub slice: Vec<u8>,
     pub finished: Option<Finished>,
+    pub slice_sums: Vec<u64>,
 }
 
 #[derive(Debug)]
@@ -72,13 +73,17 @@ pub(crate) fn resolve_spread(
     match resolve_components(comm, part, ids, odd) {
         Ok(()) => {
             let slice = part.entries.packed();
-            let finished = gather_figures(comm, part, &slice);
-            FinishedSpread { slice, finished }
+            let (finished, slice_sums) = match gather_figures(comm, part, &slice) {
+                Some((finished, sums)) => (Some(finished), sums),
+                None => (None, Vec::new()),
+            };
+            FinishedSpread { slice, finished, slice_sums }
         }
         // (Every rank stops at the same step.)
         Err(error) => FinishedSpread {
             slice: Vec::new(),
             finished: (comm.rank() == 0).then(|| Err(SpreadError::Failed(error.to_string()))),
+            slice_sums: Vec::new(),
         },
     }
 }
@@ -144,9 +149,9 @@ fn resolve_components(
     Ok(())
 }
 
-/// Rank 0 gathers every rank's figures, the counts of its entries and its
-/// contradiction, if any.
-fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> Option<Finished> {
+/// Rank 0 gathers every rank's figures, the counts of its entries, its
+/// contradiction, if any, and the checksum of its slice.
+fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> Option<(Finished, Vec<u64>)> {
     let mut e = Encoder::default();
     part.stats.encode(&mut e);
     match part.entries.contradiction() {
@@ -163,14 +168,19 @@ fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> 
     e.u64(counts.exact);
     e.u64(counts.gap_sum);
     e.u8(counts.max_gap);
+    e.u64(crate::checksum::checksum(slice));
     let parts = comm.gather(e.bytes)?;
-    Some(
-        join_figures(part, parts)
-            .unwrap_or_else(|e| Err(SpreadError::Failed(format!("a rank's figures: {e}")))),
-    )
+    let mut sums = Vec::new();
+    let finished = join_figures(part, parts, &mut sums)
+        .unwrap_or_else(|e| Err(SpreadError::Failed(format!("a rank's figures: {e}"))));
+    Some((finished, sums))
 }
 
-fn join_figures(part: &LayerSolver, parts: Vec<Vec<u8>>) -> Result<Finished, DecodeError> {
+fn join_figures(
+    part: &LayerSolver,
+    parts: Vec<Vec<u8>>,
+    sums: &mut Vec<u64>,
+) -> Result<Finished, DecodeError> {
     let mut stats = part.stats.clone();
     let mut counts = EntryCounts::default();
     let mut contradiction: Option<Contradiction> = None;
@@ -187,6 +197,7 @@ fn join_figures(part: &LayerSolver, parts: Vec<Vec<u8>>) -> Result<Finished, Dec
             contradiction.get_or_insert(Contradiction { seeds: part.n, index, ours, theirs });
         }
         counts.add(EntryCounts { exact: d.u64()?, gap_sum: d.u64()?, max_gap: d.u8()? });
+        sums.push(d.u64()?);
         d.finish()?;
     }
     if counts.exact > part.size as u64 {
