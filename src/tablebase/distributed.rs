@@ -78,26 +78,17 @@ pub struct LayerTraffic {
 impl LayerTraffic {
     /// One line for the build's log.
     pub fn line(&self) -> String {
-        if self.kept_spread {
-            return format!(
-                "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; \
-                 components {:.2} s, {} exchanges, {} messages, {} bytes; kept spread (small parts: {} bytes)",
-                self.seeds,
-                self.ranks,
-                self.retrograde_seconds,
-                self.rounds,
-                self.rounds_traffic.messages,
-                self.rounds_traffic.bytes,
-                self.split_seconds,
-                self.split_traffic.exchanges,
-                self.split_traffic.messages,
-                self.split_traffic.bytes,
-                self.gather_traffic.bytes
-            );
-        }
+        let ending = if self.kept_spread {
+            format!("kept spread (small parts: {} bytes)", self.gather_traffic.bytes)
+        } else {
+            format!(
+                "gathered to rank 0 in {:.2} s ({} bytes)",
+                self.gather_seconds, self.gather_traffic.bytes
+            )
+        };
         format!(
             "layer {} across {} ranks: retrograde {:.2} s, {} rounds, {} messages, {} bytes; \
-             components {:.2} s, {} exchanges, {} messages, {} bytes; gathered to rank 0 in {:.2} s ({} bytes)",
+             components {:.2} s, {} exchanges, {} messages, {} bytes; {ending}",
             self.seeds,
             self.ranks,
             self.retrograde_seconds,
@@ -108,8 +99,6 @@ impl LayerTraffic {
             self.split_traffic.exchanges,
             self.split_traffic.messages,
             self.split_traffic.bytes,
-            self.gather_seconds,
-            self.gather_traffic.bytes
         )
     }
 
@@ -242,16 +231,7 @@ pub(crate) fn layer_across<'a>(
     let clock = Instant::now();
     let mut e = Encoder::default();
     e.u64(part.stats.decided_by_retrograde);
-    match part.entries.contradiction() {
-        Some(c) => {
-            e.u8(1);
-            e.u64(c.index);
-            for b in [c.ours.0, c.ours.1, c.theirs.0, c.theirs.1] {
-                e.u8(b);
-            }
-        }
-        None => e.u8(0),
-    }
+    Contradiction::encode_found(part.entries.contradiction().as_ref(), &mut e);
     let mut arrays = Vec::new();
     part.entries.write_arrays(&mut arrays).expect("writing to memory");
     e.bytes.extend_from_slice(&arrays);
@@ -286,11 +266,8 @@ pub(crate) fn layer_across<'a>(
     for (rank, bytes) in parts.into_iter().enumerate() {
         let mut d = Decoder::new(&bytes);
         whole.stats.decided_by_retrograde += d.u64()?;
-        if d.u8()? == 1 {
-            let index = d.u64()?;
-            let ours = (d.u8()?, d.u8()?);
-            let theirs = (d.u8()?, d.u8()?);
-            whole.entries.record_contradiction(Contradiction { seeds: n, index, ours, theirs });
+        if let Some(found) = Contradiction::decode_found(&mut d, n)? {
+            whole.entries.record_contradiction(found);
         }
         let range = partition.range(rank);
         whole.entries.read_window_arrays(range.start as usize..range.end as usize, &mut d)?;

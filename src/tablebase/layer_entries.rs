@@ -34,6 +34,35 @@ pub struct Contradiction {
     pub theirs: (u8, u8),
 }
 
+impl Contradiction {
+    /// Appends `found` (a rank's contradiction, if any) to a message.
+    pub(crate) fn encode_found(found: Option<&Contradiction>, e: &mut super::codec::Encoder) {
+        match found {
+            Some(c) => {
+                e.u8(1);
+                e.u64(c.index);
+                for b in [c.ours.0, c.ours.1, c.theirs.0, c.theirs.1] {
+                    e.u8(b);
+                }
+            }
+            None => e.u8(0),
+        }
+    }
+
+    /// Reads what [`Contradiction::encode_found`] wrote, for layer `seeds`.
+    pub(crate) fn decode_found(
+        d: &mut super::codec::Decoder,
+        seeds: u32,
+    ) -> Result<Option<Contradiction>, super::codec::DecodeError> {
+        if d.u8()? == 0 {
+            return Ok(None);
+        }
+        let index = d.u64()?;
+        let (ours, theirs) = ((d.u8()?, d.u8()?), (d.u8()?, d.u8()?));
+        Ok(Some(Contradiction { seeds, index, ours, theirs }))
+    }
+}
+
 impl std::fmt::Display for Contradiction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let position = position_in_layer(self.seeds, self.index)

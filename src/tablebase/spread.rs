@@ -154,16 +154,7 @@ fn resolve_components(
 fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> Option<(Finished, Vec<u64>)> {
     let mut e = Encoder::default();
     part.stats.encode(&mut e);
-    match part.entries.contradiction() {
-        Some(c) => {
-            e.u8(1);
-            e.u64(c.index);
-            for b in [c.ours.0, c.ours.1, c.theirs.0, c.theirs.1] {
-                e.u8(b);
-            }
-        }
-        None => e.u8(0),
-    }
+    Contradiction::encode_found(part.entries.contradiction().as_ref(), &mut e);
     let counts = EntryCounts::of(slice);
     e.u64(counts.exact);
     e.u64(counts.gap_sum);
@@ -190,11 +181,9 @@ fn join_figures(
         if rank > 0 {
             stats.add_rank_counts(&theirs);
         }
-        if d.u8()? == 1 {
-            let index = d.u64()?;
-            let (ours, theirs) = ((d.u8()?, d.u8()?), (d.u8()?, d.u8()?));
+        if let Some(found) = Contradiction::decode_found(&mut d, part.n)? {
             // (Ranks hold increasing indexes: the first found is the least.)
-            contradiction.get_or_insert(Contradiction { seeds: part.n, index, ours, theirs });
+            contradiction.get_or_insert(found);
         }
         counts.add(EntryCounts { exact: d.u64()?, gap_sum: d.u64()?, max_gap: d.u8()? });
         sums.push(d.u64()?);
