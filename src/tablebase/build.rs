@@ -80,11 +80,11 @@ pub struct BuildOptions {
     /// it covers is intersected with (`docs/cycle-bounds.md` §6): its exact
     /// entries need no search, and a disagreement stops the build.
     pub start_from: Option<PathBuf>,
-    /// With several ranks: finish each layer that allows it (no search,
-    /// every cycle component found by the split) with its entries kept
-    /// spread over the ranks, so that no rank holds a whole layer's work
-    /// arrays (`docs/distributed-build.md` §6); such a layer takes no
-    /// checkpoint, and a killed job builds it again from its start.
+    /// With several ranks: finish each layer that gets no search with its
+    /// entries kept spread over the ranks, so that no rank holds a whole
+    /// layer's work arrays (`docs/distributed-build.md` §1 and §6); such a
+    /// layer takes no checkpoint, and a killed job builds it again from
+    /// its start.
     pub keep_layers_spread: bool,
 }
 
@@ -510,13 +510,14 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
 /// the same options; the build directory must be the same directory for
 /// all, on storage they share). Rank 0 leads: it alone writes to the
 /// directory (but for each rank's part of a checkpoint taken inside the
-/// games they play together), and it alone reports to its `observer`.
-/// Each fresh layer's retrograde analysis and component search are spread
-/// over the ranks by index range ([`super::distributed`]); rank 0 leads
-/// its cycle phases (and
-/// those of a layer resumed from a checkpoint), in which every rank plays
-/// the large components' threshold games. The files are the same bytes as
-/// with one process (`docs/distributed-build.md`).
+/// games they play together, and its slice of a layer kept spread), and
+/// it alone reports to its `observer`. Each fresh layer's retrograde
+/// analysis and component search are spread over the ranks by index range
+/// ([`super::distributed`]); then either the layer is kept spread to its
+/// end (`BuildOptions::keep_layers_spread`), or rank 0 leads its cycle
+/// phases (and those of a layer resumed from a checkpoint), in which every
+/// rank plays the large components' threshold games. The files are the
+/// same bytes as with one process (`docs/distributed-build.md`).
 pub fn build_across(
     comm: &dyn Communicator,
     options: &BuildOptions,
@@ -698,7 +699,8 @@ fn lead(
 /// The part of a rank other than 0: the retrograde analysis of its range
 /// of each fresh layer, its share of the large components' games, and the
 /// finished layers mapped read-only from the shared directory. It writes
-/// only its parts of the checkpoints taken inside those games.
+/// only its parts of the checkpoints taken inside those games, and its
+/// slice of each layer kept spread.
 fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport, BuildError> {
     let dir = &options.dir;
     let text = String::from_utf8_lossy(&read_status(comm.broadcast(Vec::new()))?).into_owned();
