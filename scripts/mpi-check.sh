@@ -51,14 +51,33 @@ for ranks in 1 2 4; do
 done
 
 # Layers kept spread (those without a search: 8 and up by default), on 3
-# ranks: the same files.
-mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$work/kept" --max-seeds "$seeds" \
+# ranks, the job killed (every rank at once, as a crash would) once it is
+# inside one of its last two layers, which take no checkpoint, then
+# resumed on 2 ranks: the same files.
+kept="$work/kept"
+mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
+  --keep-layers-spread --quiet >/dev/null 2>&1 &
+job=$!
+finished_kept() { grep -c '^layer ' "$kept/manifest" 2>/dev/null || echo 0; }
+for _ in $(seq 1 3000); do
+  [ "$(finished_kept)" -ge "$seeds" ] && break
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.01
+done
+pkill -KILL -f -- "^$with_mpi build --dir $kept " 2>/dev/null || true
+kill -TERM "$job" 2>/dev/null || true
+wait "$job" 2>/dev/null || true
+before=$(finished_kept)
+mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
   --keep-layers-spread 2>"$work/kept.log" >/dev/null
-kept=$(grep -c "kept spread" "$work/kept.log" || true)
-if cmp -s "$work/alone/tablebase.owtb" "$work/kept/tablebase.owtb" && [ "$kept" -gt 0 ]; then
-  echo "mpi-check: -np 3 with layers kept spread ($kept log lines say so): the files of the one-process build"
+spread_lines=$(grep -c "kept spread" "$work/kept.log" || true)
+if [ "$before" -gt "$seeds" ]; then
+  echo "mpi-check: the job with layers kept spread finished before it could be killed" >&2
+  status=1
+elif cmp -s "$work/alone/tablebase.owtb" "$kept/tablebase.owtb" && [ "$spread_lines" -gt 0 ]; then
+  echo "mpi-check: -np 3 with layers kept spread, killed with $before layers finished, resumed on 2 ranks ($spread_lines log lines say kept spread): the files of the one-process build"
 else
-  echo "mpi-check: layers kept spread give other files (or none was kept spread: $kept)" >&2
+  echo "mpi-check: layers kept spread give other files (or none was kept spread: $spread_lines)" >&2
   status=1
 fi
 
