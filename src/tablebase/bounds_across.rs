@@ -897,8 +897,9 @@ mod tests {
         }
     }
 
-    /// Fails every save.
-    struct Failing<'p>(&'p dyn SnapshotParts);
+    /// Always due; fails every save it is offered; keeps its parts in the
+    /// store given, if any.
+    struct Failing<'p>(Option<&'p dyn SnapshotParts>);
 
     impl Checkpointer for Failing<'_> {
         fn due(&mut self) -> bool {
@@ -911,22 +912,7 @@ mod tests {
             Err(std::io::Error::other("the disk is full"))
         }
         fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
-            Some((self.0, 1))
-        }
-    }
-
-    /// Always due, keeps no parts, and fails any save it is offered.
-    struct FailingWithoutParts;
-
-    impl Checkpointer for FailingWithoutParts {
-        fn due(&mut self) -> bool {
-            true
-        }
-        fn save(
-            &mut self,
-            _: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
-        ) -> std::io::Result<()> {
-            Err(std::io::Error::other("offered a snapshot without parts"))
+            self.0.map(|parts| (parts, 1))
         }
     }
 
@@ -984,7 +970,7 @@ mod tests {
                 let failed = if error.starts_with("rank") {
                     solver.bounds_across(comm, &components, k, None, &mut Keep::new(&no_room.0))
                 } else {
-                    solver.bounds_across(comm, &components, k, None, &mut Failing(parts))
+                    solver.bounds_across(comm, &components, k, None, &mut Failing(Some(parts)))
                 };
                 let again = solver.bounds_across(comm, &components, k, None, &mut NoCheckpoints);
                 end_bounds(comm);
@@ -1002,8 +988,7 @@ mod tests {
                 serve_bounds(comm, 8, &memory);
                 return None;
             }
-            let mut failing = FailingWithoutParts;
-            let bounds = solver.bounds_across(comm, &components, k, None, &mut failing);
+            let bounds = solver.bounds_across(comm, &components, k, None, &mut Failing(None));
             end_bounds(comm);
             Some(bounds.unwrap())
         });

@@ -584,6 +584,14 @@ fn agree<T>(comm: &dyn Communicator, result: Result<T, BuildError>) -> Result<T,
 const PLAN_ACROSS: u8 = 0;
 const PLAN_FROM_CHECKPOINT: u8 = 1;
 
+/// A layer solved on rank 0: its packed entries, for rank 0 to write
+/// (`finish_layer`); or, kept spread, its file written by every rank, of
+/// this size and checksum (`write_layer_slices`).
+enum LayerDone {
+    Packed(Vec<u8>, LayerStats),
+    Written((u64, u64), LayerStats),
+}
+
 /// Rank 0's part (the whole build when it is alone).
 fn lead(
     comm: &dyn Communicator,
@@ -604,9 +612,6 @@ fn lead(
         let mut games_from = comm.traffic();
         let mut kept_spread = false;
         let keep = options.keep_layers_spread;
-        // A layer kept spread is written by every rank; the others by
-        // rank 0 (`finish_layer`).
-        let mut written_spread = None;
         let result = if across {
             match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer, keep) {
                 Ok((Across::Finished(spread), traffic)) => {
@@ -627,9 +632,8 @@ fn lead(
                     let go = verdict.as_ref().map(|_| ()).map_err(|e| e.to_string());
                     let path = layer_path(&options.dir, manifest.generation, n as usize);
                     let written = write_layer_slices(comm, &path, n, &spread.slice, &spread.slice_sums, go);
-                    written_spread =
-                        Some(verdict.and_then(|stats| Ok((written?.expect("rank 0's record"), stats))));
-                    Ok((Vec::new(), LayerStats::default()))
+                    verdict
+                        .and_then(|stats| Ok(LayerDone::Written(written?.expect("rank 0's record"), stats)))
                 }
                 Ok((Across::Gathered(whole), traffic)) => {
                     let whole = whole.expect("rank 0 gets the layer");
@@ -639,6 +643,7 @@ fn lead(
                     let cursor = Cursor::Resolving { k: 0, step: Step::Begin };
                     let start = (whole.solver, cursor, Some(whole.components));
                     run_layer(&held, &mut manifest, options, start, &mut report, others)
+                        .map(|(bytes, stats)| LayerDone::Packed(bytes, stats))
                 }
                 Err(e) => {
                     Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: a rank's arrays: {e}") })
@@ -647,16 +652,16 @@ fn lead(
         } else {
             layer_start(&manifest, options, &solved, seed, observer, &mut report)
                 .and_then(|start| run_layer(&held, &mut manifest, options, start, &mut report, others))
+                .map(|(bytes, stats)| LayerDone::Packed(bytes, stats))
         }
-        .and_then(|(bytes, stats)| {
-            let stats = match written_spread {
-                Some(written) => {
-                    let (record, stats) = written?;
-                    record_layer(&held, &mut manifest, n, record, &stats)?;
+        .and_then(|done| {
+            let stats = match done {
+                LayerDone::Packed(bytes, stats) => {
+                    finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
                     stats
                 }
-                None => {
-                    finish_layer(&held, &mut manifest, n, &bytes, &stats)?;
+                LayerDone::Written(record, stats) => {
+                    record_layer(&held, &mut manifest, n, record, &stats)?;
                     stats
                 }
             };
