@@ -58,7 +58,10 @@ kept="$work/kept"
 mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
   --keep-layers-spread --quiet >/dev/null 2>&1 &
 job=$!
-finished_kept() { grep -c '^layer ' "$kept/manifest" 2>/dev/null || echo 0; }
+# Finished layers in a manifest (0 when there is none yet: grep -c prints
+# 0 and fails when nothing matches, and prints nothing without a file).
+layers_in() { local count; count=$(grep -c '^layer ' "$1/manifest" 2>/dev/null || true); echo "${count:-0}"; }
+finished_kept() { layers_in "$kept"; }
 for _ in $(seq 1 3000); do
   [ "$(finished_kept)" -ge "$seeds" ] && break
   kill -0 "$job" 2>/dev/null || break
@@ -108,7 +111,7 @@ done
 pkill -KILL -f -- "^$with_mpi build --dir $killed " 2>/dev/null || true
 kill -TERM "$job" 2>/dev/null || true
 wait "$job" 2>/dev/null || true
-finished=$(grep -c '^layer ' "$killed/manifest" 2>/dev/null || echo 0)
+finished=$(layers_in "$killed")
 # shellcheck disable=SC2046
 set -- $(named)
 if [ -z "${1:-}" ] || ! in_parts "$1" "$2"; then
