@@ -61,16 +61,20 @@ job=$!
 # Finished layers in a manifest (0 when there is none yet: grep -c prints
 # 0 and fails when nothing matches, and prints nothing without a file).
 layers_in() { local count; count=$(grep -c '^layer ' "$1/manifest" 2>/dev/null || true); echo "${count:-0}"; }
-finished_kept() { layers_in "$kept"; }
+# Kills every rank of the job `$2` building in `$1` at once, as a crash
+# would (mpirun, told to stop, lets its ranks run on for a while).
+crash() {
+  pkill -KILL -f -- "^$with_mpi build --dir $1 " 2>/dev/null || true
+  kill -TERM "$2" 2>/dev/null || true
+  wait "$2" 2>/dev/null || true
+}
 for _ in $(seq 1 3000); do
-  [ "$(finished_kept)" -ge "$seeds" ] && break
+  [ "$(layers_in "$kept")" -ge "$seeds" ] && break
   kill -0 "$job" 2>/dev/null || break
   sleep 0.01
 done
-pkill -KILL -f -- "^$with_mpi build --dir $kept " 2>/dev/null || true
-kill -TERM "$job" 2>/dev/null || true
-wait "$job" 2>/dev/null || true
-before=$(finished_kept)
+crash "$kept" "$job"
+before=$(layers_in "$kept")
 mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
   --keep-layers-spread 2>"$work/kept.log" >/dev/null
 spread_lines=$(grep -c "kept spread" "$work/kept.log" || true)
@@ -106,11 +110,7 @@ for _ in $(seq 1 1200); do
   kill -0 "$job" 2>/dev/null || break
   sleep 0.02
 done
-# Every rank at once, as a crash would (mpirun, told to stop, lets its
-# ranks run on for a while).
-pkill -KILL -f -- "^$with_mpi build --dir $killed " 2>/dev/null || true
-kill -TERM "$job" 2>/dev/null || true
-wait "$job" 2>/dev/null || true
+crash "$killed" "$job"
 finished=$(layers_in "$killed")
 # shellcheck disable=SC2046
 set -- $(named)

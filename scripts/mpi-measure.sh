@@ -15,19 +15,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-16}
 shown=${2:-$((seeds - 4))}
-cargo build --quiet --release --bin endgames
-cargo build --quiet --release --features mpi --bin endgames --target-dir target/mpi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Ranks waiting in a collective poll at full speed unless told to yield:
-# with more than one rank on a machine, the waiting ranks would take the
-# cores the working rank's threads need (MPI_YIELD=0 measures that).
-export OMPI_MCA_mpi_yield_when_idle=${MPI_YIELD:-1}
+# shellcheck source=scripts/mpi-env.sh
+. scripts/mpi-env.sh
 
-target/release/endgames build --dir "$work/np1" --max-seeds "$seeds" --quiet >/dev/null
+"$plain" build --dir "$work/np1" --max-seeds "$seeds" --quiet >/dev/null
 for ranks in 2 4; do
-  mpirun --oversubscribe --bind-to none -np "$ranks" target/mpi/release/endgames build --dir "$work/np$ranks" \
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$mpi" build --dir "$work/np$ranks" \
     --max-seeds "$seeds" 2>"$work/log$ranks" >/dev/null
   for file in tablebase.owtb endgames-2.0.bin; do
     cmp -s "$work/np1/$file" "$work/np$ranks/$file" || { echo "$file differs with $ranks ranks" >&2; exit 1; }

@@ -13,15 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-16}
 shown=${2:-$((seeds - 4))}
-cargo build --quiet --release --bin endgames
-cargo build --quiet --release --features mpi --bin endgames --target-dir target/mpi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=${MPI_YIELD:-1}
-mpi=target/mpi/release/endgames
+# shellcheck source=scripts/mpi-env.sh
+. scripts/mpi-env.sh
 
-target/release/endgames build --dir "$work/alone" --max-seeds "$seeds" --quiet >/dev/null
+"$plain" build --dir "$work/alone" --max-seeds "$seeds" --quiet >/dev/null
 mpirun --oversubscribe --bind-to none -np 2 "$mpi" build --dir "$work/gathered2" --max-seeds "$seeds" --quiet >/dev/null
 for ranks in 2 4; do
   mpirun --oversubscribe --bind-to none -np "$ranks" "$mpi" build --dir "$work/kept$ranks" --max-seeds "$seeds" \
