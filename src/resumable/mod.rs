@@ -156,15 +156,7 @@ impl HeldDirectory {
         write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
     ) -> Result<(u64, u64), DirectoryError> {
         let path = self.dir.join(name);
-        let mut record = (0, 0);
-        atomic::write_atomically(&path, |file| {
-            let mut counted = CountingWriter { inner: file, sum: Checksum::new(), bytes: 0 };
-            write(&mut counted)?;
-            record = (counted.bytes, counted.sum.finish());
-            Ok(())
-        })
-        .map_err(io_at(&path))?;
-        Ok(record)
+        write_counted(&path, write).map_err(io_at(&path))
     }
 
     /// Writes the manifest: the commit point of everything written
@@ -270,6 +262,22 @@ fn check(path: &Path, data: &[u8], bytes: u64, sum: u64) -> Result<(), Directory
         return Err(corrupt("checksum mismatch".into()));
     }
     Ok(())
+}
+
+/// Writes `path` atomically from a stream, and returns its size and
+/// checksum.
+pub(crate) fn write_counted(
+    path: &Path,
+    write: impl FnOnce(&mut dyn io::Write) -> io::Result<()>,
+) -> io::Result<(u64, u64)> {
+    let mut record = (0, 0);
+    atomic::write_atomically(path, |file| {
+        let mut counted = CountingWriter { inner: file, sum: Checksum::new(), bytes: 0 };
+        write(&mut counted)?;
+        record = (counted.bytes, counted.sum.finish());
+        Ok(())
+    })?;
+    Ok(record)
 }
 
 /// Passes bytes through, counting them and their checksum.

@@ -156,7 +156,7 @@ pub(crate) fn serve_bounds(comm: &dyn Communicator, n: u32, parts: &dyn Snapshot
     while comm.broadcast(Vec::new()) == [BOUNDS] {
         let message = comm.exchange(vec![Vec::new(); comm.ranks()]).swap_remove(0);
         // (Only rank 0 reports a failure: it stops every rank's games.)
-        let _ = play(comm, n as u8, &partition, message, &mut Follower { parts });
+        let _ = play(comm, n as u8, &partition, message, &mut Follower { parts, rank: comm.rank() });
     }
 }
 
@@ -225,35 +225,71 @@ impl Assignment {
     }
 }
 
-/// What differs between rank 0 and the others during the games:
-/// snapshots and progress.
-trait Lead {
+/// Where a snapshot is taken: before a component's games (a layer kept
+/// spread, `spread.rs`), or inside them before threshold `t`, after
+/// `added` safety rounds that added states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SnapshotAt {
+    Begin,
+    Threshold { t: u8, added: u32 },
+}
+
+/// What differs between rank 0 and the others, and between the cycle
+/// phases led by rank 0 and a layer kept spread: snapshots and progress.
+pub(crate) trait Lead {
     /// The sequence number of a snapshot wanted now, if one is (rank 0's
     /// checkpointer decides, if it keeps parts; the others say `None`).
     fn snapshot_due(&mut self) -> Option<u64>;
-    /// Where this rank writes its part of a snapshot (called only once
-    /// rank 0 has said one is due).
-    fn parts(&self) -> Option<&dyn SnapshotParts>;
-    /// Saves snapshot `sequence`, taken before threshold `t` after `added`
-    /// safety rounds, from every rank's reply about its part
-    /// ([`part_reply`]); false if it could not be saved.
-    fn save(&mut self, t: u8, added: u32, sequence: u64, replies: Vec<Vec<u8>>) -> bool;
+    /// Writes this rank's part of snapshot `sequence` (called only once
+    /// rank 0 has said one is due): `members` are the members of the
+    /// component in this rank's range, `state` their games' state (four
+    /// bytes each as one process's snapshot holds it; empty before the
+    /// games).
+    fn write_part(&self, sequence: u64, members: &[u32], state: &[u8]) -> io::Result<PartRecord>;
+    /// Saves snapshot `sequence` taken `at`, from every rank's reply about
+    /// its part ([`part_reply`]); false if it could not be saved.
+    fn save(&mut self, at: SnapshotAt, sequence: u64, replies: Vec<Vec<u8>>) -> bool;
     /// Reports that threshold `t` starts.
     fn threshold(&self, t: u8);
 }
 
+/// A snapshot opportunity, taken by every rank together: rank 0's lead
+/// says whether one is due and its number; each rank writes its part
+/// (`write`), then rank 0 saves the snapshot naming them. False if a part
+/// or the snapshot could not be written: then every rank stops.
+/// Collective.
+pub(crate) fn offer_snapshot(
+    comm: &dyn Communicator,
+    lead: &mut dyn Lead,
+    at: SnapshotAt,
+    write: impl FnOnce(&dyn Lead, u64) -> io::Result<PartRecord>,
+) -> bool {
+    let due = lead.snapshot_due();
+    let order = comm.broadcast(due.map_or_else(Vec::new, |s| s.to_le_bytes().to_vec()));
+    let Ok(sequence) = <[u8; 8]>::try_from(order.as_slice()).map(u64::from_le_bytes) else {
+        return true;
+    };
+    let reply = part_reply(write(lead, sequence));
+    let saved = match comm.gather(reply) {
+        Some(replies) => lead.save(at, sequence, replies),
+        None => true,
+    };
+    !comm.any(!saved)
+}
+
 struct Follower<'p> {
     parts: &'p dyn SnapshotParts,
+    rank: usize,
 }
 
 impl Lead for Follower<'_> {
     fn snapshot_due(&mut self) -> Option<u64> {
         None
     }
-    fn parts(&self) -> Option<&dyn SnapshotParts> {
-        Some(self.parts)
+    fn write_part(&self, sequence: u64, _: &[u32], state: &[u8]) -> io::Result<PartRecord> {
+        self.parts.write_part(sequence, self.rank, state)
     }
-    fn save(&mut self, _: u8, _: u32, _: u64, _: Vec<Vec<u8>>) -> bool {
+    fn save(&mut self, _: SnapshotAt, _: u64, _: Vec<Vec<u8>>) -> bool {
         true
     }
     fn threshold(&self, _: u8) {}
@@ -269,7 +305,7 @@ fn part_reply(written: io::Result<PartRecord>) -> Vec<u8> {
 }
 
 /// The records of every rank's part, in rank order, or the first failure.
-fn part_records(replies: Vec<Vec<u8>>) -> io::Result<Vec<PartRecord>> {
+pub(crate) fn part_records(replies: Vec<Vec<u8>>) -> io::Result<Vec<PartRecord>> {
     let mut records = Vec::with_capacity(replies.len());
     for (rank, reply) in replies.into_iter().enumerate() {
         let failed =
@@ -303,11 +339,18 @@ impl Lead for RankZero<'_, '_> {
         self.checkpoints.due().then_some(sequence)
     }
 
-    fn parts(&self) -> Option<&dyn SnapshotParts> {
-        Some(self.checkpoints.parts()?.0)
+    fn write_part(&self, sequence: u64, _: &[u32], state: &[u8]) -> io::Result<PartRecord> {
+        match self.checkpoints.parts() {
+            Some((parts, _)) => parts.write_part(sequence, 0, state),
+            None => Err(io::Error::other("no place to write a snapshot's part")),
+        }
     }
 
-    fn save(&mut self, t: u8, added: u32, sequence: u64, replies: Vec<Vec<u8>>) -> bool {
+    fn save(&mut self, at: SnapshotAt, sequence: u64, replies: Vec<Vec<u8>>) -> bool {
+        let SnapshotAt::Threshold { t, added } = at else {
+            self.error = Some(io::Error::other("a snapshot before the games led by rank 0"));
+            return false;
+        };
         let saved = part_records(replies).and_then(|records| {
             let games = GamesSnapshot::Parts { sequence, records: &records };
             let at = (self.k, t, self.rounds_before + added);
@@ -328,9 +371,9 @@ impl Lead for RankZero<'_, '_> {
     }
 }
 
-/// The games were stopped: a rank could not read its share, or rank 0
-/// could not save a snapshot.
-struct Stopped;
+/// The games were stopped: a rank could not read its share, or a
+/// snapshot could not be saved.
+pub(crate) struct Stopped;
 
 /// On rank 0, every rank's won thresholds (`win(q,0), win(q,1)` per
 /// member), by rank; `None` on the others.
@@ -383,55 +426,29 @@ pub(crate) type SpreadBounds = (Vec<(u8, u8)>, u32, Vec<u32>);
 /// calls this with the component's members in its range (sorted layer
 /// indexes) and the intervals of their best exits, and gets their bounds,
 /// `(lower, upper)` per member, the safety rounds that added states and
-/// the members back,
-/// the same on every rank and as one process finds them (section 2 of
-/// `docs/distributed-build.md`). No snapshot is taken. Collective.
+/// the members back, the same on every rank and as one process finds
+/// them (section 2 of `docs/distributed-build.md`). `resume` is where a
+/// snapshot stopped: its first threshold and this rank's members' state;
+/// `lead` takes the snapshots and reports progress. Collective.
 pub(crate) fn spread_bounds(
     comm: &dyn Communicator,
     n: u32,
     members: Vec<u32>,
     lower: Vec<u8>,
     upper: Vec<u8>,
-    progress: &dyn crate::progress::Observer,
-    total_members: u64,
-) -> io::Result<SpreadBounds> {
+    resume: Option<(u8, Vec<u8>)>,
+    lead: &mut dyn Lead,
+) -> Result<SpreadBounds, Stopped> {
     let partition = Partition::new(layer_size(n), comm.ranks());
     let n = n as u8;
-    let mut assignment = Assignment { first: n, members, lower, upper, state: None };
-    let mut lead = Spread { progress: (comm.rank() == 0).then_some(progress), n, total_members };
-    // (Only a snapshot stops the games, and none is taken here.)
-    let (added, wins) = play_share(comm, n, &partition, &mut assignment, &mut lead)
-        .map_err(|_| io::Error::other("the games of a component kept spread stopped"))?;
+    let (first, state) = match resume {
+        Some((t, state)) => (t, Some(state)),
+        None => (n, None),
+    };
+    let mut assignment = Assignment { first, members, lower, upper, state };
+    let (added, wins) = play_share(comm, n, &partition, &mut assignment, lead)?;
     let bounds = wins.chunks_exact(2).map(|w| (w[0], n - w[1])).collect();
     Ok((bounds, added, assignment.members))
-}
-
-/// The games' lead in a layer kept spread: no snapshots; rank 0 reports
-/// the thresholds.
-struct Spread<'p> {
-    progress: Option<&'p dyn crate::progress::Observer>,
-    n: u8,
-    total_members: u64,
-}
-
-impl Lead for Spread<'_> {
-    fn snapshot_due(&mut self) -> Option<u64> {
-        None
-    }
-    fn parts(&self) -> Option<&dyn SnapshotParts> {
-        None
-    }
-    fn save(&mut self, _: u8, _: u32, _: u64, _: Vec<Vec<u8>>) -> bool {
-        true
-    }
-    fn threshold(&self, t: u8) {
-        if let Some(progress) = self.progress.filter(|_| self.total_members > 1 << 16) {
-            progress.detail(&format!(
-                "{} seeds: bounds of {} positions kept across ranks, threshold {t}",
-                self.n, self.total_members
-            ));
-        }
-    }
 }
 
 /// A game state of this rank: a member's position and `2 × member +
@@ -540,23 +557,13 @@ impl<'a> Share<'a> {
         );
         let mut added = 0;
         for t in (1..=first).rev() {
-            // Rank 0 says whether a snapshot is due, and its number; each
-            // rank writes its part, then rank 0 the snapshot naming them.
-            let due = if t < first { lead.snapshot_due() } else { None };
-            let order = comm.broadcast(due.map_or_else(Vec::new, |s| s.to_le_bytes().to_vec()));
-            if let Ok(sequence) = <[u8; 8]>::try_from(order.as_slice()).map(u64::from_le_bytes) {
-                let written = match lead.parts() {
-                    Some(parts) => parts.write_part(sequence, comm.rank(), &self.snapshot(t)),
-                    None => Err(io::Error::other("no place to write a snapshot's part")),
-                };
-                let reply = part_reply(written);
-                let saved = match comm.gather(reply) {
-                    Some(replies) => lead.save(t, added, sequence, replies),
-                    None => true,
-                };
-                if comm.any(!saved) {
-                    return Err(Stopped);
-                }
+            // (None before the first threshold: a snapshot there is the
+            // one taken before the games, or the one resumed from.)
+            let write = |lead: &dyn Lead, sequence| {
+                lead.write_part(sequence, &self.assignment.members, &self.snapshot(t))
+            };
+            if t < first && !offer_snapshot(comm, lead, SnapshotAt::Threshold { t, added }, write) {
+                return Err(Stopped);
             }
             lead.threshold(t);
             // The threshold's entries: player states whose best exit is
@@ -829,10 +836,18 @@ mod tests {
     struct MemoryParts(Mutex<HashMap<(u64, usize), Vec<u8>>>);
 
     impl SnapshotParts for MemoryParts {
-        fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
-            self.0.lock().unwrap().insert((sequence, rank), state.to_vec());
-            let checksum = crate::checksum::checksum(state);
-            Ok(PartRecord { bytes: state.len() as u64, checksum })
+        fn write_part_with(
+            &self,
+            sequence: u64,
+            rank: usize,
+            write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>,
+        ) -> io::Result<PartRecord> {
+            let mut state = Vec::new();
+            write(&mut state)?;
+            let checksum = crate::checksum::checksum(&state);
+            let bytes = state.len() as u64;
+            self.0.lock().unwrap().insert((sequence, rank), state);
+            Ok(PartRecord { bytes, checksum })
         }
         fn read_part(
             &self,
@@ -920,10 +935,15 @@ mod tests {
     struct NoRoomOnTwo(MemoryParts);
 
     impl SnapshotParts for NoRoomOnTwo {
-        fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
+        fn write_part_with(
+            &self,
+            sequence: u64,
+            rank: usize,
+            write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>,
+        ) -> io::Result<PartRecord> {
             match rank {
                 2 => Err(io::Error::other("no room for this part")),
-                _ => self.0.write_part(sequence, rank, state),
+                _ => self.0.write_part_with(sequence, rank, write),
             }
         }
         fn read_part(

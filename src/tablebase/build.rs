@@ -30,7 +30,8 @@ use super::distributed::{sum_traffic, Across, LayerTraffic};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
 use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step};
 use super::solved::{LayerBytes, SolvedLayers};
-use super::spread::SpreadError;
+use super::spread::{resume_spread, SpreadCheckpoints, SpreadError};
+use super::spread_checkpoint::SpreadSnapshot;
 use super::stats::LayerStats;
 use crate::checksum::checksum;
 use crate::cluster::{Communicator, Partition, Solo};
@@ -386,14 +387,22 @@ pub(super) struct DirectoryParts {
 }
 
 impl SnapshotParts for DirectoryParts {
-    fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
-        let mut encoder = zstd::stream::Encoder::new(Vec::new(), 1)?;
-        encoder.include_checksum(true)?;
-        io::Write::write_all(&mut encoder, state)?;
-        let compressed = encoder.finish()?;
+    fn write_part_with(
+        &self,
+        sequence: u64,
+        rank: usize,
+        write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>,
+    ) -> io::Result<PartRecord> {
         let path = self.dir.join(part_name(self.n, sequence, rank));
-        resumable::atomic::write_bytes_atomically(&path, &compressed)?;
-        Ok(PartRecord { bytes: compressed.len() as u64, checksum: checksum(&compressed) })
+        // Streamed: compressed as it is produced, checksummed as written.
+        let (bytes, checksum) = resumable::write_counted(&path, |file| {
+            let mut encoder = zstd::stream::Encoder::new(file, 1)?;
+            encoder.include_checksum(true)?;
+            write(&mut encoder)?;
+            encoder.finish()?;
+            Ok(())
+        })?;
+        Ok(PartRecord { bytes, checksum })
     }
 
     fn read_part(
@@ -583,6 +592,9 @@ fn agree<T>(comm: &dyn Communicator, result: Result<T, BuildError>) -> Result<T,
 /// threshold games.)
 const PLAN_ACROSS: u8 = 0;
 const PLAN_FROM_CHECKPOINT: u8 = 1;
+/// A layer kept spread resumed from its checkpoint, each rank from its
+/// part: rank 0 sends the snapshot after the plan.
+const PLAN_RESUME_SPREAD: u8 = 2;
 
 /// A layer solved on rank 0: its packed entries, for rank 0 to write
 /// (`finish_layer`); or, kept spread, its file written by every rank, of
@@ -604,19 +616,82 @@ fn lead(
     agree(comm, Ok(()))?;
     for n in manifest.layers.len() as u32..=options.max_seeds {
         let seed = agree(comm, seed_layer(&start_from, n))?;
-        // A layer resumed from its checkpoint goes on from it, led by rank 0.
-        let across = comm.ranks() > 1 && manifest.checkpoint.is_none();
-        comm.broadcast(vec![if across { PLAN_ACROSS } else { PLAN_FROM_CHECKPOINT }]);
+        // A layer resumed from its checkpoint goes on from it: each rank
+        // from its part, if the layer was kept spread by as many ranks;
+        // else led by rank 0.
+        // (A checkpoint that cannot be read fails the layer below.)
+        let checkpoint = read_checkpoint(&options.dir, &manifest, n);
+        let spread_snapshot = checkpoint.as_ref().ok().and_then(Option::as_ref).and_then(|(_, bytes)| {
+            let snapshot = SpreadSnapshot::decode(bytes, n).ok()?;
+            (comm.ranks() > 1 && snapshot.ranks == comm.ranks()).then_some(snapshot)
+        });
+        let plan = match (&checkpoint, &spread_snapshot) {
+            (Ok(None), _) if comm.ranks() > 1 => PLAN_ACROSS,
+            (_, Some(_)) => PLAN_RESUME_SPREAD,
+            _ => PLAN_FROM_CHECKPOINT,
+        };
+        comm.broadcast(vec![plan]);
         // The other ranks play the large components' games either way.
         let others = (comm.ranks() > 1).then_some(comm);
         let mut games_from = comm.traffic();
         let mut kept_spread = false;
-        let keep = options.keep_layers_spread;
-        let result = if across {
-            match super::distributed::layer_across(comm, n, &solved, options.budget, seed, observer, keep) {
+        let layer_file = layer_path(&options.dir, manifest.generation, n as usize);
+        let result = if plan == PLAN_ACROSS || plan == PLAN_RESUME_SPREAD {
+            let parts = DirectoryParts { dir: options.dir.clone(), n: n as usize };
+            let (across, saved) = {
+                let mut checkpoints = DirectoryCheckpoints {
+                    held: &held,
+                    parts,
+                    manifest: &mut manifest,
+                    every: options.checkpoint_every,
+                    last: Instant::now(),
+                    saved: 0,
+                };
+                let lead = SpreadCheckpoints::Lead(&mut checkpoints);
+                let across = match &spread_snapshot {
+                    Some(snapshot) => {
+                        comm.broadcast(snapshot.encode());
+                        observer.line(&format!(
+                            "layer {n}: resuming from checkpoint {}, each of {} ranks from its part",
+                            snapshot.sequence, snapshot.ranks
+                        ));
+                        report.resumed_checkpoint = true;
+                        let before = comm.traffic();
+                        let finished =
+                            resume_spread(comm, n, &solved, options.budget, seed, observer, snapshot, lead);
+                        let bounds_traffic = sum_traffic(comm, comm.traffic().since(before));
+                        let ranks = comm.ranks();
+                        let traffic = LayerTraffic {
+                            seeds: n,
+                            ranks,
+                            bounds_traffic,
+                            kept_spread: true,
+                            ..Default::default()
+                        };
+                        Ok((Across::Finished(finished), traffic))
+                    }
+                    None => {
+                        let keep = options.keep_layers_spread.then_some(lead);
+                        super::distributed::layer_across(
+                            comm,
+                            n,
+                            &solved,
+                            options.budget,
+                            seed,
+                            observer,
+                            keep,
+                        )
+                    }
+                };
+                (across, checkpoints.saved)
+            };
+            report.checkpoints_written += saved;
+            match across {
                 Ok((Across::Finished(spread), traffic)) => {
                     kept_spread = true;
-                    observer.line(&traffic.line());
+                    if plan == PLAN_ACROSS {
+                        observer.line(&traffic.line());
+                    }
                     observer.line(&traffic.bounds_line());
                     report.traffic.push(traffic);
                     let verdict = match spread.finished.expect("rank 0 gets the figures") {
@@ -630,8 +705,8 @@ fn lead(
                         }
                     };
                     let go = verdict.as_ref().map(|_| ()).map_err(|e| e.to_string());
-                    let path = layer_path(&options.dir, manifest.generation, n as usize);
-                    let written = write_layer_slices(comm, &path, n, &spread.slice, &spread.slice_sums, go);
+                    let written =
+                        write_layer_slices(comm, &layer_file, n, &spread.slice, &spread.slice_sums, go);
                     verdict
                         .and_then(|stats| Ok(LayerDone::Written(written?.expect("rank 0's record"), stats)))
                 }
@@ -650,7 +725,7 @@ fn lead(
                 }
             }
         } else {
-            layer_start(&manifest, options, &solved, seed, observer, &mut report)
+            layer_start(checkpoint, options, &solved, seed, observer, &mut report)
                 .and_then(|start| run_layer(&held, &mut manifest, options, start, &mut report, others))
                 .map(|(bytes, stats)| LayerDone::Packed(bytes, stats))
         }
@@ -673,7 +748,7 @@ fn lead(
         if others.is_some() && !kept_spread {
             super::bounds_across::end_bounds(comm);
             let games = sum_traffic(comm, comm.traffic().since(games_from));
-            match report.traffic.last_mut().filter(|t| across && t.seeds == n) {
+            match report.traffic.last_mut().filter(|t| plan == PLAN_ACROSS && t.seeds == n) {
                 Some(traffic) => {
                     traffic.bounds_traffic = games;
                     observer.line(&traffic.bounds_line());
@@ -723,24 +798,44 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
     for n in manifest.layers.len() as u32..=options.max_seeds {
         let seed = agree(comm, seed_layer(&start_from, n))?;
         let mut kept_spread = false;
-        if comm.broadcast(Vec::new()) == [PLAN_ACROSS] {
-            let keep = options.keep_layers_spread;
+        let plan = comm.broadcast(Vec::new());
+        let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
+        let across = if plan == [PLAN_ACROSS] {
+            let keep = options.keep_layers_spread.then_some(SpreadCheckpoints::Follow(&parts));
             // Only rank 0 reads what the ranks send (and reports its errors).
-            if let Ok((across, traffic)) =
-                super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT, keep)
-            {
-                if let Across::Finished(spread) = across {
-                    kept_spread = true;
-                    // (Rank 0 says whether to write, and reports failures.)
-                    let path = layer_path(dir, manifest.generation, n as usize);
-                    let _ = write_layer_slices(comm, &path, n, &spread.slice, &[], Ok(()));
-                }
-                report.traffic.push(traffic);
+            super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT, keep).ok()
+        } else if plan == [PLAN_RESUME_SPREAD] {
+            // (Rank 0 has checked the snapshot; a damaged one stops all.)
+            let snapshot = comm.broadcast(Vec::new());
+            let snapshot =
+                SpreadSnapshot::decode(&snapshot, n).unwrap_or_else(|_| SpreadSnapshot::unreadable(n));
+            let checkpoints = SpreadCheckpoints::Follow(&parts);
+            let before = comm.traffic();
+            let finished =
+                resume_spread(comm, n, &solved, options.budget, seed, &SILENT, &snapshot, checkpoints);
+            let bounds_traffic = sum_traffic(comm, comm.traffic().since(before));
+            let traffic = LayerTraffic {
+                seeds: n,
+                ranks: comm.ranks(),
+                kept_spread: true,
+                bounds_traffic,
+                ..Default::default()
+            };
+            Some((Across::Finished(finished), traffic))
+        } else {
+            None
+        };
+        if let Some((across, traffic)) = across {
+            if let Across::Finished(spread) = across {
+                kept_spread = true;
+                // (Rank 0 says whether to write, and reports failures.)
+                let path = layer_path(dir, manifest.generation, n as usize);
+                let _ = write_layer_slices(comm, &path, n, &spread.slice, &[], Ok(()));
             }
+            report.traffic.push(traffic);
         }
         if !kept_spread {
             let games_from = comm.traffic();
-            let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
             super::bounds_across::serve_bounds(comm, n, &parts);
             let games = sum_traffic(comm, comm.traffic().since(games_from));
             if let Some(traffic) = report.traffic.last_mut().filter(|t| t.seeds == n) {
@@ -873,10 +968,21 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
     Ok(Opened { held, manifest, solved, report, start_from })
 }
 
-/// The next layer's start on rank 0: its solver restored from the
-/// checkpoint the manifest names, or a fresh one.
+/// The checkpoint of layer `n` the manifest names, if any: its sequence
+/// number and content (its size and checksum checked, and its frame's).
+fn read_checkpoint(dir: &Path, manifest: &Manifest, n: u32) -> Result<Option<(u64, Vec<u8>)>, BuildError> {
+    let Some((sequence, bytes, sum)) = manifest.checkpoint else { return Ok(None) };
+    let path = checkpoint_path(dir, n as usize, sequence);
+    let compressed = read_checked(&path, bytes, sum)?;
+    let snapshot = zstd::stream::decode_all(&compressed[..])
+        .map_err(|e| BuildError::Corrupt { path: path.clone(), problem: e.to_string() })?;
+    Ok(Some((sequence, snapshot)))
+}
+
+/// The next layer's start on rank 0: its solver restored from its
+/// checkpoint (as read by [`read_checkpoint`]), or a fresh one.
 fn layer_start<'a>(
-    manifest: &Manifest,
+    checkpoint: Result<Option<(u64, Vec<u8>)>, BuildError>,
     options: &BuildOptions,
     solved: &'a SolvedLayers,
     seed: Option<&'a [u8]>,
@@ -885,12 +991,10 @@ fn layer_start<'a>(
 ) -> Result<LayerStart<'a>, BuildError> {
     let dir = &options.dir;
     let n = solved.len();
-    let (solver, cursor, components) = match manifest.checkpoint {
-        Some((sequence, bytes, sum)) => {
+    let (solver, cursor, components) = match checkpoint? {
+        Some((sequence, snapshot)) => {
             let path = checkpoint_path(dir, n as usize, sequence);
-            let compressed = read_checked(&path, bytes, sum)?;
             let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
-            let snapshot = zstd::stream::decode_all(&compressed[..]).map_err(|e| corrupt(e.to_string()))?;
             if super::checkpoint::earlier_layout(&snapshot) {
                 observer.line(&format!(
                     "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
@@ -1519,6 +1623,166 @@ mod resume_tests {
                 assert!(same, "{}: {name}", dir.display());
             }
             assert!(checkpoint_files(dir).is_empty(), "{:?}", checkpoint_files(dir));
+        }
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// Saves `left` snapshots, then fails every save, as a killed job
+    /// stops.
+    struct StopAfter<'m> {
+        inner: DirectoryCheckpoints<'m>,
+        left: usize,
+    }
+
+    impl Checkpointer for StopAfter<'_> {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(&mut self, write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>) -> io::Result<()> {
+            if self.left == 0 {
+                return Err(io::Error::other("stopped as planned"));
+            }
+            self.left -= 1;
+            self.inner.save(write)
+        }
+        fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
+            self.inner.parts()
+        }
+    }
+
+    /// A layer kept spread by three ranks, stopped after its first
+    /// snapshot (before the games) or its third (inside them), resumes
+    /// to the straight build's files: by three ranks each from its own
+    /// part, and by one process and by two ranks from the parts joined.
+    /// A damaged part is refused by every rank, with the rank that read it.
+    #[test]
+    fn a_layer_kept_spread_resumes_from_its_parts_with_any_number_of_ranks() {
+        let base = std::env::temp_dir().join(format!("oware-spread-resume-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        let straight = base.join("straight");
+        build(&options(&straight, 10), &SILENT).unwrap();
+        let spread = |dir: &Path| BuildOptions { keep_layers_spread: true, ..options(dir, 10) };
+        for (saves, inside) in [(1, false), (3, true)] {
+            let stopped = base.join(format!("stopped-{saves}"));
+            build(&options(&stopped, 8), &SILENT).unwrap();
+            let held = HeldDirectory::take(&stopped, &BUILD_DIRECTORY).unwrap();
+            let path = stopped.join("manifest");
+            let manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
+            let manifest = Mutex::new(manifest);
+            let mut solved = SolvedLayers::new();
+            for n in 0..9 {
+                solved.push(LayerBytes::Owned(fs::read(layer_path(&stopped, 0, n)).unwrap()));
+            }
+            let errors = run_ranks(3, |comm| {
+                let parts = DirectoryParts { dir: stopped.clone(), n: 9 };
+                // (Only rank 0 holds the manifest.)
+                let mut manifest = (comm.rank() == 0).then(|| manifest.lock().unwrap());
+                let mut stop = manifest.as_deref_mut().map(|manifest| {
+                    let inner = DirectoryCheckpoints {
+                        held: &held,
+                        parts: DirectoryParts { dir: stopped.clone(), n: 9 },
+                        manifest,
+                        every: Duration::ZERO,
+                        last: Instant::now(),
+                        saved: 0,
+                    };
+                    StopAfter { inner, left: saves }
+                });
+                let checkpoints = match stop.as_mut() {
+                    Some(stop) => SpreadCheckpoints::Lead(stop),
+                    None => SpreadCheckpoints::Follow(&parts),
+                };
+                let budget = SearchBudget::default();
+                let across = super::super::distributed::layer_across(
+                    comm,
+                    9,
+                    &solved,
+                    budget,
+                    None,
+                    &SILENT,
+                    Some(checkpoints),
+                );
+                match across {
+                    Ok((Across::Finished(spread), _)) => {
+                        spread.finished.map(|f| f.err().map(|e| format!("{e:?}")))
+                    }
+                    _ => Some(Some("not kept spread".into())),
+                }
+            });
+            let error = errors[0].clone().flatten().unwrap_or_default();
+            assert!(error.contains("stopped as planned"), "{error}");
+            drop(held);
+            // The manifest names rank 0's snapshot; the three parts are beside it.
+            let text = fs::read_to_string(&path).unwrap();
+            let (sequence, bytes, sum) =
+                Manifest::parse(&text, &path).unwrap().checkpoint.expect("a checkpoint");
+            assert_eq!(sequence, saves as u64);
+            let snapshot = zstd::stream::decode_all(
+                &read_checked(&checkpoint_path(&stopped, 9, sequence), bytes, sum).unwrap()[..],
+            )
+            .unwrap();
+            let snapshot = SpreadSnapshot::decode(&snapshot, 9).unwrap();
+            assert_eq!((snapshot.ranks, snapshot.games.is_some()), (3, inside), "{snapshot:?}");
+            let parts: Vec<String> = (0..3).map(|rank| part_name(9, sequence, rank)).collect();
+            assert!(parts.iter().all(|p| stopped.join(p).exists()), "{:?}", checkpoint_files(&stopped));
+            let (one, two, damaged) = (
+                base.join(format!("one-{saves}")),
+                base.join(format!("two-{saves}")),
+                base.join(format!("damaged-{saves}")),
+            );
+            for dir in [&one, &two, &damaged] {
+                copy_dir(&stopped, dir);
+            }
+            // Killed before the manifest named the first snapshot: it is
+            // adopted, with its parts.
+            let unnamed = base.join("unnamed");
+            if saves == 1 {
+                copy_dir(&stopped, &unnamed);
+                let path = unnamed.join("manifest");
+                let mut manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
+                manifest.checkpoint = None;
+                fs::write(&path, manifest.render()).unwrap();
+                let reports = run_ranks(3, |comm| build_across(comm, &spread(&unnamed), &SILENT));
+                assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+                for name in [TABLEBASE_FILE, ENGINE_FILE] {
+                    assert!(fs::read(straight.join(name)).unwrap() == fs::read(unnamed.join(name)).unwrap());
+                }
+                assert!(checkpoint_files(&unnamed).is_empty(), "{:?}", checkpoint_files(&unnamed));
+            }
+            // A damaged part: every rank stops, nothing is written.
+            let part = damaged.join(&parts[1]);
+            let mut data = fs::read(&part).unwrap();
+            let middle = data.len() / 2;
+            data[middle] ^= 0x10;
+            fs::write(&part, data).unwrap();
+            let results = run_ranks(3, |comm| {
+                build_across(comm, &spread(&damaged), &SILENT).err().map(|e| e.to_string())
+            });
+            for error in &results {
+                let error = error.clone().unwrap_or_default();
+                assert!(error.contains("rank 1 could not read its part"), "{error}");
+            }
+            assert!(!layer_path(&damaged, 0, 9).exists());
+            // Three ranks, each from its own part.
+            let lines = Lines::default();
+            let reports = run_ranks(3, |comm| {
+                let observer: &dyn Observer = if comm.rank() == 0 { &lines } else { &SILENT };
+                build_across(comm, &spread(&stopped), observer)
+            });
+            assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+            let lines = lines.0.into_inner().unwrap();
+            assert!(lines.iter().any(|l| l.contains("each of 3 ranks from its part")), "{lines:?}");
+            // One process and two ranks, from the parts joined.
+            assert!(build(&spread(&one), &SILENT).unwrap().resumed_checkpoint);
+            let reports = run_ranks(2, |comm| build_across(comm, &spread(&two), &SILENT));
+            assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+            for dir in [&stopped, &one, &two] {
+                for name in [TABLEBASE_FILE, ENGINE_FILE] {
+                    let same = fs::read(straight.join(name)).unwrap() == fs::read(dir.join(name)).unwrap();
+                    assert!(same, "{}: {name}", dir.display());
+                }
+                assert!(checkpoint_files(dir).is_empty(), "{:?}", checkpoint_files(dir));
+            }
         }
         fs::remove_dir_all(&base).unwrap();
     }

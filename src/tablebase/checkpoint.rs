@@ -91,9 +91,19 @@ impl PartRecord {
 /// Where the ranks of a distributed build keep their parts of snapshots
 /// (in a build directory: one file per part beside the snapshot).
 pub trait SnapshotParts: Sync {
-    /// Writes rank `rank`'s part `state` of snapshot `sequence`, durably
-    /// and atomically, before the snapshot that names it is saved.
-    fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord>;
+    /// Writes rank `rank`'s part of snapshot `sequence`, the bytes `write`
+    /// streams, durably and atomically, before the snapshot that names it
+    /// is saved.
+    fn write_part_with(
+        &self,
+        sequence: u64,
+        rank: usize,
+        write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<PartRecord>;
+    /// [`SnapshotParts::write_part_with`] of the bytes `state`.
+    fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
+        self.write_part_with(sequence, rank, &mut |out| out.write_all(state))
+    }
     /// Reads a part back, checked against its record: its state bytes,
     /// refused if they would be more than `limit`.
     fn read_part(
@@ -158,7 +168,7 @@ fn join_parts(
 }
 
 /// Writes length-prefixed `u32` words in chunks.
-fn stream_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
+pub(super) fn stream_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
     out.write_all(&(words.len() as u64).to_le_bytes())?;
     let mut buffer = Vec::with_capacity(1 << 18);
     for chunk in words.chunks(1 << 16) {
@@ -276,6 +286,16 @@ impl LayerSolver<'_> {
         bytes: &[u8],
         parts: PartsOf,
     ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
+        if super::spread_checkpoint::is_spread(bytes) {
+            // A layer kept spread: its parts joined (`spread_checkpoint.rs`).
+            if lower.len() != n {
+                return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
+            }
+            let snapshot = super::spread_checkpoint::SpreadSnapshot::decode(bytes, n)?;
+            let (solver, cursor, components) =
+                super::spread_checkpoint::join(&snapshot, parts, lower, budget)?;
+            return Ok((solver, cursor, Some(components)));
+        }
         let mut d = Decoder::new(bytes);
         if d.blob_exact(MAGIC.len())? != MAGIC {
             return Err(DecodeError("not a layer checkpoint (bad magic)".into()));

@@ -31,6 +31,7 @@ use super::layer_entries::Contradiction;
 use super::scc::{Components, QuietMoves};
 use super::solved::SolvedLayers;
 use super::split::{number_components, split_labels};
+use super::spread::{members_by_component, resolve_spread, SpreadCheckpoints, SpreadStart};
 use crate::cluster::{Communicator, Partition, Traffic};
 use crate::progress::{Observer, SILENT};
 use crate::rank::{layer_index, layer_size, position_in_layer};
@@ -147,7 +148,8 @@ fn may_stay_spread(budget: &SearchBudget, n: u32) -> bool {
 /// ranks of `comm`; then, if `keep_spread` and the layer allows it, its
 /// cycle phases with its entries kept spread, else gathers it for rank 0
 /// to lead them ([`Across`]). Every rank calls it; `seed` is the layer's
-/// entries in the table the build starts from, if any.
+/// entries in the table the build starts from, if any; a layer kept
+/// spread offers its snapshots to `keep_spread`'s checkpoints.
 pub(crate) fn layer_across<'a>(
     comm: &dyn Communicator,
     n: u32,
@@ -155,7 +157,7 @@ pub(crate) fn layer_across<'a>(
     budget: SearchBudget,
     seed: Option<&'a [u8]>,
     observer: &'a dyn Observer,
-    keep_spread: bool,
+    keep_spread: Option<SpreadCheckpoints>,
 ) -> Result<(Across<'a>, LayerTraffic), DecodeError> {
     let started = Instant::now();
     let clock = Instant::now();
@@ -184,7 +186,7 @@ pub(crate) fn layer_across<'a>(
     );
     let split_seconds = clock.elapsed().as_secs_f64();
 
-    if keep_spread && may_stay_spread(&budget, n) {
+    if let Some(checkpoints) = keep_spread.filter(|_| may_stay_spread(&budget, n)) {
         let clock = Instant::now();
         let split_traffic = split.traffic;
         let before = comm.traffic();
@@ -194,11 +196,13 @@ pub(crate) fn layer_across<'a>(
         let mut part = part;
         part.stats.seconds.retrograde = retrograde_seconds;
         part.stats.seconds.scc = split_seconds;
-        let memory = crate::memory::PeakSampler::start(1);
         let before = comm.traffic();
         // (Rank 0's numbering is read by every rank: all fail alike.)
         let mut finished = match numbered {
-            Ok((ids, odd)) => super::spread::resolve_spread(comm, &mut part, ids, &odd),
+            Ok((ids, odd)) => {
+                let members = members_by_component(ids, window.start as usize, odd.len());
+                resolve_spread(comm, &mut part, members, &odd, SpreadStart::FIRST, checkpoints)
+            }
             Err(problem) => super::spread::FinishedSpread {
                 slice: Vec::new(),
                 finished: (comm.rank() == 0).then_some(Err(super::spread::SpreadError::Failed(problem))),
@@ -220,9 +224,6 @@ pub(crate) fn layer_across<'a>(
             kept_spread: true,
         };
         if let Some(Ok(stats)) = finished.finished.as_mut() {
-            let (anonymous, file) = memory.peak(0);
-            stats.memory.cycles = anonymous;
-            stats.memory.mapped = file;
             stats.seconds.total = started.elapsed().as_secs_f64();
         }
         return Ok((Across::Finished(finished), traffic));

@@ -36,6 +36,7 @@ mod scc;
 mod solved;
 mod split;
 mod spread;
+mod spread_checkpoint;
 mod stats;
 mod threshold_search;
 pub mod verify;

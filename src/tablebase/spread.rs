@@ -24,18 +24,26 @@
 //! packed entries into the layer's file where they belong, and rank 0
 //! gathers only the ranks' figures, which add up to one process's counts.
 
+use std::io;
 use std::time::Instant;
 
-use super::bounds_across::spread_bounds;
+use super::bounds_across::{offer_snapshot, part_records, spread_bounds, Lead, SnapshotAt, Stopped};
+use super::checkpoint::{PartRecord, SnapshotParts};
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::distributed::propagate_across;
 use super::entry::Proof;
+use super::layer::Checkpointer;
 use super::layer::LayerSolver;
+use super::layer::SearchBudget;
 use super::layer_entries::Contradiction;
+use super::solved::SolvedLayers;
 use super::split::NONE;
+use super::spread_checkpoint::{self, part_limit, read_part, RankPart, SpreadSnapshot};
 use super::stats::{EntryCounts, LayerStats};
 use crate::cluster::{Communicator, Partition};
 use crate::memory::release_free_memory;
+use crate::progress::{Observer, SILENT};
+use crate::rank::layer_size;
 
 /// What rank 0 gets of a layer finished spread: its figures, or why it
 /// could not be finished.
@@ -59,58 +67,119 @@ pub(crate) enum SpreadError {
     Failed(String),
 }
 
+/// Where the ranks keep a layer kept spread's snapshots: rank 0 through
+/// the build's checkpointer, which says when one is due, keeps its parts
+/// and saves it; the other ranks write their parts where it keeps them.
+pub(crate) enum SpreadCheckpoints<'c> {
+    Lead(&'c mut dyn Checkpointer),
+    Follow(&'c dyn SnapshotParts),
+}
+
+/// Where the cycle phases of a layer kept spread start: component `k`,
+/// before its games or inside them (the next threshold, the safety rounds
+/// so far and this rank's members' state); `fresh` when they start for
+/// the first time (the components' figures are recorded then).
+pub(crate) struct SpreadStart {
+    pub k: usize,
+    pub games: Option<(u8, u32, Vec<u8>)>,
+    pub fresh: bool,
+}
+
+impl SpreadStart {
+    pub(crate) const FIRST: SpreadStart = SpreadStart { k: 0, games: None, fresh: true };
+}
+
+/// Every component's members in this rank's range, in index order, from
+/// `ids` (the component of every position of the range, `NONE` off
+/// cycles; `count` components).
+pub(crate) fn members_by_component(ids: Vec<u32>, base: usize, count: usize) -> Vec<Vec<u32>> {
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count];
+    for (offset, &k) in ids.iter().enumerate() {
+        if k != NONE {
+            members[k as usize].push((base + offset) as u32);
+        }
+    }
+    members
+}
+
 /// Resolves the cycle components of `part` (this rank's range of layer
-/// `part.n`, retrograde analysis done) from `ids`, the component of every
-/// position of the range (`NONE` off cycles), with `odd` per component;
-/// returns every rank's entries, and on rank 0 the layer's figures (or
-/// why there are none). Collective.
+/// `part.n`, retrograde analysis done) from `start`: `members` are every
+/// component's members in the range, `odd` whether each holds an odd
+/// cycle; snapshots go to `checkpoints`. Returns every rank's entries,
+/// and on rank 0 the layer's figures (or why there are none). Collective.
 pub(crate) fn resolve_spread(
     comm: &dyn Communicator,
     part: &mut LayerSolver,
-    ids: Vec<u32>,
+    members: Vec<Vec<u32>>,
     odd: &[bool],
+    start: SpreadStart,
+    mut checkpoints: SpreadCheckpoints,
 ) -> FinishedSpread {
-    match resolve_components(comm, part, ids, odd) {
+    let memory = crate::memory::PeakSampler::start(1);
+    let mut error = None;
+    match resolve_components(comm, part, members, odd, start, (&mut checkpoints, &mut error)) {
         Ok(()) => {
             let slice = part.entries.packed();
-            let (finished, slice_sums) = match gather_figures(comm, part, &slice) {
+            let (mut finished, slice_sums) = match gather_figures(comm, part, &slice) {
                 Some((finished, sums)) => (Some(finished), sums),
                 None => (None, Vec::new()),
             };
+            if let Some(Ok(stats)) = finished.as_mut() {
+                let (anonymous, file) = memory.peak(0);
+                stats.memory.cycles = stats.memory.cycles.max(anonymous);
+                stats.memory.mapped = stats.memory.mapped.max(file);
+            }
             FinishedSpread { slice, finished, slice_sums }
         }
-        // (Every rank stops at the same step.)
-        Err(error) => FinishedSpread {
-            slice: Vec::new(),
-            finished: (comm.rank() == 0).then(|| Err(SpreadError::Failed(error.to_string()))),
-            slice_sums: Vec::new(),
-        },
+        // (Every rank stops at the same step; rank 0 knows why.)
+        Err(Stopped) => {
+            let why = error.map_or_else(|| "a rank could not take its share".to_string(), |e| e.to_string());
+            FinishedSpread {
+                slice: Vec::new(),
+                finished: (comm.rank() == 0).then_some(Err(SpreadError::Failed(why))),
+                slice_sums: Vec::new(),
+            }
+        }
     }
 }
 
 fn resolve_components(
     comm: &dyn Communicator,
     part: &mut LayerSolver,
-    ids: Vec<u32>,
+    mut members: Vec<Vec<u32>>,
     odd: &[bool],
-) -> std::io::Result<()> {
+    start: SpreadStart,
+    (checkpoints, error): (&mut SpreadCheckpoints, &mut Option<io::Error>),
+) -> Result<(), Stopped> {
     let n = part.n;
-    let partition = Partition::new(part.size as u64, comm.ranks());
-    let base = partition.range(comm.rank()).start as usize;
-    // Every component's members in this range, in index order.
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); odd.len()];
-    for (offset, &k) in ids.iter().enumerate() {
-        if k != NONE {
-            members[k as usize].push((base + offset) as u32);
-        }
-    }
-    drop(ids);
+    let count = members.len();
     // (What the split freed goes back to the system first.)
     release_free_memory();
     let sizes: Vec<u64> = members.iter().map(|m| comm.sum(m.len() as u64)).collect();
-    part.record_component_sizes(&sizes, odd);
-    for (k, mine) in members.into_iter().enumerate() {
+    if start.fresh {
+        part.record_component_sizes(&sizes, odd);
+    }
+    let mut resume = start.games;
+    for k in start.k..count {
         let clock = Instant::now();
+        let rounds_before = resume.as_ref().map_or(0, |&(_, rounds, _)| rounds);
+        // A snapshot before the games (not where one was resumed from).
+        if resume.is_none() && (start.fresh || k != start.k) {
+            let mut lead = SpreadLead {
+                checkpoints: &mut *checkpoints,
+                part,
+                members: &members,
+                odd,
+                at: (comm.rank(), comm.ranks(), k, rounds_before),
+                progress: None,
+                error: &mut *error,
+            };
+            let write = |lead: &dyn Lead, sequence| lead.write_part(sequence, &members[k], &[]);
+            if !offer_snapshot(comm, &mut lead, SnapshotAt::Begin, write) {
+                return Err(Stopped);
+            }
+        }
+        let mine = std::mem::take(&mut members[k]);
         let (lower, upper): (Vec<u8>, Vec<u8>) = mine
             .iter()
             .map(|&m| {
@@ -118,10 +187,20 @@ fn resolve_components(
                 (lower, upper)
             })
             .unzip();
-        part.progress.detail(&format!("{n} seeds: component {k} of {}, kept across ranks", odd.len()));
-        let (bounds, added, mine) = spread_bounds(comm, n, mine, lower, upper, part.progress, sizes[k])?;
+        part.progress.detail(&format!("{n} seeds: component {k} of {count}, kept across ranks"));
+        let games = resume.take().map(|(t, _, state)| (t, state));
+        let mut lead = SpreadLead {
+            checkpoints: &mut *checkpoints,
+            part,
+            members: &members,
+            odd,
+            at: (comm.rank(), comm.ranks(), k, rounds_before),
+            progress: (comm.rank() == 0 && sizes[k] > 1 << 16).then_some((n, sizes[k])),
+            error: &mut *error,
+        };
+        let (bounds, added, mut mine) = spread_bounds(comm, n, mine, lower, upper, games, &mut lead)?;
         part.stats.seconds.bounds += clock.elapsed().as_secs_f64();
-        part.stats.safety_rounds += added as u64;
+        part.stats.safety_rounds += (rounds_before + added) as u64;
         // As one process decides a component without a search.
         for (&m, &(lower, upper)) in mine.iter().zip(&bounds) {
             let m = m as usize;
@@ -140,13 +219,154 @@ fn resolve_components(
             part.entries.decide(m, root_lower, root_upper, estimate, proof, true);
         }
         drop(bounds);
-        let (_, decided) = propagate_across(comm, part, &partition, mine, |round| {
+        let partition = Partition::new(part.size as u64, comm.ranks());
+        // (The members are kept for the snapshots of the components after.)
+        let frontier = if k + 1 < count { mine.clone() } else { std::mem::take(&mut mine) };
+        let (_, decided) = propagate_across(comm, part, &partition, frontier, |round| {
             format!("{n} seeds: component {k} decided, propagate {round} across {} ranks", comm.ranks())
         });
+        members[k] = mine;
         part.stats.decided_acyclic += decided;
         release_free_memory();
     }
     Ok(())
+}
+/// Resumes layer `n` kept spread from rank 0's `snapshot`, each rank from
+/// its own part of it (written by as many ranks as there are now), and
+/// finishes it as [`resolve_spread`] does; `seed` is the layer's entries
+/// in the table the build starts from, if any. Collective.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn resume_spread(
+    comm: &dyn Communicator,
+    n: u32,
+    lower: &SolvedLayers,
+    budget: SearchBudget,
+    seed: Option<&[u8]>,
+    observer: &dyn Observer,
+    snapshot: &SpreadSnapshot,
+    checkpoints: SpreadCheckpoints,
+) -> FinishedSpread {
+    let started = Instant::now();
+    let rank = comm.rank();
+    let store = match &checkpoints {
+        SpreadCheckpoints::Lead(checkpoints) => checkpoints.parts().map(|(parts, _)| parts),
+        SpreadCheckpoints::Follow(parts) => Some(*parts),
+    };
+    let read = match (store, snapshot.records.get(rank)) {
+        (Some(store), Some(&record)) if snapshot.ranks == comm.ranks() && n == snapshot.n => {
+            let range = Partition::new(layer_size(n), comm.ranks()).range(rank);
+            store
+                .read_part(snapshot.sequence, rank, record, part_limit(range.end - range.start))
+                .and_then(|bytes| read_part(&bytes, snapshot, rank, lower, budget).map_err(|e| e.to_string()))
+        }
+        _ => Err(format!("a snapshot of {} ranks resumed by {}", snapshot.ranks, comm.ranks())),
+    };
+    // Every rank goes on, or all stop with the first failing rank's reason.
+    let problem = read.as_ref().err().map(|e| format!("rank {rank} could not read its part: {e}"));
+    let problems = comm.gather(problem.clone().unwrap_or_default().into_bytes());
+    let failed = comm.any(problem.is_some());
+    let stopped = |why: String| FinishedSpread {
+        slice: Vec::new(),
+        finished: (rank == 0).then_some(Err(SpreadError::Failed(why))),
+        slice_sums: Vec::new(),
+    };
+    let RankPart { solver, members, games } = match read {
+        Ok(part) if !failed => part,
+        _ => {
+            let first = problems.into_iter().flatten().find(|p| !p.is_empty()).unwrap_or_default();
+            return stopped(String::from_utf8_lossy(&first).into_owned());
+        }
+    };
+    let solver = match seed {
+        Some(entries) => solver.with_seed(entries),
+        None => solver,
+    };
+    let mut part = solver.with_observer(if rank == 0 { observer } else { &SILENT });
+    let seconds_before = part.stats.seconds.retrograde + part.stats.seconds.scc + part.stats.seconds.bounds;
+    let start = SpreadStart {
+        k: snapshot.k,
+        games: snapshot.games.map(|(t, rounds)| (t, rounds, games)),
+        fresh: false,
+    };
+    let mut finished = resolve_spread(comm, &mut part, members, &snapshot.odd, start, checkpoints);
+    if let Some(Ok(stats)) = finished.finished.as_mut() {
+        stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
+    }
+    finished
+}
+
+/// The lead of a layer kept spread's games and snapshots (see
+/// [`Lead`]): rank 0's checkpointer decides when a snapshot is due; each
+/// rank writes its whole state as its part (`spread_checkpoint.rs`).
+struct SpreadLead<'l, 's> {
+    checkpoints: &'l mut SpreadCheckpoints<'s>,
+    part: &'l LayerSolver<'l>,
+    /// Every component's members in the range (component `k`'s are in
+    /// the games while they are played).
+    members: &'l [Vec<u32>],
+    odd: &'l [bool],
+    /// This rank, the ranks, the component, its safety rounds before.
+    at: (usize, usize, usize, u32),
+    /// On rank 0 of a large component: the layer and the members.
+    progress: Option<(u32, u64)>,
+    /// Why rank 0 could not save a snapshot.
+    error: &'l mut Option<io::Error>,
+}
+
+impl Lead for SpreadLead<'_, '_> {
+    fn snapshot_due(&mut self) -> Option<u64> {
+        match self.checkpoints {
+            SpreadCheckpoints::Lead(checkpoints) => {
+                let sequence = checkpoints.parts()?.1;
+                checkpoints.due().then_some(sequence)
+            }
+            SpreadCheckpoints::Follow(_) => None,
+        }
+    }
+
+    fn write_part(&self, sequence: u64, members: &[u32], state: &[u8]) -> io::Result<PartRecord> {
+        let parts = match &self.checkpoints {
+            SpreadCheckpoints::Lead(checkpoints) => checkpoints.parts().map(|(parts, _)| parts),
+            SpreadCheckpoints::Follow(parts) => Some(*parts),
+        };
+        let parts = parts.ok_or_else(|| io::Error::other("no place to write a snapshot's part"))?;
+        let (rank, ranks, k, _) = self.at;
+        parts.write_part_with(sequence, rank, &mut |out| {
+            spread_checkpoint::write_part(out, self.part, (rank, ranks), self.members, (k, members), state)
+        })
+    }
+
+    fn save(&mut self, at: SnapshotAt, sequence: u64, replies: Vec<Vec<u8>>) -> bool {
+        let SpreadCheckpoints::Lead(checkpoints) = self.checkpoints else { return true };
+        let (_, ranks, k, rounds_before) = self.at;
+        let saved = part_records(replies).and_then(|records| {
+            let snapshot = SpreadSnapshot {
+                n: self.part.n,
+                ranks,
+                k,
+                games: match at {
+                    SnapshotAt::Begin => None,
+                    SnapshotAt::Threshold { t, added } => Some((t, rounds_before + added)),
+                },
+                odd: self.odd.to_vec(),
+                sequence,
+                records,
+            };
+            checkpoints.save(&mut |out| out.write_all(&snapshot.encode()))
+        });
+        let failed = saved.err();
+        let ok = failed.is_none();
+        *self.error = failed;
+        ok
+    }
+
+    fn threshold(&self, t: u8) {
+        if let Some((n, members)) = self.progress {
+            self.part.progress.detail(&format!(
+                "{n} seeds: bounds of {members} positions kept across ranks, threshold {t}"
+            ));
+        }
+    }
 }
 
 /// Rank 0 gathers every rank's figures, the counts of its entries, its

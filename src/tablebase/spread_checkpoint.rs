@@ -1,0 +1,323 @@
+//! Snapshots of a layer kept spread over the ranks (`spread.rs`): no rank
+//! holds the whole layer, so each writes its own state as a part, and
+//! rank 0's snapshot names the parts (`docs/distributed-build.md` §3).
+//!
+//! Rank 0's snapshot, stored as every checkpoint is (one zstd frame with
+//! its checksum, named by the manifest, which is written last):
+//!
+//! ```text
+//! "OWSPRD01" | n: u32 | positions: u64 | ranks: u32
+//! k: u64 (the component being resolved)
+//! step: u8 (0 before its games, 1 inside them)
+//!   1: t: u8 (the next threshold) | safety_rounds: u32 (so far, in k)
+//! odd: blob (per component: 1 if it holds an odd cycle, else 0)
+//! sequence: u64 | per rank: bytes: u64 | checksum: u64 (its part)
+//! ```
+//!
+//! Rank `r`'s part, `checkpoint-NN-SEQ-rRRRR.zst` (one zstd frame with its
+//! checksum; the snapshot records its size and checksum), holds the
+//! state of the rank's index range `Partition::new(positions,
+//! ranks).range(r)`:
+//!
+//! ```text
+//! "OWSPPT01" | n: u32 | rank: u32 | ranks: u32
+//! lo, hi, est, pending, flags: blob each (one byte per position of the range)
+//! stats (LayerStats::encode: this rank's counts)
+//! contradiction (Contradiction::encode_found: this rank's first, if any)
+//! per component: members: words (those in the range, sorted)
+//! games: blob (step 1: per member of component k, win(q,0), win(q,1),
+//!   open(q,0), open(q,1) as one process's snapshot holds them; step 0:
+//!   empty)
+//! ```
+//!
+//! The ranks of a resumed job read their own parts when they are as many
+//! as those that wrote them (`spread::resume_spread`); otherwise
+//! [`join`] puts the parts together into the one-process snapshot of the
+//! same moment (§3 of the document proves it is that snapshot), which
+//! rank 0 resumes as any other.
+
+use std::io::{self, Write};
+
+use super::checkpoint::{stream_words, PartRecord, PartsOf};
+use super::codec::{DecodeError, Decoder, Encoder};
+use super::layer::{Cursor, LayerSolver, SearchBudget, Step};
+use super::layer_entries::Contradiction;
+use super::scc::{Components, NONE};
+use super::solved::SolvedLayers;
+use super::stats::LayerStats;
+use crate::cluster::Partition;
+use crate::rank::layer_size;
+
+const MAGIC: &[u8; 8] = b"OWSPRD01";
+const PART_MAGIC: &[u8; 8] = b"OWSPPT01";
+
+/// Whether a checkpoint's content is a snapshot of a layer kept spread.
+pub(crate) fn is_spread(snapshot: &[u8]) -> bool {
+    snapshot.starts_with(MAGIC)
+}
+
+/// Rank 0's snapshot of a layer kept spread (layout above).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SpreadSnapshot {
+    pub n: u32,
+    pub ranks: usize,
+    /// The component being resolved.
+    pub k: usize,
+    /// Inside its games: the next threshold and the safety rounds so far.
+    pub games: Option<(u8, u32)>,
+    /// Per component, whether it holds an odd cycle.
+    pub odd: Vec<bool>,
+    /// The sequence number that names the parts.
+    pub sequence: u64,
+    /// Every rank's part, in rank order.
+    pub records: Vec<PartRecord>,
+}
+
+impl SpreadSnapshot {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut e = Encoder::default();
+        e.bytes.extend_from_slice(MAGIC);
+        e.u32(self.n);
+        e.u64(layer_size(self.n));
+        e.u32(self.ranks as u32);
+        e.u64(self.k as u64);
+        match self.games {
+            None => e.u8(0),
+            Some((t, rounds)) => {
+                e.u8(1);
+                e.u8(t);
+                e.u32(rounds);
+            }
+        }
+        e.blob(&self.odd.iter().map(|&o| o as u8).collect::<Vec<_>>());
+        e.u64(self.sequence);
+        for record in &self.records {
+            e.bytes.extend_from_slice(&record.encode());
+        }
+        e.bytes
+    }
+
+    /// A snapshot no rank can resume from (it names no part): what a rank
+    /// that could not read rank 0's snapshot takes part with.
+    pub(crate) fn unreadable(n: u32) -> SpreadSnapshot {
+        SpreadSnapshot { n, ranks: 0, k: 0, games: None, odd: Vec::new(), sequence: 0, records: Vec::new() }
+    }
+
+    /// Reads a snapshot of layer `n`, checked for consistency.
+    pub(crate) fn decode(bytes: &[u8], n: u32) -> Result<SpreadSnapshot, DecodeError> {
+        let mut d = Decoder::new(bytes);
+        if d.blob_exact(MAGIC.len())? != MAGIC {
+            return Err(DecodeError("not a snapshot of a layer kept spread (bad magic)".into()));
+        }
+        let (found, positions, ranks) = (d.u32()?, d.u64()?, d.u32()? as usize);
+        if found != n || positions != layer_size(n) {
+            return Err(DecodeError(format!(
+                "snapshot of layer {found} ({positions} positions), expected {n}"
+            )));
+        }
+        let k = d.u64()? as usize;
+        let games = match d.u8()? {
+            0 => None,
+            1 => Some((d.u8()?, d.u32()?)),
+            tag => return Err(DecodeError(format!("unknown step {tag}"))),
+        };
+        let odd: Vec<bool> = d
+            .blob()?
+            .iter()
+            .map(|&o| match o {
+                0 | 1 => Ok(o == 1),
+                _ => Err(DecodeError(format!("odd flag {o}"))),
+            })
+            .collect::<Result<_, _>>()?;
+        let sequence = d.u64()?;
+        if ranks == 0 || ranks as u64 > positions.max(1) || ranks > d.remaining() / 16 {
+            return Err(DecodeError(format!("{ranks} parts")));
+        }
+        let records = (0..ranks).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
+        d.finish()?;
+        if k >= odd.len() || games.is_some_and(|(t, _)| t as u32 > n || t == 0) {
+            return Err(DecodeError(format!("component {k} of {}, step {games:?}", odd.len())));
+        }
+        Ok(SpreadSnapshot { n, ranks, k, games, odd, sequence, records })
+    }
+}
+
+/// Streams rank `rank`'s part (layout above): `part` is its solver (its
+/// range's arrays, its counts), `members` its members of every component
+/// but `k`, whose members are `members_k` with `games` their state.
+pub(crate) fn write_part(
+    out: &mut dyn Write,
+    part: &LayerSolver,
+    (rank, ranks): (usize, usize),
+    members: &[Vec<u32>],
+    (k, members_k): (usize, &[u32]),
+    games: &[u8],
+) -> io::Result<()> {
+    let mut e = Encoder::default();
+    e.bytes.extend_from_slice(PART_MAGIC);
+    e.u32(part.n);
+    e.u32(rank as u32);
+    e.u32(ranks as u32);
+    out.write_all(&e.bytes)?;
+    part.entries.write_arrays(out)?;
+    let mut e = Encoder::default();
+    part.stats.encode(&mut e);
+    Contradiction::encode_found(part.entries.contradiction().as_ref(), &mut e);
+    out.write_all(&e.bytes)?;
+    for (j, list) in members.iter().enumerate() {
+        stream_words(out, if j == k { members_k } else { list })?;
+    }
+    out.write_all(&(games.len() as u64).to_le_bytes())?;
+    out.write_all(games)
+}
+
+/// A rank's part read back: its solver (arrays, counts and contradiction
+/// restored), its members per component, and the games' state of its
+/// members of component `k` (empty before the games).
+pub(crate) struct RankPart<'a> {
+    pub solver: LayerSolver<'a>,
+    pub members: Vec<Vec<u32>>,
+    pub games: Vec<u8>,
+}
+
+/// Reads rank `rank`'s part of `snapshot` from its bytes (checked for
+/// consistency with the snapshot) into a solver of the rank's range.
+pub(crate) fn read_part<'a>(
+    bytes: &[u8],
+    snapshot: &SpreadSnapshot,
+    rank: usize,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+) -> Result<RankPart<'a>, DecodeError> {
+    let range = Partition::new(layer_size(snapshot.n), snapshot.ranks).range(rank);
+    let mut solver = LayerSolver::window(snapshot.n, lower, budget, range.start as usize..range.end as usize);
+    let (stats, contradiction, members, games) =
+        decode_part(bytes, snapshot, rank, |d| solver.entries.read_arrays(d))?;
+    solver.stats = stats;
+    if let Some(found) = contradiction {
+        solver.entries.record_contradiction(found);
+    }
+    Ok(RankPart { solver, members, games })
+}
+
+/// What a part holds but its arrays, which `read_arrays` reads.
+type PartRest = (LayerStats, Option<Contradiction>, Vec<Vec<u32>>, Vec<u8>);
+
+fn decode_part(
+    bytes: &[u8],
+    snapshot: &SpreadSnapshot,
+    rank: usize,
+    read_arrays: impl FnOnce(&mut Decoder) -> Result<(), DecodeError>,
+) -> Result<PartRest, DecodeError> {
+    let n = snapshot.n;
+    let range = Partition::new(layer_size(n), snapshot.ranks).range(rank);
+    let mut d = Decoder::new(bytes);
+    if d.blob_exact(PART_MAGIC.len())? != PART_MAGIC {
+        return Err(DecodeError("not a part of a layer kept spread (bad magic)".into()));
+    }
+    let (found, found_rank, ranks) = (d.u32()?, d.u32()? as usize, d.u32()? as usize);
+    if (found, found_rank, ranks) != (n, rank, snapshot.ranks) {
+        return Err(DecodeError(format!(
+            "part {found_rank} of {ranks} of layer {found}, expected part {rank} of {} of layer {n}",
+            snapshot.ranks
+        )));
+    }
+    read_arrays(&mut d)?;
+    let stats = LayerStats::decode(&mut d)?;
+    let contradiction = Contradiction::decode_found(&mut d, n)?;
+    if contradiction.is_some_and(|c| !range.contains(&c.index)) {
+        return Err(DecodeError("a contradiction outside the part's range".into()));
+    }
+    let mut members = Vec::with_capacity(snapshot.odd.len());
+    let mut count = 0u64;
+    for _ in 0..snapshot.odd.len() {
+        let list = d.words()?;
+        let sorted = list.windows(2).all(|w| w[0] < w[1]);
+        if !sorted || list.iter().any(|&m| !range.contains(&(m as u64))) {
+            return Err(DecodeError("a component's members outside the part's range or unsorted".into()));
+        }
+        count += list.len() as u64;
+        members.push(list);
+    }
+    let games = d.blob()?.to_vec();
+    d.finish()?;
+    let expected = if snapshot.games.is_some() { 4 * members[snapshot.k].len() } else { 0 };
+    if count > range.end - range.start || games.len() != expected {
+        return Err(DecodeError(format!(
+            "{count} members in {} positions, {} bytes of games' state for {expected}",
+            range.end - range.start,
+            games.len()
+        )));
+    }
+    Ok((stats, contradiction, members, games))
+}
+
+/// The one-process snapshot `snapshot` and its parts (read from `parts`)
+/// stand for, restored: the whole layer's solver, the cursor and the
+/// components (`docs/distributed-build.md` §3). Rank 0 holds the whole
+/// layer, and one part at a time beside it.
+pub(crate) fn join<'a>(
+    snapshot: &SpreadSnapshot,
+    parts: PartsOf,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+) -> Result<(LayerSolver<'a>, Cursor, Components), DecodeError> {
+    let Some((store, sequence)) = parts else {
+        return Err(DecodeError("a snapshot in parts, and nowhere to read them from".into()));
+    };
+    if sequence != snapshot.sequence {
+        return Err(DecodeError(format!("snapshot {sequence} records the parts of {}", snapshot.sequence)));
+    }
+    let n = snapshot.n;
+    let size = layer_size(n) as usize;
+    let partition = Partition::new(size as u64, snapshot.ranks);
+    let mut whole = LayerSolver::new(n, lower, budget);
+    let mut ids = vec![NONE; size];
+    let mut games = Vec::new();
+    for (rank, &record) in snapshot.records.iter().enumerate() {
+        let range = partition.range(rank);
+        let bytes = store
+            .read_part(snapshot.sequence, rank, record, part_limit(range.end - range.start))
+            .map_err(|e| DecodeError(format!("part {rank}: {e}")))?;
+        let window = range.start as usize..range.end as usize;
+        let (stats, contradiction, members, state) =
+            decode_part(&bytes, snapshot, rank, |d| whole.entries.read_window_arrays(window, d))?;
+        drop(bytes);
+        if rank == 0 {
+            whole.stats = stats;
+        } else {
+            whole.stats.add_rank_counts(&stats);
+        }
+        if let Some(found) = contradiction {
+            whole.entries.record_contradiction(found);
+        }
+        for (k, list) in members.iter().enumerate() {
+            for &m in list {
+                if std::mem::replace(&mut ids[m as usize], k as u32) != NONE {
+                    return Err(DecodeError(format!("position {m} in two components")));
+                }
+            }
+        }
+        games.extend_from_slice(&state);
+    }
+    let components = Components::from_ids(ids);
+    if components.count() != snapshot.odd.len() || components.starts.windows(2).any(|w| w[0] == w[1]) {
+        return Err(DecodeError(format!(
+            "{} components with members, {} recorded",
+            components.count(),
+            snapshot.odd.len()
+        )));
+    }
+    let step = match snapshot.games {
+        None => Step::Begin,
+        Some((t, safety_rounds)) => Step::Bounds { t, safety_rounds, state: games },
+    };
+    Ok((whole, Cursor::Resolving { k: snapshot.k, step }, components))
+}
+
+/// The most bytes a part of a range of `positions` may hold: the five
+/// arrays, every position a member of a component of its own (a list
+/// header and an index each), its games' state, the counts.
+pub(crate) fn part_limit(positions: u64) -> usize {
+    (21 * positions + (1 << 20)) as usize
+}
