@@ -228,39 +228,47 @@ fn an_interrupted_first_save_is_adopted() {
     fs::remove_dir_all(&straight).unwrap();
 }
 
-/// A checkpoint in the layout of an earlier version (whose components
-/// meant something else) is not resumed: its layer is built again from
-/// the start, to the same files as a build never interrupted.
+/// A checkpoint in the first layout (whose components meant something
+/// else) is not resumed: its layer is built again from the start, to the
+/// same files as a build never interrupted. One in the second layout
+/// (without the contradiction field) is resumed by a build that starts
+/// from no table.
 #[test]
-fn a_checkpoint_of_the_earlier_layout_restarts_its_layer() {
+fn checkpoints_of_earlier_layouts_restart_their_layer_or_resume() {
     let straight = scratch("straight-7");
     assert!(endgames(&straight, 7).status().unwrap().success());
-    let dir = scratch("earlier-layout");
-    let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
-    let mut snapshot = zstd::stream::decode_all(&fs::read(&path).unwrap()[..]).unwrap();
-    assert_eq!(&snapshot[..8], b"OWCKPT02");
-    snapshot[..8].copy_from_slice(b"OWCKPT01");
-    let earlier = zstd::stream::encode_all(&snapshot[..], 3).unwrap();
-    fs::write(&path, &earlier).unwrap();
-    let rewritten: String = manifest
-        .lines()
-        .map(|line| match line.strip_prefix("checkpoint ") {
-            Some(rest) => {
-                let fields: Vec<&str> = rest.split(' ').collect();
-                let (bytes, sum) = (earlier.len(), checksum(&earlier));
-                format!("checkpoint {} {} {bytes} {sum:016x}\n", fields[0], fields[1])
-            }
-            None => format!("{line}\n"),
-        })
-        .collect();
-    fs::write(dir.join("manifest"), rewritten).unwrap();
-    let output = endgames(&dir, 7).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("has the layout of an earlier version"), "{stderr}");
-    assert!(outputs(&straight) == outputs(&dir), "the rebuilt layer differs");
+    for (layout, resumed) in [(&b"OWCKPT01"[..], false), (&b"OWCKPT02"[..], true)] {
+        let dir = scratch("earlier-layout");
+        let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
+        let mut snapshot = zstd::stream::decode_all(&fs::read(&path).unwrap()[..]).unwrap();
+        assert_eq!(&snapshot[..8], b"OWCKPT03");
+        // (The last byte says there is no contradiction: the second
+        // layout ends before it.)
+        assert_eq!(snapshot.pop(), Some(0));
+        snapshot[..8].copy_from_slice(layout);
+        let earlier = zstd::stream::encode_all(&snapshot[..], 3).unwrap();
+        fs::write(&path, &earlier).unwrap();
+        let rewritten: String = manifest
+            .lines()
+            .map(|line| match line.strip_prefix("checkpoint ") {
+                Some(rest) => {
+                    let fields: Vec<&str> = rest.split(' ').collect();
+                    let (bytes, sum) = (earlier.len(), checksum(&earlier));
+                    format!("checkpoint {} {} {bytes} {sum:016x}\n", fields[0], fields[1])
+                }
+                None => format!("{line}\n"),
+            })
+            .collect();
+        fs::write(dir.join("manifest"), rewritten).unwrap();
+        let output = endgames(&dir, 7).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let restarted = stderr.contains("has the layout of an earlier version");
+        assert_eq!((restarted, stderr.contains("resuming from checkpoint")), (!resumed, resumed), "{stderr}");
+        assert!(outputs(&straight) == outputs(&dir), "the layer differs");
+        fs::remove_dir_all(&dir).unwrap();
+    }
     fs::remove_dir_all(&straight).unwrap();
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");

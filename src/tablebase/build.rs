@@ -995,7 +995,8 @@ fn layer_start<'a>(
         Some((sequence, snapshot)) => {
             let path = checkpoint_path(dir, n as usize, sequence);
             let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
-            if super::checkpoint::earlier_layout(&snapshot) {
+            let lacks_contradiction = super::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
+            if super::checkpoint::earlier_layout(&snapshot) || lacks_contradiction {
                 observer.line(&format!(
                     "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
                 ));

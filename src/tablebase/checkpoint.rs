@@ -6,7 +6,7 @@
 //! checksum in the manifest):
 //!
 //! ```text
-//! "OWCKPT02" | n: u32 | positions: u64
+//! "OWCKPT03" | n: u32 | positions: u64
 //! lo, hi, est, pending, flags: blob each (one byte per position)
 //! stats (LayerStats::encode)
 //! cursor: tag u8 (0 start, 1 propagating, 2 retrograded, 3 resolving)
@@ -18,6 +18,8 @@
 //!           per part: bytes: u64 | checksum: u64 (bounds in parts)
 //! components: 0 | 1 followed by ids: words (the cycle component of every
 //!   position, sinks first; u32::MAX for positions on no cycle)
+//! contradiction (Contradiction::encode_found: the first with the table
+//!   the build starts from, if any, so a resumed build still reports it)
 //! ```
 //!
 //! Step 3 is step 1 with the games' state held by the ranks of a
@@ -30,17 +32,24 @@
 //!
 //! The first layout, "OWCKPT01", numbered every undecided position's
 //! component, cycle or not, and is not resumed: a build that meets one
-//! restarts that layer.
+//! restarts that layer. The second, "OWCKPT02", is this one without the
+//! contradiction; it is resumed only by a build that starts from no
+//! table (which has no contradiction to lose), and restarts the layer of
+//! one that does ([`lacks_contradiction`]).
 
 use std::io::{self, Write};
 
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget, Step};
+use super::layer_entries::Contradiction;
 use super::scc::Components;
 use super::solved::SolvedLayers;
 use super::stats::LayerStats;
 
-const MAGIC: &[u8; 8] = b"OWCKPT02";
+const MAGIC: &[u8; 8] = b"OWCKPT03";
+
+/// The second layout's magic: no contradiction field.
+const SECOND_MAGIC: &[u8; 8] = b"OWCKPT02";
 
 /// The threshold games' state of a component, read from the work arrays:
 /// per member `win(q,0), win(q,1), open(q,0), open(q,1)`.
@@ -133,6 +142,13 @@ const EARLIER_MAGIC: &[u8; 8] = b"OWCKPT01";
 /// resume (the layer is built again from its start).
 pub(crate) fn earlier_layout(snapshot: &[u8]) -> bool {
     snapshot.starts_with(EARLIER_MAGIC)
+}
+
+/// Whether a snapshot has the second layout, which does not record a
+/// contradiction found before it: a build that starts from a table does
+/// not resume it (the layer is built again from its start).
+pub(crate) fn lacks_contradiction(snapshot: &[u8]) -> bool {
+    snapshot.starts_with(SECOND_MAGIC)
 }
 
 /// Whether a compressed checkpoint starts with a zstd frame that carries a
@@ -273,7 +289,9 @@ impl LayerSolver<'_> {
         if let Some(c) = components {
             stream_words(out, &c.id)?;
         }
-        Ok(())
+        let mut e = Encoder::default();
+        Contradiction::encode_found(self.entries.contradiction().as_ref(), &mut e);
+        out.write_all(&e.bytes)
     }
 
     /// Rebuilds a solver from a snapshot of layer `n`; a snapshot in parts
@@ -297,7 +315,8 @@ impl LayerSolver<'_> {
             return Ok((solver, cursor, Some(components)));
         }
         let mut d = Decoder::new(bytes);
-        if d.blob_exact(MAGIC.len())? != MAGIC {
+        let magic = d.blob_exact(MAGIC.len())?;
+        if magic != MAGIC && magic != SECOND_MAGIC {
             return Err(DecodeError("not a layer checkpoint (bad magic)".into()));
         }
         let (found_n, size) = (d.u32()?, d.u64()? as usize);
@@ -362,6 +381,14 @@ impl LayerSolver<'_> {
             }
             tag => return Err(DecodeError(format!("unknown components tag {tag}"))),
         };
+        if magic == MAGIC {
+            if let Some(found) = Contradiction::decode_found(&mut d, n)? {
+                if found.index >= size as u64 {
+                    return Err(DecodeError("a contradiction outside the layer".into()));
+                }
+                solver.entries.record_contradiction(found);
+            }
+        }
         d.finish()?;
         if let Cursor::Resolving { k, step } = &mut cursor {
             let c = components.as_ref().ok_or_else(|| DecodeError("resolving without components".into()))?;
@@ -440,6 +467,31 @@ mod tests {
             assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut], None).is_err());
         }
         assert!(LayerSolver::restore(3, &lower, budget, &bytes, None).is_err());
+    }
+
+    /// A contradiction with the table a build starts from, found before a
+    /// snapshot, is restored with it (else a resumed build would write a
+    /// layer it should refuse).
+    #[test]
+    fn a_contradiction_found_before_a_snapshot_is_restored_with_it() {
+        let mut lower = SolvedLayers::new();
+        for n in 0..4 {
+            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
+            lower.push(LayerBytes::Owned(bytes));
+        }
+        let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
+        let found = Contradiction { seeds: 4, index: 17, ours: (1, 2), theirs: (3, 4) };
+        solver.entries.record_contradiction(found);
+        let mut bytes = Vec::new();
+        solver.write_snapshot(&Cursor::Start, None, None, &mut bytes).unwrap();
+        let (restored, _, _) = LayerSolver::restore(4, &lower, SearchBudget::NONE, &bytes, None).unwrap();
+        assert_eq!(restored.entries.contradiction(), Some(found));
+        // Outside the layer, it is damage.
+        let mut outside = Vec::new();
+        let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
+        solver.entries.record_contradiction(Contradiction { index: 1 << 40, ..found });
+        solver.write_snapshot(&Cursor::Start, None, None, &mut outside).unwrap();
+        assert!(LayerSolver::restore(4, &lower, SearchBudget::NONE, &outside, None).is_err());
     }
 
     /// A snapshot inside the threshold games, streamed from the work
