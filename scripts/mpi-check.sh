@@ -50,17 +50,14 @@ for ranks in 1 2 4; do
   [ "$status" = 0 ] && echo "mpi-check: -np $ranks: the files of the one-process build, layers 0 to $seeds"
 done
 
-# Layers kept spread (those without a search: 8 and up by default), on 3
-# ranks, the job killed (every rank at once, as a crash would) once it is
-# inside one of its last two layers, which take no checkpoint, then
-# resumed on 2 ranks: the same files.
-kept="$work/kept"
-mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
-  --keep-layers-spread --quiet >/dev/null 2>&1 &
-job=$!
 # Finished layers in a manifest (0 when there is none yet: grep -c prints
 # 0 and fails when nothing matches, and prints nothing without a file).
 layers_in() { local count; count=$(grep -c '^layer ' "$1/manifest" 2>/dev/null || true); echo "${count:-0}"; }
+# The checkpoint the manifest in "$1" names, as "layer sequence", if any.
+named() { awk '$1 == "checkpoint" { print $2, $3 }' "$1/manifest" 2>/dev/null; }
+# Whether checkpoint "$2" (layer), "$3" (sequence) in "$1" has a part of
+# rank "$4".
+has_part() { [ -n "$2" ] && [ -e "$1/$(printf 'checkpoint-%02d-%06d-r%04d.zst' "$2" "$3" "$4")" ]; }
 # Kills every rank of the job `$2` building in `$1` at once, as a crash
 # would (mpirun, told to stop, lets its ranks run on for a while).
 crash() {
@@ -68,53 +65,62 @@ crash() {
   kill -TERM "$2" 2>/dev/null || true
   wait "$2" 2>/dev/null || true
 }
-for _ in $(seq 1 3000); do
-  [ "$(layers_in "$kept")" -ge "$seeds" ] && break
-  kill -0 "$job" 2>/dev/null || break
-  sleep 0.01
-done
-crash "$kept" "$job"
-before=$(layers_in "$kept")
-mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
+# Starts a job of "$2" ranks building in "$1" with checkpoints every 0.05
+# s (and the options after), and kills it once the manifest names a
+# checkpoint of one of its last two layers with a part of rank "$3"; says
+# "layer sequence" of that checkpoint, or nothing if the job ended first.
+kill_with_parts() {
+  local dir=$1 ranks=$2 rank=$3 job
+  shift 3
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet \
+    --checkpoint-seconds 0.05 "$@" >/dev/null 2>&1 &
+  job=$!
+  for _ in $(seq 1 1500); do
+    # shellcheck disable=SC2046
+    set -- $(named "$dir")
+    if [ -n "${1:-}" ] && [ "$1" -ge $((seeds - 1)) ] && has_part "$dir" "$1" "$2" "$rank"; then
+      break
+    fi
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.02
+  done
+  crash "$dir" "$job"
+  # shellcheck disable=SC2046
+  set -- $(named "$dir")
+  if [ -n "${1:-}" ] && has_part "$dir" "$1" "$2" "$rank"; then echo "$1 $2"; fi
+}
+
+# Layers kept spread (those without a search: 8 and up by default), on 3
+# ranks, the job killed (every rank at once, as a crash would) once it
+# has a checkpoint of one of its last two layers, in which each rank
+# wrote its part, then resumed on 3 ranks, each from its own part: the
+# same files.
+kept="$work/kept"
+# shellcheck disable=SC2046
+set -- $(kill_with_parts "$kept" 3 2 --keep-layers-spread)
+finished=$(layers_in "$kept")
+mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
   --keep-layers-spread 2>"$work/kept.log" >/dev/null
-spread_lines=$(grep -c "kept spread" "$work/kept.log" || true)
-if [ "$before" -gt "$seeds" ]; then
-  echo "mpi-check: the job with layers kept spread finished before it could be killed" >&2
+from_parts=$(grep -c "each of 3 ranks from its part" "$work/kept.log" || true)
+if [ -z "${1:-}" ]; then
+  echo "mpi-check: the job with layers kept spread was not killed with a checkpoint ($finished layers finished)" >&2
   status=1
-elif cmp -s "$work/alone/tablebase.owtb" "$kept/tablebase.owtb" && [ "$spread_lines" -gt 0 ]; then
-  echo "mpi-check: -np 3 with layers kept spread, killed with $before layers finished, resumed on 2 ranks ($spread_lines log lines say kept spread): the files of the one-process build"
+elif cmp -s "$work/alone/tablebase.owtb" "$kept/tablebase.owtb" && [ "$from_parts" = 1 ]; then
+  echo "mpi-check: -np 3 with layers kept spread, killed inside layer $1 with a checkpoint in 3 parts, resumed on 3 ranks each from its part: the files of the one-process build"
 else
-  echo "mpi-check: layers kept spread give other files (or none was kept spread: $spread_lines)" >&2
+  echo "mpi-check: layers kept spread, resumed from their parts, give other files (or did not resume from them: $from_parts)" >&2
   status=1
 fi
 
 # A job killed inside one of its last two layers, once rank 0 has a
 # checkpoint of it taken inside the threshold games the ranks play
-# together (checkpoints come every 0.05 s; such a checkpoint is in parts,
-# one written by each rank), resumed with another number of ranks: the
-# same files.
+# together (such a checkpoint is in parts, one written by each rank),
+# resumed with another number of ranks: the same files.
 killed="$work/killed"
-# The checkpoint the manifest names, as "layer sequence", if any.
-named() { awk '$1 == "checkpoint" { print $2, $3 }' "$killed/manifest" 2>/dev/null; }
-# Whether checkpoint "$1" (layer), "$2" (sequence) has a part of rank 1.
-in_parts() { [ -n "$1" ] && [ -e "$killed/$(printf 'checkpoint-%02d-%06d-r0001.zst' "$1" "$2")" ]; }
-mpirun --oversubscribe --bind-to none -np 2 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet \
-  --checkpoint-seconds 0.05 >/dev/null 2>&1 &
-job=$!
-for _ in $(seq 1 1200); do
-  # shellcheck disable=SC2046
-  set -- $(named)
-  if [ -n "${1:-}" ] && [ "$1" -ge $((seeds - 1)) ] && in_parts "$1" "$2"; then
-    break
-  fi
-  kill -0 "$job" 2>/dev/null || break
-  sleep 0.02
-done
-crash "$killed" "$job"
-finished=$(layers_in "$killed")
 # shellcheck disable=SC2046
-set -- $(named)
-if [ -z "${1:-}" ] || ! in_parts "$1" "$2"; then
+set -- $(kill_with_parts "$killed" 2 1)
+finished=$(layers_in "$killed")
+if [ -z "${1:-}" ]; then
   echo "mpi-check: the job was not killed inside a layer with a checkpoint in parts ($finished layers finished)" >&2
   status=1
 fi
