@@ -121,10 +121,14 @@ struct BuildArgs {
     /// Skip the zstd-compressed copy.
     #[arg(long)]
     no_compress: bool,
-    /// Under mpirun: finish the layers without a search with their entries
-    /// kept spread over the ranks (no rank holds a whole layer's work
-    /// arrays; no checkpoint inside those layers).
+    /// Under mpirun: gather every layer to rank 0 for its cycle phases.
+    /// By default a layer that gets no search is finished with its entries
+    /// kept spread over the ranks, so that no rank holds a whole layer.
     #[arg(long)]
+    gather_layers: bool,
+    /// The default since layers kept spread take checkpoints (accepted for
+    /// the commands written before).
+    #[arg(long, hide = true, conflicts_with = "gather_layers")]
     keep_layers_spread: bool,
     #[command(flatten)]
     run: RunArgs,
@@ -238,7 +242,7 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         checkpoint_every: args.run.checkpoint_every()?,
         compress: !args.no_compress,
         start_from: args.from,
-        keep_layers_spread: args.keep_layers_spread,
+        keep_layers_spread: !args.gather_layers,
     };
     let Some(report) = build_on_every_rank(&options, args.run.quiet)? else {
         return Ok(());

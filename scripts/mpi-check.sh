@@ -34,10 +34,11 @@ for ranks in 1 2 4; do
   dir="$work/np$ranks"
   mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet >/dev/null
   # Once more with every message cut into pieces of 1,000 bytes (a real
-  # build cuts them at 1 GiB / ranks): the same files again.
+  # build cuts them at 1 GiB / ranks), and the layers gathered to rank 0
+  # for their cycle phases: the same files again.
   if [ "$ranks" = 4 ]; then
     OWARE_MPI_PIECE_BYTES=1000 mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$work/pieces" \
-      --max-seeds "$seeds" --quiet >/dev/null
+      --max-seeds "$seeds" --gather-layers --quiet >/dev/null
     cmp -s "$work/alone/tablebase.owtb" "$work/pieces/tablebase.owtb" \
       || { echo "mpi-check: messages in pieces give other files" >&2; status=1; }
   fi
@@ -90,17 +91,17 @@ kill_with_parts() {
   if [ -n "${1:-}" ] && has_part "$dir" "$1" "$2" "$rank"; then echo "$1 $2"; fi
 }
 
-# Layers kept spread (those without a search: 8 and up by default), on 3
+# Layers kept spread (by default, those without a search: 8 and up), on 3
 # ranks, the job killed (every rank at once, as a crash would) once it
 # has a checkpoint of one of its last two layers, in which each rank
 # wrote its part, then resumed on 3 ranks, each from its own part: the
 # same files.
 kept="$work/kept"
 # shellcheck disable=SC2046
-set -- $(kill_with_parts "$kept" 3 2 --keep-layers-spread)
+set -- $(kill_with_parts "$kept" 3 2)
 finished=$(layers_in "$kept")
 mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
-  --keep-layers-spread 2>"$work/kept.log" >/dev/null
+  2>"$work/kept.log" >/dev/null
 from_parts=$(grep -c "each of 3 ranks from its part" "$work/kept.log" || true)
 if [ -z "${1:-}" ]; then
   echo "mpi-check: the job with layers kept spread was not killed with a checkpoint ($finished layers finished)" >&2
@@ -112,13 +113,14 @@ else
   status=1
 fi
 
-# A job killed inside one of its last two layers, once rank 0 has a
-# checkpoint of it taken inside the threshold games the ranks play
-# together (such a checkpoint is in parts, one written by each rank),
-# resumed with another number of ranks: the same files.
+# A job whose layers are gathered to rank 0 (`--gather-layers`), killed
+# inside one of its last two layers once rank 0 has a checkpoint of it
+# taken inside the threshold games the ranks play together (such a
+# checkpoint is in parts, one written by each rank), resumed with another
+# number of ranks (and the layers after it kept spread): the same files.
 killed="$work/killed"
 # shellcheck disable=SC2046
-set -- $(kill_with_parts "$killed" 2 1)
+set -- $(kill_with_parts "$killed" 2 1 --gather-layers)
 finished=$(layers_in "$killed")
 if [ -z "${1:-}" ]; then
   echo "mpi-check: the job was not killed inside a layer with a checkpoint in parts ($finished layers finished)" >&2

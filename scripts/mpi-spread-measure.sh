@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What keeping layers spread (`endgames build --keep-layers-spread`) saves
-# rank 0 and costs in time: builds every layer up to SEEDS (default 16) in
-# one process, then with `mpirun -np 2` gathered to rank 0 for the cycle
-# phases (the default), then with -np 2 and -np 4 kept spread; checks that
+# What keeping layers spread (the default of `endgames build` under
+# mpirun) saves rank 0 and costs in time: builds every layer up to SEEDS
+# (default 16) in one process, then with `mpirun -np 2` gathered to rank 0
+# for the cycle phases (`--gather-layers`), then with -np 2 and -np 4 kept
+# spread; checks that
 # the files are the same and prints a Markdown table per layer from
 # FIRST_LAYER_SHOWN: the layer's seconds and rank 0's peak anonymous
 # memory during the cycle phases, in MB and in bytes a position
@@ -17,10 +18,11 @@ shown=${2:-$((seeds - 4))}
 . scripts/mpi-env.sh
 
 "$plain" build --dir "$work/alone" --max-seeds "$seeds" --quiet >/dev/null
-mpirun --oversubscribe --bind-to none -np 2 "$mpi" build --dir "$work/gathered2" --max-seeds "$seeds" --quiet >/dev/null
+mpirun --oversubscribe --bind-to none -np 2 "$mpi" build --dir "$work/gathered2" --max-seeds "$seeds" \
+  --gather-layers --quiet >/dev/null
 for ranks in 2 4; do
   mpirun --oversubscribe --bind-to none -np "$ranks" "$mpi" build --dir "$work/kept$ranks" --max-seeds "$seeds" \
-    --keep-layers-spread --quiet >/dev/null
+    --quiet >/dev/null
 done
 for run in gathered2 kept2 kept4; do
   for file in tablebase.owtb endgames-2.0.bin; do

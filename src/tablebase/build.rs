@@ -83,9 +83,9 @@ pub struct BuildOptions {
     pub start_from: Option<PathBuf>,
     /// With several ranks: finish each layer that gets no search with its
     /// entries kept spread over the ranks, so that no rank holds a whole
-    /// layer's work arrays (`docs/distributed-build.md` §1 and §6); such a
-    /// layer takes no checkpoint, and a killed job builds it again from
-    /// its start.
+    /// layer's work arrays (`docs/distributed-build.md` §1 and §6), each
+    /// rank writing its part of the layer's checkpoints; else rank 0
+    /// gathers each layer for its cycle phases. The files are the same.
     pub keep_layers_spread: bool,
 }
 
