@@ -700,8 +700,8 @@ fn lead(
                             source: options.start_from.clone().unwrap_or_default(),
                             contradiction,
                         }),
-                        Err(SpreadError::Failed(problem)) => {
-                            Err(BuildError::Peer { rank: 0, problem: format!("layer {n}: {problem}") })
+                        Err(SpreadError::Failed { rank, problem }) => {
+                            Err(BuildError::Peer { rank, problem: format!("layer {n}: {problem}") })
                         }
                     };
                     let go = verdict.as_ref().map(|_| ()).map_err(|e| e.to_string());
@@ -1165,7 +1165,9 @@ fn write_layer_slices(
     let prepared: Result<(), BuildError> = if comm.rank() == 0 {
         go.map_err(|problem| BuildError::Peer { rank: 0, problem }).and_then(|()| {
             let file = std::fs::File::create(&temporary).map_err(io_at(&temporary))?;
-            file.set_len(size).map_err(io_at(&temporary))
+            file.set_len(size).map_err(io_at(&temporary)).inspect_err(|_| {
+                let _ = std::fs::remove_file(&temporary);
+            })
         })
     } else {
         Ok(())
@@ -1188,14 +1190,14 @@ fn write_layer_slices(
         file.sync_all()
     })()
     .map_err(io_at(&temporary));
-    agree(comm, written)?;
+    let agreed = agree(comm, written);
     if comm.rank() != 0 {
-        return Ok(None);
+        return agreed.map(|()| None);
     }
     // Read back in pieces, slice by slice: each must be what its rank
     // wrote (a write lost on the way would leave zeros), and the whole
     // file's checksum is what the manifest records.
-    let sum = (|| {
+    let read_back = || {
         let mut file = std::fs::File::open(&temporary)?;
         if file.metadata()?.len() != size || slice_sums.len() != comm.ranks() {
             return Err(io::Error::other(format!("not the layer's {size} bytes in {} slices", comm.ranks())));
@@ -1220,9 +1222,13 @@ fn write_layer_slices(
         std::fs::rename(&temporary, path)?;
         resumable::atomic::sync_directory(path)?;
         Ok(whole.finish())
-    })()
-    .map_err(io_at(&temporary))?;
-    Ok(Some((size, sum)))
+    };
+    let sum = agreed.and_then(|()| read_back().map_err(io_at(&temporary)));
+    // (What failed leaves no temporary file behind.)
+    if sum.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    Ok(Some((size, sum?)))
 }
 
 /// Checks the checkpoint the manifest names. If it names none, a first
@@ -1761,9 +1767,17 @@ mod resume_tests {
             });
             for error in &results {
                 let error = error.clone().unwrap_or_default();
-                assert!(error.contains("rank 1 could not read its part"), "{error}");
+                assert!(
+                    error.contains("rank 1 of the build stopped: layer 9: its part of checkpoint"),
+                    "{error}"
+                );
             }
             assert!(!layer_path(&damaged, 0, 9).exists());
+            let temporary = fs::read_dir(&damaged)
+                .unwrap()
+                .flatten()
+                .find(|e| e.path().extension() == Some("tmp".as_ref()));
+            assert!(temporary.is_none(), "{temporary:?}");
             // Three ranks, each from its own part.
             let lines = Lines::default();
             let reports = run_ranks(3, |comm| {

@@ -205,7 +205,8 @@ pub(crate) fn layer_across<'a>(
             }
             Err(problem) => super::spread::FinishedSpread {
                 slice: Vec::new(),
-                finished: (comm.rank() == 0).then_some(Err(super::spread::SpreadError::Failed(problem))),
+                finished: (comm.rank() == 0)
+                    .then_some(Err(super::spread::SpreadError::Failed { rank: 0, problem })),
                 slice_sums: Vec::new(),
             },
         };

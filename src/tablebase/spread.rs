@@ -63,8 +63,11 @@ pub(crate) struct FinishedSpread {
 pub(crate) enum SpreadError {
     /// The first contradiction with the table started from.
     Contradiction(Contradiction),
-    /// The games stopped, or a rank's message could not be read.
-    Failed(String),
+    /// A rank failed (it could not read its part of the checkpoint
+    /// resumed from, a part or a snapshot could not be written, a rank's
+    /// message could not be read), with its reason: the rank where it is
+    /// known, else 0.
+    Failed { rank: usize, problem: String },
 }
 
 /// Where the ranks keep a layer kept spread's snapshots: rank 0 through
@@ -136,7 +139,7 @@ pub(crate) fn resolve_spread(
             let why = error.map_or_else(|| "a rank could not take its share".to_string(), |e| e.to_string());
             FinishedSpread {
                 slice: Vec::new(),
-                finished: (comm.rank() == 0).then_some(Err(SpreadError::Failed(why))),
+                finished: (comm.rank() == 0).then_some(Err(SpreadError::Failed { rank: 0, problem: why })),
                 slice_sums: Vec::new(),
             }
         }
@@ -155,7 +158,7 @@ fn resolve_components(
     let count = members.len();
     // (What the split freed goes back to the system first.)
     release_free_memory();
-    let sizes: Vec<u64> = members.iter().map(|m| comm.sum(m.len() as u64)).collect();
+    let sizes = sum_each(comm, &members.iter().map(|m| m.len() as u64).collect::<Vec<_>>());
     if start.fresh {
         part.record_component_sizes(&sizes, odd);
     }
@@ -262,19 +265,18 @@ pub(crate) fn resume_spread(
         _ => Err(format!("a snapshot of {} ranks resumed by {}", snapshot.ranks, comm.ranks())),
     };
     // Every rank goes on, or all stop with the first failing rank's reason.
-    let problem = read.as_ref().err().map(|e| format!("rank {rank} could not read its part: {e}"));
+    let sequence = snapshot.sequence;
+    let problem = read.as_ref().err().map(|e| format!("its part of checkpoint {sequence}: {e}"));
     let problems = comm.gather(problem.clone().unwrap_or_default().into_bytes());
     let failed = comm.any(problem.is_some());
-    let stopped = |why: String| FinishedSpread {
-        slice: Vec::new(),
-        finished: (rank == 0).then_some(Err(SpreadError::Failed(why))),
-        slice_sums: Vec::new(),
-    };
     let RankPart { solver, members, games } = match read {
         Ok(part) if !failed => part,
         _ => {
-            let first = problems.into_iter().flatten().find(|p| !p.is_empty()).unwrap_or_default();
-            return stopped(String::from_utf8_lossy(&first).into_owned());
+            let first = problems.and_then(|all| all.into_iter().enumerate().find(|(_, p)| !p.is_empty()));
+            let (rank, problem) = first.map_or((0, Vec::new()), |(r, p)| (r, p));
+            let problem = String::from_utf8_lossy(&problem).into_owned();
+            let finished = (comm.rank() == 0).then_some(Err(SpreadError::Failed { rank, problem }));
+            return FinishedSpread { slice: Vec::new(), finished, slice_sums: Vec::new() };
         }
     };
     let solver = match seed {
@@ -369,6 +371,23 @@ impl Lead for SpreadLead<'_, '_> {
     }
 }
 
+/// Every rank's `values` added up position by position, on every rank:
+/// two collective calls, however many values. Collective.
+fn sum_each(comm: &dyn Communicator, values: &[u64]) -> Vec<u64> {
+    let bytes = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let total = comm.gather(bytes(values)).map(|all| {
+        let mut total = vec![0u64; values.len()];
+        for message in all {
+            for (sum, word) in total.iter_mut().zip(message.chunks_exact(8)) {
+                *sum += u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            }
+        }
+        bytes(&total)
+    });
+    let total = comm.broadcast(total.unwrap_or_default());
+    total.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("eight bytes"))).collect()
+}
+
 /// Rank 0 gathers every rank's figures, the counts of its entries, its
 /// contradiction, if any, and the checksum of its slice.
 fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> Option<(Finished, Vec<u64>)> {
@@ -383,7 +402,7 @@ fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> 
     let parts = comm.gather(e.bytes)?;
     let mut sums = Vec::new();
     let finished = join_figures(part, parts, &mut sums)
-        .unwrap_or_else(|e| Err(SpreadError::Failed(format!("a rank's figures: {e}"))));
+        .unwrap_or_else(|e| Err(SpreadError::Failed { rank: 0, problem: format!("a rank's figures: {e}") }));
     Some((finished, sums))
 }
 
