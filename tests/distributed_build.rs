@@ -125,7 +125,7 @@ fn counts(stats: &oware::tablebase::LayerStats) -> Vec<u64> {
 /// their entries kept spread: the same bytes and counts as one process,
 /// with 2 and 3 ranks, from scratch (searches up to 7 seeds by default:
 /// layers 8 to 10 kept spread) and from a proven table without a search
-/// (every layer kept spread, the small ones with many components).
+/// (every layer kept spread).
 #[test]
 fn layers_kept_spread_give_the_one_process_bytes_and_counts() {
     const SHIPPED: &str = "data/endgames-12.owtb.zst";

@@ -518,15 +518,17 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
 /// [`build`] with every rank of `comm` taking part (all ranks call it with
 /// the same options; the build directory must be the same directory for
 /// all, on storage they share). Rank 0 leads: it alone writes to the
-/// directory (but for each rank's part of a checkpoint taken inside the
-/// games they play together, and its slice of a layer kept spread), and
-/// it alone reports to its `observer`. Each fresh layer's retrograde
-/// analysis and component search are spread over the ranks by index range
-/// ([`super::distributed`]); then either the layer is kept spread to its
-/// end (`BuildOptions::keep_layers_spread`), or rank 0 leads its cycle
-/// phases (and those of a layer resumed from a checkpoint), in which every
-/// rank plays the large components' threshold games. The files are the
-/// same bytes as with one process (`docs/distributed-build.md`).
+/// directory (but for each rank's part of a checkpoint taken in a layer
+/// kept spread or inside the games the ranks play together, and its slice
+/// of a layer kept spread), and it alone reports to its `observer`. Each
+/// fresh layer's retrograde analysis and component search are spread over
+/// the ranks by index range ([`super::distributed`]); then either the
+/// layer is kept spread to its end (`BuildOptions::keep_layers_spread`),
+/// or rank 0 leads its cycle phases, in which every rank plays the large
+/// components' threshold games. A layer resumed from a checkpoint goes on
+/// kept spread if it was, and as many ranks resume it; else rank 0 leads
+/// it. The files are the same bytes as with one process
+/// (`docs/distributed-build.md`).
 pub fn build_across(
     comm: &dyn Communicator,
     options: &BuildOptions,
@@ -620,10 +622,12 @@ fn lead(
         // from its part, if the layer was kept spread by as many ranks;
         // else led by rank 0.
         // (A checkpoint that cannot be read fails the layer below.)
-        let checkpoint = read_checkpoint(&options.dir, &manifest, n);
+        let checkpoint =
+            read_checkpoint(&options.dir, &manifest, n).map(|c| usable_checkpoint(c, seed, n, observer));
         let spread_snapshot = checkpoint.as_ref().ok().and_then(Option::as_ref).and_then(|(_, bytes)| {
             let snapshot = SpreadSnapshot::decode(bytes, n).ok()?;
-            (comm.ranks() > 1 && snapshot.ranks == comm.ranks()).then_some(snapshot)
+            let ranks = comm.ranks();
+            (ranks > 1 && snapshot.ranks == ranks && options.keep_layers_spread).then_some(snapshot)
         });
         let plan = match (&checkpoint, &spread_snapshot) {
             (Ok(None), _) if comm.ranks() > 1 => PLAN_ACROSS,
@@ -979,8 +983,30 @@ fn read_checkpoint(dir: &Path, manifest: &Manifest, n: u32) -> Result<Option<(u6
     Ok(Some((sequence, snapshot)))
 }
 
+/// `checkpoint` of layer `n` if this version resumes it: not in the first
+/// layout, and not in the second (which does not record a contradiction)
+/// if the build starts from a table (`seed`); else none, and the layer is
+/// built from its start.
+fn usable_checkpoint(
+    checkpoint: Option<(u64, Vec<u8>)>,
+    seed: Option<&[u8]>,
+    n: u32,
+    observer: &dyn Observer,
+) -> Option<(u64, Vec<u8>)> {
+    let (sequence, snapshot) = checkpoint?;
+    let lacks_contradiction = super::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
+    if super::checkpoint::earlier_layout(&snapshot) || lacks_contradiction {
+        observer.line(&format!(
+            "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
+        ));
+        return None;
+    }
+    Some((sequence, snapshot))
+}
+
 /// The next layer's start on rank 0: its solver restored from its
-/// checkpoint (as read by [`read_checkpoint`]), or a fresh one.
+/// checkpoint (as read by [`read_checkpoint`] and kept by
+/// [`usable_checkpoint`]), or a fresh one.
 fn layer_start<'a>(
     checkpoint: Result<Option<(u64, Vec<u8>)>, BuildError>,
     options: &BuildOptions,
@@ -995,21 +1021,13 @@ fn layer_start<'a>(
         Some((sequence, snapshot)) => {
             let path = checkpoint_path(dir, n as usize, sequence);
             let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
-            let lacks_contradiction = super::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
-            if super::checkpoint::earlier_layout(&snapshot) || lacks_contradiction {
-                observer.line(&format!(
-                    "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
-                ));
-                (LayerSolver::new(n, solved, options.budget), Cursor::Start, None)
-            } else {
-                let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
-                let parts = Some((&parts as &dyn SnapshotParts, sequence));
-                let restored = LayerSolver::restore(n, solved, options.budget, &snapshot, parts)
-                    .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
-                observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
-                report.resumed_checkpoint = true;
-                restored
-            }
+            let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
+            let parts = Some((&parts as &dyn SnapshotParts, sequence));
+            let restored = LayerSolver::restore(n, solved, options.budget, &snapshot, parts)
+                .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+            observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
+            report.resumed_checkpoint = true;
+            restored
         }
         None => (LayerSolver::new(n, solved, options.budget), Cursor::Start, None),
     };

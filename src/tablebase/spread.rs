@@ -259,7 +259,12 @@ pub(crate) fn resume_spread(
         (Some(store), Some(&record)) if snapshot.ranks == comm.ranks() && n == snapshot.n => {
             let range = Partition::new(layer_size(n), comm.ranks()).range(rank);
             store
-                .read_part(snapshot.sequence, rank, record, part_limit(range.end - range.start))
+                .read_part(
+                    snapshot.sequence,
+                    rank,
+                    record,
+                    part_limit(range.end - range.start, snapshot.odd.len()),
+                )
                 .and_then(|bytes| read_part(&bytes, snapshot, rank, lower, budget).map_err(|e| e.to_string()))
         }
         _ => Err(format!("a snapshot of {} ranks resumed by {}", snapshot.ranks, comm.ranks())),

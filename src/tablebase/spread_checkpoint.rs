@@ -130,7 +130,7 @@ impl SpreadSnapshot {
             })
             .collect::<Result<_, _>>()?;
         let sequence = d.u64()?;
-        if ranks == 0 || ranks as u64 > positions.max(1) || ranks > d.remaining() / 16 {
+        if ranks == 0 || ranks > d.remaining() / 16 {
             return Err(DecodeError(format!("{ranks} parts")));
         }
         let records = (0..ranks).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
@@ -230,11 +230,21 @@ fn decode_part(
     }
     let mut members = Vec::with_capacity(snapshot.odd.len());
     let mut count = 0u64;
+    // One bit per position of the range: a position is in one component.
+    let mut seen = vec![0u64; ((range.end - range.start) as usize).div_ceil(64)];
     for _ in 0..snapshot.odd.len() {
         let list = d.words()?;
         let sorted = list.windows(2).all(|w| w[0] < w[1]);
         if !sorted || list.iter().any(|&m| !range.contains(&(m as u64))) {
             return Err(DecodeError("a component's members outside the part's range or unsorted".into()));
+        }
+        for &m in &list {
+            let offset = (m as u64 - range.start) as usize;
+            let (word, bit) = (offset / 64, 1u64 << (offset % 64));
+            if seen[word] & bit != 0 {
+                return Err(DecodeError(format!("position {m} in two components")));
+            }
+            seen[word] |= bit;
         }
         count += list.len() as u64;
         members.push(list);
@@ -277,7 +287,12 @@ pub(crate) fn join<'a>(
     for (rank, &record) in snapshot.records.iter().enumerate() {
         let range = partition.range(rank);
         let bytes = store
-            .read_part(snapshot.sequence, rank, record, part_limit(range.end - range.start))
+            .read_part(
+                snapshot.sequence,
+                rank,
+                record,
+                part_limit(range.end - range.start, snapshot.odd.len()),
+            )
             .map_err(|e| DecodeError(format!("part {rank}: {e}")))?;
         let window = range.start as usize..range.end as usize;
         let (stats, contradiction, members, state) =
@@ -315,9 +330,10 @@ pub(crate) fn join<'a>(
     Ok((whole, Cursor::Resolving { k: snapshot.k, step }, components))
 }
 
-/// The most bytes a part of a range of `positions` may hold: the five
-/// arrays, every position a member of a component of its own (a list
-/// header and an index each), its games' state, the counts.
-pub(crate) fn part_limit(positions: u64) -> usize {
-    (21 * positions + (1 << 20)) as usize
+/// The most bytes a part of a range of `positions` may hold in a layer of
+/// `components` components: the five arrays, every position a member (an
+/// index each) with its games' state, a list header per component, the
+/// counts.
+pub(crate) fn part_limit(positions: u64, components: usize) -> usize {
+    (13 * positions + 8 * components as u64 + (1 << 20)) as usize
 }
