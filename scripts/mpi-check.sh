@@ -94,24 +94,32 @@ kill_with_parts() {
 # Layers kept spread (by default, those without a search: 8 and up), on 3
 # ranks, the job killed (every rank at once, as a crash would) once it
 # has a checkpoint of one of its last two layers, in which each rank
-# wrote its part, then resumed on 3 ranks, each from its own part: the
-# same files.
+# wrote its part, then resumed on 3 ranks, each from its own part, and
+# (a copy) on 2 ranks, each from the parts that cover its range: the same
+# files.
 kept="$work/kept"
 # shellcheck disable=SC2046
 set -- $(kill_with_parts "$kept" 3 2)
 finished=$(layers_in "$kept")
-mpirun --oversubscribe --bind-to none -np 3 "$with_mpi" build --dir "$kept" --max-seeds "$seeds" \
-  2>"$work/kept.log" >/dev/null
-from_parts=$(grep -c "each of 3 ranks from its part" "$work/kept.log" || true)
-if [ -z "${1:-}" ]; then
-  echo "mpi-check: the job with layers kept spread was not killed with a checkpoint ($finished layers finished)" >&2
-  status=1
-elif cmp -s "$work/alone/tablebase.owtb" "$kept/tablebase.owtb" && [ "$from_parts" = 1 ]; then
-  echo "mpi-check: -np 3 with layers kept spread, killed inside layer $1 with a checkpoint in 3 parts, resumed on 3 ranks each from its part: the files of the one-process build"
-else
-  echo "mpi-check: layers kept spread, resumed from their parts, give other files (or did not resume from them: $from_parts)" >&2
-  status=1
-fi
+cp -r "$kept" "$work/kept-on-2"
+for ranks in 3 2; do
+  dir=$kept
+  [ "$ranks" = 2 ] && dir="$work/kept-on-2"
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" \
+    2>"$work/kept-$ranks.log" >/dev/null
+  from="its part"
+  [ "$ranks" = 2 ] && from="the parts of 3 ranks that cover its range"
+  resumed=$(grep -c "each of $ranks ranks from $from" "$work/kept-$ranks.log" || true)
+  if [ -z "${1:-}" ]; then
+    echo "mpi-check: the job with layers kept spread was not killed with a checkpoint ($finished layers finished)" >&2
+    status=1
+  elif cmp -s "$work/alone/tablebase.owtb" "$dir/tablebase.owtb" && [ "$resumed" = 1 ]; then
+    echo "mpi-check: -np 3 with layers kept spread, killed inside layer $1 with a checkpoint in 3 parts, resumed on $ranks ranks each from $from: the files of the one-process build"
+  else
+    echo "mpi-check: layers kept spread, resumed on $ranks ranks, give other files (or did not resume from $from: $resumed)" >&2
+    status=1
+  fi
+done
 
 # A job whose layers are gathered to rank 0 (`--gather-layers`), killed
 # inside one of its last two layers once rank 0 has a checkpoint of it

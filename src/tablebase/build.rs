@@ -627,7 +627,7 @@ fn lead(
         let spread_snapshot = checkpoint.as_ref().ok().and_then(Option::as_ref).and_then(|(_, bytes)| {
             let snapshot = SpreadSnapshot::decode(bytes, n).ok()?;
             let ranks = comm.ranks();
-            (ranks > 1 && snapshot.ranks == ranks && options.keep_layers_spread).then_some(snapshot)
+            (ranks > 1 && options.keep_layers_spread).then_some(snapshot)
         });
         let plan = match (&checkpoint, &spread_snapshot) {
             (Ok(None), _) if comm.ranks() > 1 => PLAN_ACROSS,
@@ -655,9 +655,15 @@ fn lead(
                 let across = match &spread_snapshot {
                     Some(snapshot) => {
                         comm.broadcast(snapshot.encode());
+                        let from = if snapshot.ranks == comm.ranks() {
+                            "its part".to_string()
+                        } else {
+                            format!("the parts of {} ranks that cover its range", snapshot.ranks)
+                        };
                         observer.line(&format!(
-                            "layer {n}: resuming from checkpoint {}, each of {} ranks from its part",
-                            snapshot.sequence, snapshot.ranks
+                            "layer {n}: resuming from checkpoint {}, each of {} ranks from {from}",
+                            snapshot.sequence,
+                            comm.ranks()
                         ));
                         report.resumed_checkpoint = true;
                         let before = comm.traffic();
@@ -1678,8 +1684,9 @@ mod resume_tests {
     /// A layer kept spread by three ranks, stopped after its first
     /// snapshot (before the games) or its third (inside them), resumes
     /// to the straight build's files: by three ranks each from its own
-    /// part, and by one process and by two ranks from the parts joined.
-    /// A damaged part is refused by every rank, with the rank that read it.
+    /// part, by two and four ranks each from the parts that cover its
+    /// range, and by one process from the parts joined. A damaged part is
+    /// refused by every rank, with the rank that read it.
     #[test]
     fn a_layer_kept_spread_resumes_from_its_parts_with_any_number_of_ranks() {
         let base = std::env::temp_dir().join(format!("oware-spread-resume-{}", std::process::id()));
@@ -1786,7 +1793,7 @@ mod resume_tests {
             for error in &results {
                 let error = error.clone().unwrap_or_default();
                 assert!(
-                    error.contains("rank 1 of the build stopped: layer 9: its part of checkpoint"),
+                    error.contains("rank 1 of the build stopped: layer 9: its range of checkpoint"),
                     "{error}"
                 );
             }
@@ -1805,11 +1812,23 @@ mod resume_tests {
             assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
             let lines = lines.0.into_inner().unwrap();
             assert!(lines.iter().any(|l| l.contains("each of 3 ranks from its part")), "{lines:?}");
-            // One process and two ranks, from the parts joined.
+            // One process, from the parts joined; two and four ranks, each
+            // from the parts that cover its range.
             assert!(build(&spread(&one), &SILENT).unwrap().resumed_checkpoint);
-            let reports = run_ranks(2, |comm| build_across(comm, &spread(&two), &SILENT));
-            assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
-            for dir in [&stopped, &one, &two] {
+            let four = base.join(format!("four-{saves}"));
+            copy_dir(&two, &four);
+            for (ranks, dir) in [(2, &two), (4, &four)] {
+                let lines = Lines::default();
+                let reports = run_ranks(ranks, |comm| {
+                    let observer: &dyn Observer = if comm.rank() == 0 { &lines } else { &SILENT };
+                    build_across(comm, &spread(dir), observer)
+                });
+                assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+                let lines = lines.0.into_inner().unwrap();
+                let wanted = format!("each of {ranks} ranks from the parts of 3 ranks that cover its range");
+                assert!(lines.iter().any(|l| l.contains(&wanted)), "{lines:?}");
+            }
+            for dir in [&stopped, &one, &two, &four] {
                 for name in [TABLEBASE_FILE, ENGINE_FILE] {
                     let same = fs::read(straight.join(name)).unwrap() == fs::read(dir.join(name)).unwrap();
                     assert!(same, "{}: {name}", dir.display());

@@ -182,7 +182,18 @@ impl<'a> LayerEntries<'a> {
         if window.start < self.base || window.end > self.base + self.len {
             return Err(DecodeError(format!("window {window:?} outside the arrays")));
         }
-        let at = window.start - self.base;
+        self.read_overlapping_arrays(window, d)
+    }
+
+    /// Stores, of the five arrays of another window (as
+    /// [`Self::write_arrays`] streamed them), the positions these arrays
+    /// hold, and skips the others.
+    pub(crate) fn read_overlapping_arrays(
+        &self,
+        window: std::ops::Range<usize>,
+        d: &mut Decoder,
+    ) -> Result<(), DecodeError> {
+        let (from, to) = (window.start.max(self.base), window.end.min(self.base + self.len));
         for (array, what) in [
             (&self.lo, "lower bounds"),
             (&self.hi, "upper bounds"),
@@ -198,8 +209,11 @@ impl<'a> LayerEntries<'a> {
                     window.len()
                 )));
             }
-            for (slot, &b) in array[at..at + window.len()].iter().zip(bytes) {
-                slot.store(b, Relaxed);
+            if from < to {
+                let theirs = &bytes[from - window.start..to - window.start];
+                for (slot, &b) in array[from - self.base..to - self.base].iter().zip(theirs) {
+                    slot.store(b, Relaxed);
+                }
             }
         }
         Ok(())

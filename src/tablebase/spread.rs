@@ -38,12 +38,11 @@ use super::layer::SearchBudget;
 use super::layer_entries::Contradiction;
 use super::solved::SolvedLayers;
 use super::split::NONE;
-use super::spread_checkpoint::{self, part_limit, read_part, RankPart, SpreadSnapshot};
+use super::spread_checkpoint::{self, read_range, RankPart, SpreadSnapshot};
 use super::stats::{EntryCounts, LayerStats};
 use crate::cluster::{Communicator, Partition};
 use crate::memory::release_free_memory;
 use crate::progress::{Observer, SILENT};
-use crate::rank::layer_size;
 
 /// What rank 0 gets of a layer finished spread: its figures, or why it
 /// could not be finished.
@@ -235,8 +234,9 @@ fn resolve_components(
     Ok(())
 }
 /// Resumes layer `n` kept spread from rank 0's `snapshot`, each rank from
-/// its own part of it (written by as many ranks as there are now), and
-/// finishes it as [`resolve_spread`] does; `seed` is the layer's entries
+/// the parts that cover its range (its own part alone, with as many ranks
+/// as wrote them: `spread_checkpoint::read_range`), and finishes it as
+/// [`resolve_spread`] does; `seed` is the layer's entries
 /// in the table the build starts from, if any. Collective.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn resume_spread(
@@ -255,23 +255,13 @@ pub(crate) fn resume_spread(
         SpreadCheckpoints::Lead(checkpoints) => checkpoints.parts().map(|(parts, _)| parts),
         SpreadCheckpoints::Follow(parts) => Some(*parts),
     };
-    let read = match (store, snapshot.records.get(rank)) {
-        (Some(store), Some(&record)) if snapshot.ranks == comm.ranks() && n == snapshot.n => {
-            let range = Partition::new(layer_size(n), comm.ranks()).range(rank);
-            store
-                .read_part(
-                    snapshot.sequence,
-                    rank,
-                    record,
-                    part_limit(range.end - range.start, snapshot.odd.len()),
-                )
-                .and_then(|bytes| read_part(&bytes, snapshot, rank, lower, budget).map_err(|e| e.to_string()))
-        }
-        _ => Err(format!("a snapshot of {} ranks resumed by {}", snapshot.ranks, comm.ranks())),
+    let read = match store {
+        Some(store) if n == snapshot.n => read_range(snapshot, store, (rank, comm.ranks()), lower, budget),
+        _ => Err("no snapshot of this layer to resume from".to_string()),
     };
     // Every rank goes on, or all stop with the first failing rank's reason.
     let sequence = snapshot.sequence;
-    let problem = read.as_ref().err().map(|e| format!("its part of checkpoint {sequence}: {e}"));
+    let problem = read.as_ref().err().map(|e| format!("its range of checkpoint {sequence}: {e}"));
     let problems = comm.gather(problem.clone().unwrap_or_default().into_bytes());
     let failed = comm.any(problem.is_some());
     let RankPart { solver, members, games } = match read {

@@ -38,7 +38,7 @@
 
 use std::io::{self, Write};
 
-use super::checkpoint::{stream_words, PartRecord, PartsOf};
+use super::checkpoint::{stream_words, PartRecord, PartsOf, SnapshotParts};
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::layer::{Cursor, LayerSolver, SearchBudget, Step};
 use super::layer_entries::Contradiction;
@@ -180,22 +180,65 @@ pub(crate) struct RankPart<'a> {
     pub games: Vec<u8>,
 }
 
-/// Reads rank `rank`'s part of `snapshot` from its bytes (checked for
-/// consistency with the snapshot) into a solver of the rank's range.
-pub(crate) fn read_part<'a>(
-    bytes: &[u8],
+/// Rank `rank` of `ranks` resuming from `snapshot`: reads, from `store`,
+/// every part whose range meets its own range and keeps of each what
+/// falls in its range (its own part alone when the ranks are as many as
+/// those that wrote them). The per-position counts of each part go to the
+/// rank that holds the part's first position, and the counts every rank
+/// keeps alike come from part 0, to rank 0: so the ranks' counts add up
+/// to the parts' (`docs/distributed-build.md` §2).
+pub(crate) fn read_range<'a>(
     snapshot: &SpreadSnapshot,
-    rank: usize,
+    store: &dyn SnapshotParts,
+    (rank, ranks): (usize, usize),
     lower: &'a SolvedLayers,
     budget: SearchBudget,
-) -> Result<RankPart<'a>, DecodeError> {
-    let range = Partition::new(layer_size(snapshot.n), snapshot.ranks).range(rank);
-    let mut solver = LayerSolver::window(snapshot.n, lower, budget, range.start as usize..range.end as usize);
-    let (stats, contradiction, members, games) =
-        decode_part(bytes, snapshot, rank, |d| solver.entries.read_arrays(d))?;
-    solver.stats = stats;
-    if let Some(found) = contradiction {
-        solver.entries.record_contradiction(found);
+) -> Result<RankPart<'a>, String> {
+    let size = layer_size(snapshot.n);
+    let mine = Partition::new(size, ranks).range(rank);
+    let theirs = Partition::new(size, snapshot.ranks);
+    let mut solver = LayerSolver::window(snapshot.n, lower, budget, mine.start as usize..mine.end as usize);
+    let mut members = vec![Vec::new(); snapshot.odd.len()];
+    let mut games = Vec::new();
+    for (part, &record) in snapshot.records.iter().enumerate() {
+        let range = theirs.range(part);
+        let counted_here = range.start < range.end && mine.contains(&range.start);
+        if range.end <= mine.start || range.start >= mine.end || range.start == range.end {
+            continue;
+        }
+        let bytes = store.read_part(
+            snapshot.sequence,
+            part,
+            record,
+            part_limit(range.end - range.start, snapshot.odd.len()),
+        )?;
+        let window = range.start as usize..range.end as usize;
+        let (stats, contradiction, lists, state) =
+            decode_part(&bytes, snapshot, part, |d| solver.entries.read_overlapping_arrays(window, d))
+                .map_err(|e| format!("part {part}: {e}"))?;
+        drop(bytes);
+        if counted_here {
+            if part == 0 {
+                solver.stats = stats;
+            } else {
+                solver.stats.add_rank_counts(&stats);
+            }
+        }
+        if let Some(found) = contradiction.filter(|c| mine.contains(&c.index)) {
+            solver.entries.record_contradiction(found);
+        }
+        let inside = |m: &u32| mine.contains(&(*m as u64));
+        if snapshot.games.is_some() {
+            let k = &lists[snapshot.k];
+            for (m, bytes) in k.iter().zip(state.chunks_exact(4)) {
+                if inside(m) {
+                    games.extend_from_slice(bytes);
+                }
+            }
+        }
+        for (all, list) in members.iter_mut().zip(lists) {
+            all.extend(list.into_iter().filter(inside));
+        }
     }
     Ok(RankPart { solver, members, games })
 }
