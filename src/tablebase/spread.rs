@@ -165,32 +165,7 @@ fn resolve_components(
     for k in start.k..count {
         let clock = Instant::now();
         let rounds_before = resume.as_ref().map_or(0, |&(_, rounds, _)| rounds);
-        // A snapshot before the games (not where one was resumed from).
-        if resume.is_none() && (start.fresh || k != start.k) {
-            let mut lead = SpreadLead {
-                checkpoints: &mut *checkpoints,
-                part,
-                members: &members,
-                odd,
-                at: (comm.rank(), comm.ranks(), k, rounds_before),
-                progress: None,
-                error: &mut *error,
-            };
-            let write = |lead: &dyn Lead, sequence| lead.write_part(sequence, &members[k], &[]);
-            if !offer_snapshot(comm, &mut lead, SnapshotAt::Begin, write) {
-                return Err(Stopped);
-            }
-        }
         let mine = std::mem::take(&mut members[k]);
-        let (lower, upper): (Vec<u8>, Vec<u8>) = mine
-            .iter()
-            .map(|&m| {
-                let (lower, upper, _) = part.entries.interval(m as usize);
-                (lower, upper)
-            })
-            .unzip();
-        part.progress.detail(&format!("{n} seeds: component {k} of {count}, kept across ranks"));
-        let games = resume.take().map(|(t, _, state)| (t, state));
         let mut lead = SpreadLead {
             checkpoints: &mut *checkpoints,
             part,
@@ -200,6 +175,22 @@ fn resolve_components(
             progress: (comm.rank() == 0 && sizes[k] > 1 << 16).then_some((n, sizes[k])),
             error: &mut *error,
         };
+        // A snapshot before the games (not where one was resumed from).
+        if resume.is_none() && (start.fresh || k != start.k) {
+            let write = |lead: &dyn Lead, sequence| lead.write_part(sequence, &mine, &[]);
+            if !offer_snapshot(comm, &mut lead, SnapshotAt::Begin, write) {
+                return Err(Stopped);
+            }
+        }
+        let (lower, upper): (Vec<u8>, Vec<u8>) = mine
+            .iter()
+            .map(|&m| {
+                let (lower, upper, _) = part.entries.interval(m as usize);
+                (lower, upper)
+            })
+            .unzip();
+        part.progress.detail(&format!("{n} seeds: component {k} of {count}, kept across ranks"));
+        let games = resume.take().map(|(t, _, state)| (t, state));
         let (bounds, added, mut mine) = spread_bounds(comm, n, mine, lower, upper, games, &mut lead)?;
         part.stats.seconds.bounds += clock.elapsed().as_secs_f64();
         part.stats.safety_rounds += (rounds_before + added) as u64;
