@@ -1692,7 +1692,16 @@ mod resume_tests {
         let base = std::env::temp_dir().join(format!("oware-spread-resume-{}", std::process::id()));
         let _ = fs::remove_dir_all(&base);
         let straight = base.join("straight");
-        build(&options(&straight, 10), &SILENT).unwrap();
+        let expected = build(&options(&straight, 10), &SILENT).unwrap();
+        // A resumed build's figures for every layer: one process's.
+        let same_counts = |report: BuildReport| {
+            assert!(report.resumed_checkpoint);
+            for layer in &report.layers {
+                let straight = &expected.layers[layer.seeds as usize];
+                assert_eq!(layer.counts(), straight.counts(), "layer {}", layer.seeds);
+            }
+            assert_eq!(report.layers.len(), 11);
+        };
         let spread = |dir: &Path| BuildOptions { keep_layers_spread: true, ..options(dir, 10) };
         for (saves, inside) in [(1, false), (3, true)] {
             let stopped = base.join(format!("stopped-{saves}"));
@@ -1775,7 +1784,7 @@ mod resume_tests {
                 manifest.checkpoint = None;
                 fs::write(&path, manifest.render()).unwrap();
                 let reports = run_ranks(3, |comm| build_across(comm, &spread(&unnamed), &SILENT));
-                assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+                same_counts(reports.into_iter().next().unwrap().unwrap());
                 for name in [TABLEBASE_FILE, ENGINE_FILE] {
                     assert!(fs::read(straight.join(name)).unwrap() == fs::read(unnamed.join(name)).unwrap());
                 }
@@ -1809,12 +1818,12 @@ mod resume_tests {
                 let observer: &dyn Observer = if comm.rank() == 0 { &lines } else { &SILENT };
                 build_across(comm, &spread(&stopped), observer)
             });
-            assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+            same_counts(reports.into_iter().next().unwrap().unwrap());
             let lines = lines.0.into_inner().unwrap();
             assert!(lines.iter().any(|l| l.contains("each of 3 ranks from its part")), "{lines:?}");
             // One process, from the parts joined; two and four ranks, each
             // from the parts that cover its range.
-            assert!(build(&spread(&one), &SILENT).unwrap().resumed_checkpoint);
+            same_counts(build(&spread(&one), &SILENT).unwrap());
             let four = base.join(format!("four-{saves}"));
             copy_dir(&two, &four);
             for (ranks, dir) in [(2, &two), (4, &four)] {
@@ -1823,7 +1832,7 @@ mod resume_tests {
                     let observer: &dyn Observer = if comm.rank() == 0 { &lines } else { &SILENT };
                     build_across(comm, &spread(dir), observer)
                 });
-                assert!(reports.into_iter().next().unwrap().unwrap().resumed_checkpoint);
+                same_counts(reports.into_iter().next().unwrap().unwrap());
                 let lines = lines.0.into_inner().unwrap();
                 let wanted = format!("each of {ranks} ranks from the parts of 3 ranks that cover its range");
                 assert!(lines.iter().any(|l| l.contains(&wanted)), "{lines:?}");

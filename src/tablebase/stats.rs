@@ -292,7 +292,7 @@ impl LayerStats {
     }
 
     /// The counters, named as in the JSON file and in checkpoint order.
-    fn counts(&self) -> [(&'static str, u64); 20] {
+    pub(crate) fn counts(&self) -> [(&'static str, u64); 20] {
         let c = &self.components;
         [
             ("seeds", self.seeds as u64),
