@@ -594,8 +594,8 @@ fn agree<T>(comm: &dyn Communicator, result: Result<T, BuildError>) -> Result<T,
 /// threshold games.)
 const PLAN_ACROSS: u8 = 0;
 const PLAN_FROM_CHECKPOINT: u8 = 1;
-/// A layer kept spread resumed from its checkpoint, each rank from its
-/// part: rank 0 sends the snapshot after the plan.
+/// A layer kept spread resumed from its checkpoint, each rank from the
+/// parts that cover its range: rank 0 sends the snapshot after the plan.
 const PLAN_RESUME_SPREAD: u8 = 2;
 
 /// A layer solved on rank 0: its packed entries, for rank 0 to write
@@ -618,9 +618,9 @@ fn lead(
     agree(comm, Ok(()))?;
     for n in manifest.layers.len() as u32..=options.max_seeds {
         let seed = agree(comm, seed_layer(&start_from, n))?;
-        // A layer resumed from its checkpoint goes on from it: each rank
-        // from its part, if the layer was kept spread by as many ranks;
-        // else led by rank 0.
+        // A layer resumed from its checkpoint goes on from it: kept spread,
+        // each rank from the parts that cover its range, if it was kept
+        // spread and is not to be gathered; else led by rank 0.
         // (A checkpoint that cannot be read fails the layer below.)
         let checkpoint =
             read_checkpoint(&options.dir, &manifest, n).map(|c| usable_checkpoint(c, seed, n, observer));

@@ -62,7 +62,7 @@ pub(crate) struct FinishedSpread {
 pub(crate) enum SpreadError {
     /// The first contradiction with the table started from.
     Contradiction(Contradiction),
-    /// A rank failed (it could not read its part of the checkpoint
+    /// A rank failed (it could not read its range of the checkpoint
     /// resumed from, a part or a snapshot could not be written, a rank's
     /// message could not be read), with its reason: the rank where it is
     /// known, else 0.

@@ -30,11 +30,12 @@
 //!   empty)
 //! ```
 //!
-//! The ranks of a resumed job read their own parts when they are as many
-//! as those that wrote them (`spread::resume_spread`); otherwise
-//! [`join`] puts the parts together into the one-process snapshot of the
-//! same moment (§3 of the document proves it is that snapshot), which
-//! rank 0 resumes as any other.
+//! Each rank of a resumed job reads the parts that cover its range
+//! ([`read_range`]: its own part alone when the ranks are as many as those
+//! that wrote them); one process, or a gathered resume, has [`join`] put
+//! the parts together into the one-process snapshot of the same moment
+//! (§2 of the document proves it is that snapshot), which rank 0 resumes
+//! as any other.
 
 use std::io::{self, Write};
 
@@ -194,6 +195,9 @@ pub(crate) fn read_range<'a>(
     lower: &'a SolvedLayers,
     budget: SearchBudget,
 ) -> Result<RankPart<'a>, String> {
+    if snapshot.ranks == 0 || snapshot.records.len() != snapshot.ranks {
+        return Err(format!("a snapshot of {} parts records {}", snapshot.ranks, snapshot.records.len()));
+    }
     let size = layer_size(snapshot.n);
     let mine = Partition::new(size, ranks).range(rank);
     let theirs = Partition::new(size, snapshot.ranks);
