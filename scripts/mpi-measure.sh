@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What spreading a build over MPI ranks costs on this machine: builds every
 # layer up to SEEDS (default 16) in one process, then with `mpirun -np 2`
-# and `-np 4` (all ranks on this machine), checks that the files are the
+# and `-np 4` (all ranks on this machine) with every layer gathered to
+# rank 0 for its cycle phases (`--gather-layers`; what layers kept spread
+# cost is scripts/mpi-spread-measure.sh's), checks that the files are the
 # same, and prints a Markdown table: per layer and rank count, the
 # retrograde rounds and the component search's exchanges, the messages and
 # bytes each exchanged (all ranks), the seconds of both phases spread over
@@ -21,7 +23,7 @@ shown=${2:-$((seeds - 4))}
 "$plain" build --dir "$work/np1" --max-seeds "$seeds" --quiet >/dev/null
 for ranks in 2 4; do
   mpirun --oversubscribe --bind-to none -np "$ranks" "$mpi" build --dir "$work/np$ranks" \
-    --max-seeds "$seeds" 2>"$work/log$ranks" >/dev/null
+    --max-seeds "$seeds" --gather-layers 2>"$work/log$ranks" >/dev/null
   for file in tablebase.owtb endgames-2.0.bin; do
     cmp -s "$work/np1/$file" "$work/np$ranks/$file" || { echo "$file differs with $ranks ranks" >&2; exit 1; }
   done
