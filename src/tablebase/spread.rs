@@ -224,6 +224,7 @@ fn resolve_components(
     }
     Ok(())
 }
+
 /// Resumes layer `n` kept spread from rank 0's `snapshot`, each rank from
 /// the parts that cover its range (its own part alone, with as many ranks
 /// as wrote them: `spread_checkpoint::read_range`), and finishes it as
