@@ -384,3 +384,124 @@ pub(crate) fn join<'a>(
 pub(crate) fn part_limit(positions: u64, components: usize) -> usize {
     (13 * positions + 8 * components as u64 + (1 << 20)) as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::LayerBytes;
+
+    /// Hands back the bytes it was given for every part, unchecked (so the
+    /// decoder meets damage a checksum would have caught).
+    struct Given(Vec<u8>);
+
+    impl SnapshotParts for Given {
+        fn write_part_with(
+            &self,
+            _: u64,
+            _: usize,
+            _: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+        ) -> io::Result<PartRecord> {
+            Err(io::Error::other("read only"))
+        }
+        fn read_part(&self, _: u64, _: usize, _: PartRecord, limit: usize) -> Result<Vec<u8>, String> {
+            (self.0.len() <= limit).then(|| self.0.clone()).ok_or_else(|| "too long".into())
+        }
+    }
+
+    /// Layer 6 after its retrograde analysis, with its components, as one
+    /// rank's part inside the games of component 0 (some state per member).
+    fn one_part(lower: &SolvedLayers) -> (SpreadSnapshot, Vec<u8>, Vec<Vec<u32>>, Vec<u8>) {
+        let mut solver = LayerSolver::new(6, lower, SearchBudget::NONE);
+        solver.retrograde_only();
+        let components = solver.components();
+        let members: Vec<Vec<u32>> = (0..components.count()).map(|k| components.of(k).to_vec()).collect();
+        let games: Vec<u8> = (0..4 * members[0].len()).map(|i| (i % 7) as u8).collect();
+        let mut bytes = Vec::new();
+        write_part(&mut bytes, &solver, (0, 1), &members, (0, &members[0]), &games).unwrap();
+        let snapshot = SpreadSnapshot {
+            n: 6,
+            ranks: 1,
+            k: 0,
+            games: Some((3, 2)),
+            odd: vec![true; members.len()],
+            sequence: 1,
+            records: vec![PartRecord {
+                bytes: bytes.len() as u64,
+                checksum: crate::checksum::checksum(&bytes),
+            }],
+        };
+        (snapshot, bytes, members, games)
+    }
+
+    fn lower_layers() -> SolvedLayers {
+        let mut lower = SolvedLayers::new();
+        for n in 0..6 {
+            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
+            lower.push(LayerBytes::Owned(bytes));
+        }
+        lower
+    }
+
+    /// A part read back by one rank is what was written; read by two
+    /// ranks, each keeps its range's members and their games' state, in
+    /// order, which together are the whole.
+    #[test]
+    fn parts_read_back_whole_or_split_by_range() {
+        let lower = lower_layers();
+        let (snapshot, bytes, members, games) = one_part(&lower);
+        assert_eq!(SpreadSnapshot::decode(&snapshot.encode(), 6).unwrap(), snapshot);
+        let store = Given(bytes);
+        let whole = read_range(&snapshot, &store, (0, 1), &lower, SearchBudget::NONE).unwrap();
+        assert_eq!((&whole.members, &whole.games), (&members, &games));
+        let mut written = Vec::new();
+        whole.solver.entries.write_arrays(&mut written).unwrap();
+        let (mut joined_members, mut joined_games) = (vec![Vec::new(); members.len()], Vec::new());
+        for rank in 0..2 {
+            let half = read_range(&snapshot, &store, (rank, 2), &lower, SearchBudget::NONE).unwrap();
+            let range = half.solver.entries.window_range();
+            assert!(half.members.iter().flatten().all(|&m| range.contains(&(m as usize))));
+            for (all, list) in joined_members.iter_mut().zip(half.members) {
+                all.extend(list);
+            }
+            joined_games.extend(half.games);
+            // Only rank 0 holds the part's first position, and its counts.
+            let counted = half.solver.stats.decided_by_retrograde;
+            assert_eq!(counted, if rank == 0 { whole.solver.stats.decided_by_retrograde } else { 0 });
+        }
+        assert_eq!((joined_members, joined_games), (members, games));
+    }
+
+    /// Damaged snapshots and parts are errors, never panics.
+    #[test]
+    fn damaged_snapshots_and_parts_are_errors() {
+        let lower = lower_layers();
+        let (snapshot, bytes, _, _) = one_part(&lower);
+        let encoded = snapshot.encode();
+        for cut in 0..encoded.len() {
+            assert!(SpreadSnapshot::decode(&encoded[..cut], 6).is_err(), "cut at {cut}");
+        }
+        assert!(SpreadSnapshot::decode(&encoded, 7).is_err());
+        for at in 0..encoded.len() {
+            for flip in [0x01, 0x80, 0xFF] {
+                let mut damaged = encoded.clone();
+                damaged[at] ^= flip;
+                let _ = SpreadSnapshot::decode(&damaged, 6);
+            }
+        }
+        let step = (bytes.len() / 300).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            let store = Given(bytes[..cut].to_vec());
+            assert!(
+                read_range(&snapshot, &store, (0, 1), &lower, SearchBudget::NONE).is_err(),
+                "cut at {cut}"
+            );
+        }
+        for at in (0..bytes.len()).step_by(step) {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0xA5;
+            let _ = read_range(&snapshot, &Given(damaged), (0, 2), &lower, SearchBudget::NONE);
+        }
+        let none = SpreadSnapshot::unreadable(6);
+        assert!(read_range(&none, &Given(bytes), (0, 1), &lower, SearchBudget::NONE).is_err());
+    }
+}
