@@ -108,6 +108,24 @@ pub trait Communicator {
     fn any(&self, found: bool) -> bool {
         self.sum(found as u64) > 0
     }
+
+    /// Every rank's `values` added up place by place, on every rank (all
+    /// ranks give as many): one gather and one broadcast, however many
+    /// values.
+    fn sum_each(&self, values: &[u64]) -> Vec<u64> {
+        let bytes = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let total = self.gather(bytes(values)).map(|all| {
+            let mut total = vec![0u64; values.len()];
+            for message in all {
+                for (sum, word) in total.iter_mut().zip(message.chunks_exact(8)) {
+                    *sum += u64::from_le_bytes(word.try_into().expect("eight bytes"));
+                }
+            }
+            bytes(&total)
+        });
+        let total = self.broadcast(total.unwrap_or_default());
+        total.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("eight bytes"))).collect()
+    }
 }
 
 /// One process alone: rank 0 of 1.

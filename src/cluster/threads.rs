@@ -138,4 +138,16 @@ mod tests {
             assert_eq!(traffic, want, "rank {rank}");
         }
     }
+
+    #[test]
+    fn values_are_summed_place_by_place_on_every_rank() {
+        let sums = run_ranks(3, |comm| {
+            let r = comm.rank() as u64;
+            comm.sum_each(&[r, 1, 10 * r, u32::MAX as u64])
+        });
+        for sum in sums {
+            assert_eq!(sum, vec![3, 3, 30, 3 * u32::MAX as u64]);
+        }
+        assert_eq!(crate::cluster::Solo.sum_each(&[4, 5]), vec![4, 5]);
+    }
 }

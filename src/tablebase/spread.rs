@@ -77,6 +77,16 @@ pub(crate) enum SpreadCheckpoints<'c> {
     Follow(&'c dyn SnapshotParts),
 }
 
+impl SpreadCheckpoints<'_> {
+    /// Where this rank writes and reads its parts.
+    fn parts(&self) -> Option<&dyn SnapshotParts> {
+        match self {
+            SpreadCheckpoints::Lead(checkpoints) => checkpoints.parts().map(|(parts, _)| parts),
+            SpreadCheckpoints::Follow(parts) => Some(*parts),
+        }
+    }
+}
+
 /// Where the cycle phases of a layer kept spread start: component `k`,
 /// before its games or inside them (the next threshold, the safety rounds
 /// so far and this rank's members' state); `fresh` when they start for
@@ -157,7 +167,7 @@ fn resolve_components(
     let count = members.len();
     // (What the split freed goes back to the system first.)
     release_free_memory();
-    let sizes = sum_each(comm, &members.iter().map(|m| m.len() as u64).collect::<Vec<_>>());
+    let sizes = comm.sum_each(&members.iter().map(|m| m.len() as u64).collect::<Vec<_>>());
     if start.fresh {
         part.record_component_sizes(&sizes, odd);
     }
@@ -243,11 +253,7 @@ pub(crate) fn resume_spread(
 ) -> FinishedSpread {
     let started = Instant::now();
     let rank = comm.rank();
-    let store = match &checkpoints {
-        SpreadCheckpoints::Lead(checkpoints) => checkpoints.parts().map(|(parts, _)| parts),
-        SpreadCheckpoints::Follow(parts) => Some(*parts),
-    };
-    let read = match store {
+    let read = match checkpoints.parts() {
         Some(store) if n == snapshot.n => read_range(snapshot, store, (rank, comm.ranks()), lower, budget),
         _ => Err("no snapshot of this layer to resume from".to_string()),
     };
@@ -314,11 +320,10 @@ impl Lead for SpreadLead<'_, '_> {
     }
 
     fn write_part(&self, sequence: u64, members: &[u32], state: &[u8]) -> io::Result<PartRecord> {
-        let parts = match &self.checkpoints {
-            SpreadCheckpoints::Lead(checkpoints) => checkpoints.parts().map(|(parts, _)| parts),
-            SpreadCheckpoints::Follow(parts) => Some(*parts),
-        };
-        let parts = parts.ok_or_else(|| io::Error::other("no place to write a snapshot's part"))?;
+        let parts = self
+            .checkpoints
+            .parts()
+            .ok_or_else(|| io::Error::other("no place to write a snapshot's part"))?;
         let (rank, ranks, k, _) = self.at;
         parts.write_part_with(sequence, rank, &mut |out| {
             spread_checkpoint::write_part(out, self.part, (rank, ranks), self.members, (k, members), state)
@@ -356,23 +361,6 @@ impl Lead for SpreadLead<'_, '_> {
             ));
         }
     }
-}
-
-/// Every rank's `values` added up position by position, on every rank:
-/// two collective calls, however many values. Collective.
-fn sum_each(comm: &dyn Communicator, values: &[u64]) -> Vec<u64> {
-    let bytes = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let total = comm.gather(bytes(values)).map(|all| {
-        let mut total = vec![0u64; values.len()];
-        for message in all {
-            for (sum, word) in total.iter_mut().zip(message.chunks_exact(8)) {
-                *sum += u64::from_le_bytes(word.try_into().expect("eight bytes"));
-            }
-        }
-        bytes(&total)
-    });
-    let total = comm.broadcast(total.unwrap_or_default());
-    total.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("eight bytes"))).collect()
 }
 
 /// Rank 0 gathers every rank's figures, the counts of its entries, its
