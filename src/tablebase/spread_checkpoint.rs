@@ -353,11 +353,11 @@ pub(crate) fn join<'a>(
         if let Some(found) = contradiction {
             whole.entries.record_contradiction(found);
         }
+        // (`decode_part` checked that each position is in one component
+        // and in the part's range; the ranges do not overlap.)
         for (k, list) in members.iter().enumerate() {
             for &m in list {
-                if std::mem::replace(&mut ids[m as usize], k as u32) != NONE {
-                    return Err(DecodeError(format!("position {m} in two components")));
-                }
+                ids[m as usize] = k as u32;
             }
         }
         games.extend_from_slice(&state);
@@ -381,7 +381,7 @@ pub(crate) fn join<'a>(
 /// `components` components: the five arrays, every position a member (an
 /// index each) with its games' state, a list header per component, the
 /// counts.
-pub(crate) fn part_limit(positions: u64, components: usize) -> usize {
+fn part_limit(positions: u64, components: usize) -> usize {
     (13 * positions + 8 * components as u64 + (1 << 20)) as usize
 }
 
