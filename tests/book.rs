@@ -278,6 +278,41 @@ fn resumed_growth_equals_uninterrupted_growth() {
     assert_same_book(whole.path(), straight.path(), "261 in one run");
 }
 
+/// Keeps the log lines a job reports.
+#[derive(Default)]
+struct LogLines(std::sync::Mutex<Vec<String>>);
+
+impl oware::progress::Observer for LogLines {
+    fn line(&self, text: &str) {
+        self.0.lock().unwrap().push(text.to_string());
+    }
+}
+
+#[test]
+fn each_checkpoint_is_logged_with_the_book_size() {
+    let dir = Scratch::new("logged");
+    let evaluator = Negamax::depth(3);
+    let mut o = options(dir.path(), 1, 40);
+    o.checkpoint_every = Duration::ZERO;
+    let log = LogLines::default();
+    let report = grow(&o, &evaluator, &log).unwrap();
+    let lines = log.0.into_inner().unwrap();
+    // A checkpoint after each batch: the root alone, its six children, one
+    // leaf to reach a multiple of 8, then batches of 8. The final save
+    // repeats the last one and is not counted.
+    let at = [1, 7, 8, 16, 24, 32, 40];
+    assert_eq!(report.checkpoints, at.len() as u64);
+    assert_eq!(lines.len(), at.len(), "{lines:?}");
+    for (line, expansions) in lines.iter().zip(at) {
+        let prefix = format!("checkpoint at {expansions} expansions (");
+        assert!(line.starts_with(&prefix), "{line}");
+        assert!(line.contains(&format!("this run: {expansions} expansions, ")), "{line}");
+    }
+    let last = &lines[at.len() - 1];
+    let size = format!("({} nodes, root {:+})", report.nodes, report.root_value);
+    assert!(last.contains(&size), "{last} lacks {size}");
+}
+
 #[test]
 fn other_parameters_and_a_held_lock_are_refused() {
     let dir = Scratch::new("params");

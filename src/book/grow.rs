@@ -198,6 +198,7 @@ pub fn grow(
                 dir.save(&graph)?;
                 checkpoints += 1;
                 last_checkpoint = Instant::now();
+                observer.line(&checkpoint_line(&graph, expansions_before, started));
             }
         }
     });
@@ -392,6 +393,21 @@ fn start_phase(observer: &dyn Observer, options: &GrowOptions, done: u64) {
         }
         Budget::Time(limit) => observer.phase("", limit.as_secs().max(1), "s"),
     }
+}
+
+/// What a log (where no progress bar is drawn) keeps of a checkpoint: the
+/// book's size and root, and this run's rate so far.
+fn checkpoint_line(graph: &BookGraph, expansions_before: u64, started: Instant) -> String {
+    let run = graph.expansions() - expansions_before;
+    let per_hour = run as f64 * 3600.0 / started.elapsed().as_secs_f64().max(1e-9);
+    format!(
+        "checkpoint at {} expansions ({} nodes, root {:+}); this run: {} expansions, {} an hour",
+        thousands(graph.expansions()),
+        thousands(graph.len() as u64),
+        graph.node(graph.root()).value,
+        thousands(run),
+        thousands(per_hour.round() as u64)
+    )
 }
 
 fn update(observer: &dyn Observer, options: &GrowOptions, graph: &BookGraph, started: Instant) {
