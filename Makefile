@@ -74,7 +74,8 @@ OPENINGS_GROW ?= --omega 0.04 --batch 16 --checkpoint-seconds 300
 openings:
 	$(RELEASE) openings -- grow --book $(OPENINGS_DIR) --expansions $(OPENINGS_EXPANSIONS) $(OPENINGS_GROW) $(OPENINGS_EVAL)
 	$(RELEASE) openings -- export --book $(OPENINGS_DIR) --classic data/openings-2014.bin --doe data/openings-doe.bin
-	$(RELEASE) openings -- stats --book $(OPENINGS_DIR) > data/openings-stats.txt
+	$(RELEASE) openings -- stats --book $(OPENINGS_DIR) > data/openings-stats.txt.tmp
+	mv data/openings-stats.txt.tmp data/openings-stats.txt
 
 clean:
 	$(CARGO) clean

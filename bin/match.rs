@@ -63,8 +63,9 @@ struct Args {
     /// library's `BookRule::default`; the engine uses 10).
     #[arg(long, default_value_t = 0.0)]
     margin: f64,
-    /// Leave the book when the best move's count (expansions beneath it in
-    /// our books, visits in DOE books) is below this.
+    /// Leave the book when the best move's count (1 + the expansions through
+    /// it in our books, the visits in DOE books, which are ours × 1,000,000
+    /// in our DOE exports) is below this.
     #[arg(long, default_value_t = 0)]
     min_count: u64,
     /// Leave the book when the best move has fewer plies of book beneath it

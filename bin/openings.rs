@@ -76,8 +76,6 @@ enum Command {
     },
 }
 
-/// Depth of the placeholder evaluator when only a node limit is given.
-const DEFAULT_EVAL_DEPTH: u32 = 6;
 /// Nodes per leaf of the search evaluator when a new book names no
 /// evaluator.
 const DEFAULT_SEARCH_NODES: u64 = 200_000;
@@ -97,7 +95,7 @@ struct GrowArgs {
     /// ω, plies per engine unit of deviation (new book default 0.04).
     #[arg(long)]
     omega: Option<f64>,
-    /// Leaves selected per batch (new book default 16).
+    /// Leaves selected per batch, 1 to 65,536 (new book default 16).
     #[arg(long)]
     batch: Option<u32>,
     /// Evaluation worker threads (default: all cores).
@@ -173,11 +171,8 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
         }));
     }
     if args.eval_depth.is_some() || args.eval_nodes.is_some() {
-        let depth = args.eval_depth.unwrap_or(if args.eval_nodes.is_some() {
-            NEGAMAX_MAX_DEPTH
-        } else {
-            DEFAULT_EVAL_DEPTH
-        });
+        // A node limit alone: as deep as the nodes allow.
+        let depth = args.eval_depth.unwrap_or(NEGAMAX_MAX_DEPTH);
         if depth == 0 || depth > NEGAMAX_MAX_DEPTH {
             bail!("--eval-depth must be 1..={NEGAMAX_MAX_DEPTH}");
         }

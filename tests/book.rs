@@ -621,6 +621,18 @@ fn exports_round_trip_through_the_format_readers() {
             assert_eq!(pits(&ours), pits(&theirs));
         }
     }
+    // Both layouts to one file (however it is spelled) is refused, and
+    // nothing is written.
+    let one = dir.join("one.bin");
+    let spelled_apart = dir.path().join(".").join("one.bin");
+    for (a, b) in [(&one, &one), (&one, &spelled_apart)] {
+        let error = oware::book::export::export(dir.path(), Some(a), Some(b)).unwrap_err();
+        assert!(matches!(error, BookError::WouldOverwrite { .. }), "{error}");
+        assert!(!one.exists());
+    }
+    let error =
+        oware::book::export::export(dir.path(), Some(&classic_path), Some(&classic_path)).unwrap_err();
+    assert!(error.to_string().contains("2014 layout"), "{error}");
 }
 
 /// The engine's DOE pick rule, followed along our book's principal line:

@@ -166,7 +166,7 @@ pub fn descend(graph: &BookGraph) -> Option<Selection> {
 /// (the caller expands them, which clears the mark, or calls
 /// [`BookGraph::release`]).
 pub fn select_batch(graph: &mut BookGraph, count: usize) -> Vec<Selection> {
-    let mut batch = Vec::with_capacity(count);
+    let mut batch = Vec::new();
     while batch.len() < count {
         let Some(selection) = descend(graph) else {
             break;

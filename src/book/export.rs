@@ -115,6 +115,12 @@ pub fn export(
             return Err(BookError::WouldOverwrite { path: path.to_path_buf(), reason });
         }
     }
+    if let (Some(a), Some(b)) = (out_2014, out_doe) {
+        if crate::resumable::names::same_output(a, b) {
+            let reason = "it is also where the 2014 layout goes".to_string();
+            return Err(BookError::WouldOverwrite { path: b.to_path_buf(), reason });
+        }
+    }
     let stored = super::store::load(dir)?;
     let graph = stored.graph.ok_or_else(|| BookError::Empty { dir: dir.to_path_buf() })?;
     let fields = header_fields(&graph, &stored.manifest.parameters);

@@ -37,7 +37,7 @@ use crossbeam::channel::{unbounded, Receiver, Sender};
 use super::dropout::{select_batch, Omega, Selection, INFINITE};
 use super::eval::{terminal_value, Evaluation, EvaluationError, LeafEvaluator};
 use super::graph::{BookGraph, NodeEval, NodeId, NodeKind};
-use super::store::{BookDir, Parameters};
+use super::store::{usable_batch, BookDir, Parameters, MAX_BATCH};
 use super::BookError;
 use crate::game::GameState;
 use crate::progress::Observer;
@@ -133,8 +133,8 @@ pub fn grow(
     evaluator: &dyn LeafEvaluator,
     observer: &dyn Observer,
 ) -> Result<GrowReport, BookError> {
-    if options.batch == Some(0) {
-        return Err(BookError::BadOption("the batch size must be at least 1".into()));
+    if options.batch.is_some_and(|batch| !usable_batch(batch)) {
+        return Err(BookError::BadOption(format!("the batch size must be 1 to {MAX_BATCH}")));
     }
     let mut dir = BookDir::open(&options.dir, |found| choose_parameters(options, evaluator, found))?;
     let parameters = dir.manifest().parameters.clone();

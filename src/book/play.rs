@@ -94,9 +94,10 @@ pub struct BookRule {
     /// candidates (0: only the best, ties broken at random). The engine
     /// plays with 10.
     pub margin: f64,
-    /// Leave the book when the best book move's count (expansions beneath
-    /// it in our books, visits in the engine's DOE books) is below this;
-    /// candidates need it too. Books without counts ignore it.
+    /// Leave the book when the best book move's count ([`BookMove::count`]:
+    /// 1 + the expansions through it in our books, the visits in DOE
+    /// books) is below this; candidates need it too. Books without counts
+    /// ignore it.
     pub min_count: u64,
     /// The same with the depth of book beneath the move (plies along its
     /// principal line, the move included; our books only).

@@ -25,7 +25,9 @@ pub struct BookMove {
     /// The move's value for the player who plays it, engine units (higher
     /// is better).
     pub score: f64,
-    /// Visits, where the book records them.
+    /// The move's count, where the book records one: in our books 1 + the
+    /// expansions whose selection went through the move; in DOE books the
+    /// engine's visits (our DOE exports store our count × 1,000,000).
     pub count: Option<u64>,
     /// Plies of book along the principal line from the move on, the move
     /// included, where the book tells (our books); `u32::MAX` for a move
@@ -320,7 +322,7 @@ impl fmt::Display for ProbeReport {
             writeln!(f, "book moves (value for {:?}, best first marked *):", self.state.to_move())?;
             for m in &self.moves {
                 let mark = if Some(m.pit) == best { '*' } else { ' ' };
-                let count = m.count.map(|c| format!("  {c} visits")).unwrap_or_default();
+                let count = m.count.map(|c| format!("  count {c}")).unwrap_or_default();
                 writeln!(
                     f,
                     "  {mark} {} {:>8}{count}",

@@ -19,6 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::dropout::{Omega, Selection};
+use super::eval::{repetition_value, terminal_value};
 use super::graph::{BookGraph, Edge, Node, NodeEval, NodeKind};
 use super::BookError;
 use crate::checksum::checksum;
@@ -40,6 +41,15 @@ pub const CHECKPOINT_MAGIC: &[u8; 8] = b"OWBOOK\r\n";
 pub const CHECKPOINT_VERSION: u32 = 2;
 /// zstd level of checkpoints (deterministic output for a given input).
 const ZSTD_LEVEL: i32 = 7;
+
+/// The largest batch: a batch is selected and held in memory whole, and
+/// beyond a few hundred leaves the parallel growth gains nothing.
+pub const MAX_BATCH: u32 = 65_536;
+
+/// Whether `batch` leaves per batch is a batch size a book may record.
+pub fn usable_batch(batch: u32) -> bool {
+    (1..=MAX_BATCH).contains(&batch)
+}
 
 /// What a book is grown with; a resumed growth must use the same.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -97,10 +107,13 @@ impl Manifest {
         text
     }
 
-    /// Reads a manifest's text; `path` only names the file in errors. Text
-    /// not laid out as [`Manifest::render`] writes it, an ω out of range, a
-    /// batch size of 0 or a carriage return in the evaluator is a
-    /// [`BookError::Corrupt`] naming the line.
+    /// Reads a manifest's text; `path` only names the file in errors. A
+    /// missing signature or field, an ω out of range, a batch size outside
+    /// 1..=[`MAX_BATCH`] or a carriage return in the evaluator is a
+    /// [`BookError::Corrupt`] naming the line. (The reader is lenient about
+    /// what [`Manifest::render`] never writes but means the same: CRLF line
+    /// ends, no final line end, a `+` before a number, a checksum with
+    /// fewer than 16 hex digits.)
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, BookError> {
         let corrupt = |line: usize, what: &str| BookError::Corrupt {
             path: path.to_path_buf(),
@@ -122,8 +135,11 @@ impl Manifest {
             .ok()
             .and_then(Omega::from_micro)
             .ok_or_else(|| corrupt(2, "bad omega"))?;
-        let batch =
-            field(2, "batch")?.parse().ok().filter(|&b| b > 0).ok_or_else(|| corrupt(3, "bad batch size"))?;
+        let batch = field(2, "batch")?
+            .parse()
+            .ok()
+            .filter(|&b| usable_batch(b))
+            .ok_or_else(|| corrupt(3, "bad batch size"))?;
         let evaluator = field(3, "evaluator")?.to_string();
         // A carriage return would not survive `render` and `parse` (a
         // line's last one is taken for its CRLF end); growth refuses such
@@ -296,7 +312,7 @@ impl BookDir {
         let held = HeldDirectory::take(dir, &BOOK_DIRECTORY)?;
         let (found, adopted) = read_manifest_adopting(dir)?;
         let parameters = choose(found.as_ref().map(|m| &m.parameters))?;
-        if parameters.evaluator.contains(['\n', '\r']) || parameters.batch == 0 {
+        if parameters.evaluator.contains(['\n', '\r']) || !usable_batch(parameters.batch) {
             return Err(BookError::BadOption(format!("unusable parameters: {}", parameters.describe())));
         }
         let manifest = match found {
@@ -493,6 +509,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
     }
     let omega = Omega::from_micro(r.i64("omega")?).ok_or("omega out of range")?;
     let batch = r.u32("the batch size")?;
+    if !usable_batch(batch) {
+        return Err(format!("batch size {batch} outside 1..={MAX_BATCH}"));
+    }
     let evaluator_len = r.u32("the evaluator")? as usize;
     let evaluator = std::str::from_utf8(r.take(evaluator_len, "the evaluator")?)
         .map_err(|_| "the evaluator is not UTF-8")?
@@ -527,6 +546,10 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
             pit => return Err(at(&format!("best move {pit}"))),
         };
         let visits = r.u64("visits")?;
+        // Each expansion's selection passes a node, and an edge, once.
+        if visits > expansions {
+            return Err(at(&format!("{visits} visits in a book of {expansions} expansions")));
+        }
         let edge_count = r.u8("an edge count")? as usize;
         let mut edges = Vec::with_capacity(edge_count);
         for _ in 0..edge_count {
@@ -541,6 +564,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
             if child as usize >= count {
                 return Err(at(&format!("edge to node {child} of {count}")));
             }
+            if edge_visits > visits {
+                return Err(at(&format!("an edge of {edge_visits} visits below a node of {visits}")));
+            }
             edges.push(Edge {
                 pit,
                 child,
@@ -550,6 +576,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
         }
         let state = state_from_key(key).ok_or_else(|| at("undecodable key"))?;
         check_node(&state, kind, &edges).map_err(|e| at(&e))?;
+        if kind == NodeKind::Terminal && terminal_value(&state) != Some(score as i32) {
+            return Err(at(&format!("a finished game scored {score}, not its result")));
+        }
         nodes.push(Node {
             key,
             kind,
@@ -599,6 +628,19 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
             state.play_unchecked(edge.pit as usize);
             if state_key(&state) != child_key {
                 return Err(format!("node {id}: move {} does not lead to node {}", edge.pit, edge.child));
+            }
+            // Only a move without capture can close a cycle, and the game
+            // then ends with each side taking its own row.
+            if let Some(value) = edge.repetition {
+                if node.captured != nodes[edge.child as usize].captured {
+                    return Err(format!("node {id}: move {} captures, yet closes a cycle", edge.pit));
+                }
+                if value as i32 != repetition_value(&state) {
+                    return Err(format!(
+                        "node {id}: move {} closes a cycle valued {value}, not its split",
+                        edge.pit
+                    ));
+                }
             }
         }
     }
@@ -673,5 +715,122 @@ mod tests {
             let error = decode(&encode(&bad, &parameters)).unwrap_err();
             assert!(error.contains(expected), "{error}");
         }
+    }
+}
+
+#[cfg(test)]
+mod content_checks {
+    //! The decoder refuses contents no growth writes, even under intact
+    //! checksums: values of finished games and cycles, visit counts and
+    //! batch sizes.
+    use super::*;
+    use crate::game::Side;
+
+    const LEAF: NodeEval = NodeEval { score: 0, depth: 1, nodes: 1, best: None };
+
+    /// The start, and beside it (unreachable from it, which the record
+    /// allows) a four-seed endgame expanded breadth-first: its quiet moves
+    /// close cycles and its captures finish games.
+    fn book_with_cycles() -> (Parameters, BookGraph) {
+        let omega = Omega::from_micro(40_000).unwrap();
+        let mut graph = BookGraph::start(omega, LEAF);
+        let endgame = GameState::from_parts([0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0], [22, 22], Side::South);
+        let mut next = graph.add_node(state_key(&endgame), 44, NodeKind::Leaf, LEAF);
+        while (next as usize) < graph.len() && graph.expansions() < 2_000 {
+            if graph.node(next).kind == NodeKind::Leaf {
+                graph.expand_with(next, |_| LEAF).unwrap();
+            }
+            next += 1;
+        }
+        (Parameters { omega, batch: 16, evaluator: "test".into() }, graph)
+    }
+
+    /// Decodes `graph` with one node changed by `change`.
+    fn decode_changed(
+        parameters: &Parameters,
+        graph: &BookGraph,
+        change: impl FnOnce(&mut Vec<Node>),
+    ) -> Result<(Parameters, BookGraph), String> {
+        let mut nodes = graph.nodes().to_vec();
+        change(&mut nodes);
+        let changed = BookGraph::from_parts(graph.omega(), nodes, graph.expansions(), Vec::new())?;
+        decode(&encode(&changed, parameters))
+    }
+
+    /// The first edge (node, edge index) that `wanted` accepts.
+    fn find_edge(graph: &BookGraph, wanted: impl Fn(&Node, &Edge) -> bool) -> (usize, usize) {
+        graph
+            .nodes()
+            .iter()
+            .enumerate()
+            .find_map(|(id, node)| node.edges.iter().position(|e| wanted(node, e)).map(|e| (id, e)))
+            .expect("the endgame book has such an edge")
+    }
+
+    #[test]
+    fn cycles_and_finished_games_round_trip_with_their_exact_values() {
+        let (parameters, graph) = book_with_cycles();
+        let mut cycles = 0;
+        for node in graph.nodes() {
+            for edge in &node.edges {
+                let child = graph.node(edge.child);
+                let Some(value) = edge.repetition else { continue };
+                cycles += 1;
+                assert_eq!(node.captured, child.captured, "only a quiet move closes a cycle");
+                let state = state_from_key(child.key).unwrap();
+                assert_eq!(value as i32, repetition_value(&state));
+            }
+        }
+        let finished = graph.nodes().iter().filter(|n| n.kind == NodeKind::Terminal).count();
+        assert!(cycles > 0 && finished > 0, "{cycles} cycles, {finished} finished games");
+        let (_, read) = decode(&encode(&graph, &parameters)).unwrap();
+        assert_eq!(read, graph);
+    }
+
+    #[test]
+    fn wrong_values_of_cycles_and_finished_games_are_refused() {
+        let (parameters, graph) = book_with_cycles();
+        let (id, e) = find_edge(&graph, |_, edge| edge.repetition.is_some());
+        let error = decode_changed(&parameters, &graph, |nodes| {
+            let value = nodes[id].edges[e].repetition.as_mut().unwrap();
+            *value = if *value == 0 { 1 } else { -*value };
+        })
+        .unwrap_err();
+        assert!(error.contains("closes a cycle valued"), "{error}");
+
+        let captures = |node: &Node, edge: &Edge| graph.node(edge.child).captured != node.captured;
+        let (id, e) = find_edge(&graph, |node, edge| captures(node, edge) && edge.repetition.is_none());
+        let value =
+            repetition_value(&state_from_key(graph.node(graph.nodes()[id].edges[e].child).key).unwrap());
+        let error =
+            decode_changed(&parameters, &graph, |nodes| nodes[id].edges[e].repetition = Some(value as i16))
+                .unwrap_err();
+        assert!(error.contains("captures, yet closes a cycle"), "{error}");
+
+        let finished = graph.nodes().iter().position(|n| n.kind == NodeKind::Terminal).unwrap();
+        let error = decode_changed(&parameters, &graph, |nodes| {
+            let score = &mut nodes[finished].eval.score;
+            *score = if *score == 0 { 1000 } else { 0 };
+        })
+        .unwrap_err();
+        assert!(error.contains("a finished game scored"), "{error}");
+    }
+
+    #[test]
+    fn visits_beyond_the_expansions_and_batches_out_of_range_are_refused() {
+        let (parameters, graph) = book_with_cycles();
+        let expansions = graph.expansions();
+        let error =
+            decode_changed(&parameters, &graph, |nodes| nodes[1].visits = expansions + 1).unwrap_err();
+        assert!(error.contains("visits in a book of"), "{error}");
+        let (id, e) = find_edge(&graph, |_, _| true);
+        let error = decode_changed(&parameters, &graph, |nodes| nodes[id].edges[e].visits = 1).unwrap_err();
+        assert!(error.contains("an edge of 1 visits below a node of 0"), "{error}");
+        for batch in [0, MAX_BATCH + 1, u32::MAX] {
+            let error = decode(&encode(&graph, &Parameters { batch, ..parameters.clone() })).unwrap_err();
+            assert!(error.contains("batch size"), "{error}");
+        }
+        let error = decode(&encode(&graph, &Parameters { batch: MAX_BATCH, ..parameters })).map(|_| ());
+        assert_eq!(error, Ok(()));
     }
 }

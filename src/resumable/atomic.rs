@@ -73,6 +73,19 @@ pub fn lock_file(dir: &Path, name: &str) -> io::Result<Option<File>> {
 /// copy of the owner's file to clear.
 pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(1500);
 
+/// Creates `dir` and its missing parents durably: each new directory's
+/// entry is synced in its parent, so a power cut cannot take away a
+/// directory whose files were synced.
+pub(crate) fn create_directory_durably(dir: &Path) -> io::Result<()> {
+    let missing: Vec<&Path> =
+        dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
+    fs::create_dir_all(dir)?;
+    for created in missing.iter().rev() {
+        sync_directory(created)?;
+    }
+    Ok(())
+}
+
 /// Makes a rename in `path`'s directory durable.
 pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
     let directory = match path.parent() {
@@ -85,6 +98,19 @@ pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn directories_are_created_with_their_missing_parents_or_found() {
+        let top = std::env::temp_dir().join(format!("oware-durable-{}", std::process::id()));
+        let deep = top.join("a").join("b");
+        create_directory_durably(&deep).unwrap();
+        assert!(deep.is_dir());
+        create_directory_durably(&deep).unwrap();
+        let file = top.join("a").join("file");
+        fs::write(&file, b"x").unwrap();
+        assert!(create_directory_durably(&file.join("c")).is_err(), "a file is no parent");
+        fs::remove_dir_all(&top).unwrap();
+    }
 
     /// The cause of a flaky test: while another thread forks children, a
     /// lock just dropped is still held by a child's copy of its file.

@@ -131,7 +131,7 @@ impl HeldDirectory {
     /// Creates `dir` if needed and takes its lock, or reports it
     /// [`DirectoryError::Busy`].
     pub fn take(dir: &Path, kind: &'static DirectoryKind) -> Result<HeldDirectory, DirectoryError> {
-        fs::create_dir_all(dir).map_err(io_at(dir))?;
+        atomic::create_directory_durably(dir).map_err(io_at(dir))?;
         let lock = atomic::lock_file(dir, kind.lock)
             .map_err(io_at(&dir.join(kind.lock)))?
             .ok_or_else(|| DirectoryError::Busy { dir: dir.to_path_buf() })?;

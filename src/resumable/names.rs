@@ -55,6 +55,25 @@ pub(crate) fn refuse_output(output: &Path, inputs: &[&Path]) -> Option<String> {
     })
 }
 
+/// Whether two output paths name the same file, whether it exists yet or
+/// not (`out.bin` and `./out.bin` do).
+pub(crate) fn same_output(a: &Path, b: &Path) -> bool {
+    let resolve = |path: &Path| -> Option<std::path::PathBuf> {
+        if let Ok(full) = fs::canonicalize(path) {
+            return Some(full);
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
+    };
+    match (resolve(a), resolve(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// The names of the files in `dir` that start with `prefix` and match
 /// `pattern`, in order.
 pub(crate) fn find_all(dir: &Path, prefix: &str, pattern: &str) -> Vec<String> {
