@@ -1,6 +1,7 @@
 //! `match`: our engine against itself, each side with its own opening book
 //! and endgame table (ours or the engine's files, or none), from a set of
-//! distinct balanced openings, each played with both colours.
+//! distinct balanced openings, each played with both colours; or, with
+//! `--compare`, two matches' games files compared game by game.
 
 mod common;
 
@@ -13,6 +14,7 @@ use clap::Parser;
 
 use common::run;
 use oware::book::eval::Negamax;
+use oware::book::games_file::{self, paired_difference};
 use oware::book::play::{opening_set, run_match, BookRule, MatchOptions, Mover, OpeningSetOptions, Player};
 use oware::book::AnyBook;
 use oware::search::Limits;
@@ -72,6 +74,23 @@ struct Args {
     /// (along its principal line, the move included; our books only).
     #[arg(long, default_value_t = 0)]
     min_depth: u32,
+    /// Player B's --margin (default: A's).
+    #[arg(long)]
+    margin_b: Option<f64>,
+    /// Player B's --min-count (default: A's).
+    #[arg(long)]
+    min_count_b: Option<u64>,
+    /// Player B's --min-depth (default: A's).
+    #[arg(long)]
+    min_depth_b: Option<u32>,
+    /// Also write every game to this file (one line each; `match --compare`
+    /// reads two of them).
+    #[arg(long)]
+    games: Option<PathBuf>,
+    /// Play nothing: compare two games files of matches played from the
+    /// same openings, game by game (the first's score minus the second's).
+    #[arg(long, num_args = 2, value_names = ["FIRST", "SECOND"])]
+    compare: Option<Vec<PathBuf>>,
     /// Games longer than this are adjudicated (each side takes its row).
     #[arg(long, default_value_t = 400)]
     max_plies: usize,
@@ -90,14 +109,22 @@ struct Args {
 fn main() {
     run("match", || -> anyhow::Result<()> {
         let args = Args::parse();
+        if let Some(files) = &args.compare {
+            return compare(&files[0], &files[1]);
+        }
         if args.openings == 0 {
             bail!("--openings must be positive");
         }
         if args.max_move_loss < 0 || args.max_imbalance < 0 {
             bail!("--max-move-loss and --max-imbalance must not be negative");
         }
-        if !args.margin.is_finite() || args.margin < 0.0 {
-            bail!("--margin must be a non-negative number");
+        for margin in [Some(args.margin), args.margin_b].into_iter().flatten() {
+            if !margin.is_finite() || margin < 0.0 {
+                bail!("--margin and --margin-b must be non-negative numbers");
+            }
+        }
+        if args.max_plies <= args.opening_plies {
+            bail!("--max-plies must be above --opening-plies ({})", args.opening_plies);
         }
         let limits = match (args.nodes, args.time_ms) {
             (Some(0), _) | (_, Some(0)) => bail!("--nodes and --time-ms must be positive"),
@@ -117,11 +144,17 @@ fn main() {
                 .transpose()
         };
         let (book_a, book_b) = (open_book(&args.book_a)?, open_book(&args.book_b)?);
-        let rule = BookRule { margin: args.margin, min_count: args.min_count, min_depth: args.min_depth };
+        let rule_a = BookRule { margin: args.margin, min_count: args.min_count, min_depth: args.min_depth };
+        let rule_b = BookRule {
+            margin: args.margin_b.unwrap_or(args.margin),
+            min_count: args.min_count_b.unwrap_or(args.min_count),
+            min_depth: args.min_depth_b.unwrap_or(args.min_depth),
+        };
         let mut players = Vec::new();
-        for (book_path, table_path, book) in
-            [(&args.book_a, &args.tablebase_a, &book_a), (&args.book_b, &args.tablebase_b, &book_b)]
-        {
+        for (book_path, table_path, book, rule) in [
+            (&args.book_a, &args.tablebase_a, &book_a, rule_a),
+            (&args.book_b, &args.tablebase_b, &book_b, rule_b),
+        ] {
             let mover = match args.engine.as_str() {
                 "search" => Mover::Search { limits, tablebase: open_table(table_path)? },
                 "negamax" if args.time_ms.is_some() => bail!("--engine negamax takes --nodes, not --time-ms"),
@@ -145,20 +178,33 @@ fn main() {
             seed: args.seed,
             ..OpeningSetOptions::default()
         };
-        let openings = opening_set(&set)?;
-        if openings.is_empty() {
+        let picked = opening_set(&set)?;
+        if picked.openings.is_empty() {
             bail!("no opening {} plies deep is within {} units of balance", set.plies, set.max_imbalance);
         }
-        let options = MatchOptions { openings, seed: args.seed, max_plies: args.max_plies };
+        let reads: Vec<&std::path::Path> = [&args.book_a, &args.book_b, &args.tablebase_a, &args.tablebase_b]
+            .into_iter()
+            .flatten()
+            .map(|p| p.as_path())
+            .collect();
+        if let Some(path) = &args.games {
+            games_file::check_destination(path, &reads)?;
+        }
+        let options = MatchOptions { openings: picked.openings, seed: args.seed, max_plies: args.max_plies };
         let verbose = args.verbose;
         let report = run_match(&players[0], &players[1], &options, &|game| {
             if verbose {
+                let (a_seeds, b_seeds) = if game.a_south {
+                    (game.score[0], game.score[1])
+                } else {
+                    (game.score[1], game.score[0])
+                };
                 note!(
-                    "opening {:>3}: A {} {:>2}-{:<2} ({} A-book, {} B-book moves) {}",
+                    "opening {:>3}: A as {}, A {:>2}-{:<2} B ({} A-book, {} B-book moves) {}",
                     game.opening + 1,
                     if game.a_south { "South" } else { "North" },
-                    game.score[0],
-                    game.score[1],
+                    a_seeds,
+                    b_seeds,
                     game.book_moves[0],
                     game.book_moves[1],
                     game.moves
@@ -167,13 +213,19 @@ fn main() {
         })?;
         say!("A: {}", players[0].name);
         say!("B: {}", players[1].name);
+        let describe = |r: &BookRule| {
+            format!("margin {}, min count {}, min depth {}", r.margin, r.min_count, r.min_depth)
+        };
+        let rules = if rule_a == rule_b {
+            describe(&rule_a)
+        } else {
+            format!("A {}; B {}", describe(&rule_a), describe(&rule_b))
+        };
         say!(
-            "book rule: margin {}, min count {}, min depth {}; {} openings of {} plies ({}, positions within {} of balance), each played with both colours",
-            args.margin,
-            args.min_count,
-            args.min_depth,
+            "book rule: {rules}; {} openings of {} plies (of the {} distinct positions reached by {} and valued within {} of balance), each played with both colours",
             options.openings.len(),
             args.opening_plies,
+            picked.qualifying,
             if args.any_moves { "any moves".to_string() } else { format!("moves within {} of the best", args.max_move_loss) },
             args.max_imbalance
         );
@@ -188,6 +240,25 @@ fn main() {
             report.book_moves[0],
             report.book_moves[1]
         );
+        if let Some(path) = &args.games {
+            games_file::write(path, &report.games, &reads)?;
+            say!("games: {}", path.display());
+        }
         Ok(())
     });
+}
+
+/// `--compare FIRST SECOND`.
+fn compare(first: &std::path::Path, second: &std::path::Path) -> anyhow::Result<()> {
+    let paired = paired_difference(&games_file::read(first)?, &games_file::read(second)?)?;
+    say!(
+        "{} minus {}: {:+.3} ± {} (paired by game, standard error clustered by opening) over {} games, {} of them identical",
+        first.display(),
+        second.display(),
+        paired.difference,
+        paired.standard_error.map_or("n/a".to_string(), |e| format!("{e:.3}")),
+        paired.games,
+        paired.identical
+    );
+    Ok(())
 }

@@ -3,7 +3,9 @@
 # engine with BOOK and the endgame table against the same engine with the
 # table only (so only the opening book differs), at NODES per move, once
 # per rule of RULES (separated by ';'), on the same openings. Writes a
-# Markdown table to OUT (and prints it).
+# Markdown table to OUT (and prints it), and each rule's games to
+# GAMES-N.games (N counting the rules from 1) for `match --compare`, which
+# tells whether two rules differ by more than chance.
 #
 #   scripts/leave-rule.sh
 #   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
@@ -15,19 +17,22 @@ NODES=${NODES:-100000}
 OPENINGS=${OPENINGS:-200}
 RULES=${RULES:-"--margin 0; --margin 0 --min-depth 4; --margin 0 --min-depth 8; --margin 0 --min-count 64; --margin 10"}
 OUT=${OUT:-target/leave-rule.md}
+GAMES=${GAMES:-target/games/leave-rule}
 
 cargo build --release --quiet --bin match
-mkdir -p "$(dirname "$OUT")"
+mkdir -p "$(dirname "$OUT")" "$(dirname "$GAMES")"
+n=0
 {
   echo "| rule | A's score ± s.e. | W / D / L | book moves per game A / B | minutes |"
   echo "|---|---|---|---|---:|"
 } > "$OUT"
 echo "$RULES" | tr ';' '\n' | while read -r rule; do
   [ -n "$rule" ] || continue
+  n=$((n + 1))
   start=$(date +%s)
   # shellcheck disable=SC2086
   line=$(./target/release/match --openings "$OPENINGS" --nodes "$NODES" $rule \
-    --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" | grep '^A scores')
+    --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" --games "$GAMES-$n.games" | grep '^A scores')
   minutes=$(( ($(date +%s) - start + 30) / 60 ))
   row=$(match_row "$line")
   echo "| \`$rule\` | $row | $minutes |" | tee -a "$OUT"

@@ -4,10 +4,16 @@
 # the same engine with the engine's own books (its 2014 opening book and
 # its 2021 endgame file), at each node limit of NODES; OPENINGS distinct
 # balanced openings, each played with both colours. Writes a Markdown
-# table to OUT (and prints it). Node limits make every number reproducible.
+# table to OUT (and prints it), and each match's games to GAMES (a prefix:
+# GAMES-NODES-none.games and GAMES-NODES-engine.games), which
+# `match --compare` compares game by game with another book's. Node limits
+# make every number reproducible.
 #
 #   scripts/matches.sh                       # the standard table
 #   BOOK=data/book-1m NODES="100000" OPENINGS=50 scripts/matches.sh
+#   BOOK=data/book-10m GAMES=target/games/book-10m NODES=1000000 scripts/matches.sh
+#   cargo run --release --bin match -- --compare target/games/book-10m-1000000-none.games \
+#       target/games/book-1000000-none.games
 #
 # (RULE and the paths are split at spaces: paths with spaces need a link.)
 set -eu
@@ -20,9 +26,10 @@ RULE=${RULE:-"--margin 0 --min-count 0"}
 ENGINE_BOOK=${ENGINE_BOOK:-tests/reference/aalina-2014-book.bin.zst}
 ENGINE_TABLE=${ENGINE_TABLE:-tests/reference/aalina-2021-leaves.bin.zst}
 OUT=${OUT:-target/matches.md}
+GAMES=${GAMES:-target/games/$(basename "$BOOK")}
 
 cargo build --release --quiet --bin match
-mkdir -p "$(dirname "$OUT")"
+mkdir -p "$(dirname "$OUT")" "$(dirname "$GAMES")"
 {
   echo "| nodes/move | A: our engine with | B: our engine with | A's score ± s.e. | W / D / L | book moves A / B | minutes |"
   echo "|---:|---|---|---|---|---|---:|"
@@ -39,7 +46,7 @@ for nodes in $NODES; do
     start=$(date +%s)
     # shellcheck disable=SC2086
     line=$(./target/release/match --openings "$OPENINGS" --nodes "$nodes" $RULE \
-      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args | grep '^A scores')
+      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$GAMES-$nodes-$opponent.games" | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
     row=$(match_row "$line")
     echo "| $nodes | $BOOK, $TABLE | $b_name | $row | $minutes |" | tee -a "$OUT"

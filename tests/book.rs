@@ -874,4 +874,45 @@ fn a_short_match_runs_and_counts() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    // The same openings with and without A's book, games written, then
+    // compared game by game.
+    let play = |book: bool, games: &Path| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_match"));
+        command.args(["--openings", "3", "--opening-plies", "2", "--nodes", "200", "--games"]).arg(games);
+        if book {
+            command.arg("--book-a").arg(dir.path());
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        oware::book::games_file::read(games).unwrap()
+    };
+    let (with, without) = (dir.join("with.games"), dir.join("without.games"));
+    let (first, second) = (play(true, &with), play(false, &without));
+    assert_eq!(first.len(), 6);
+    let paired = oware::book::games_file::paired_difference(&first, &second).unwrap();
+    let mean = |games: &[oware::book::play::GameRecord]| games.iter().map(|g| g.points_a).sum::<f64>() / 6.0;
+    assert!((paired.difference - (mean(&first) - mean(&second))).abs() < 1e-12);
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_match")).arg("--compare").arg(&with).arg(&without).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && stdout.contains("over 6 games"), "{stdout}");
+    assert!(stdout.contains(&format!("{:+.3} ± ", paired.difference)), "{stdout}");
+    // A games file is never written over a book's files, and an opening
+    // longer than the game is refused before anything is played.
+    let refused = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_match"))
+            .args(["--openings", "1", "--nodes", "200"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let manifest = dir.join(MANIFEST_FILE);
+    let manifest_before = fs::read(&manifest).unwrap();
+    let error = refused(&["--games", &manifest.to_string_lossy()]);
+    assert!(error.contains("will not write"), "{error}");
+    assert_eq!(fs::read(&manifest).unwrap(), manifest_before);
+    let error = refused(&["--max-plies", "4"]);
+    assert!(error.contains("--max-plies must be above --opening-plies"), "{error}");
 }

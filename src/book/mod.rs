@@ -28,6 +28,7 @@
 pub mod dropout;
 pub mod eval;
 pub mod export;
+pub mod games_file;
 pub mod graph;
 pub mod grow;
 pub mod play;
@@ -97,6 +98,16 @@ pub enum BookError {
         /// Whose file it is, in words.
         reason: String,
     },
+    /// A match's games file is not what `games_file` writes, or its
+    /// points are not what its moves give.
+    GamesFile {
+        /// The file.
+        path: PathBuf,
+        /// The line (from 1; 0 for the whole file).
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The file is neither a book directory nor an opening book layout
     /// this crate reads.
     UnknownFormat {
@@ -146,6 +157,10 @@ impl fmt::Display for BookError {
                 "{}: neither a book directory nor an opening book file (Oware Opening Book 1.0, DOE Opening Book 1.0)",
                 path.display()
             ),
+            BookError::GamesFile { path, line: 0, problem } => write!(f, "{}: {problem}", path.display()),
+            BookError::GamesFile { path, line, problem } => {
+                write!(f, "{} line {line}: {problem}", path.display())
+            }
             BookError::BadOption(text) => f.write_str(text),
             BookError::Evaluation(e) => write!(f, "{e}"),
             BookError::Format { path: Some(path), error } => write!(f, "{}: {error}", path.display()),

@@ -134,7 +134,9 @@ pub struct Player<'a> {
     pub name: String,
     /// Plays its move wherever the book has none.
     pub mover: Mover<'a>,
-    /// The book consulted first, if any.
+    /// The book consulted first, if any, at every move: a player that left
+    /// it comes back when a transposition returns to a book position its
+    /// rule trusts.
     pub book: Option<&'a dyn BookSource>,
     /// How the book is used.
     pub rule: BookRule,
@@ -158,6 +160,8 @@ pub struct MatchOptions {
 pub struct GameRecord {
     /// The opening it was played from (an index into the options').
     pub opening: usize,
+    /// How many of `moves` were the opening's.
+    pub opening_plies: usize,
     /// Player A had South (moved first).
     pub a_south: bool,
     /// The move letters played from the start position, the opening's
@@ -247,13 +251,24 @@ impl Default for OpeningSetOptions {
     }
 }
 
+/// The openings [`opening_set`] picked.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OpeningSet {
+    /// The sample, each a list of pits (0..6, the mover's) from the start,
+    /// in pit order of their moves.
+    pub openings: Vec<Vec<Pit>>,
+    /// How many distinct balanced positions qualified (the sample's
+    /// population).
+    pub qualifying: usize,
+}
+
 /// A set of distinct, balanced openings: every distinct state `plies`
 /// plies from the start along plausible moves (each within
 /// `max_move_loss` of the best by a fixed-depth search; the first move
 /// sequence in pit order that reaches a state names it), those the search
 /// values within `max_imbalance` of 0, and of those a seeded sample of
 /// `count`, in pit order of their moves.
-pub fn opening_set(options: &OpeningSetOptions) -> Result<Vec<Vec<Pit>>, BookError> {
+pub fn opening_set(options: &OpeningSetOptions) -> Result<OpeningSet, BookError> {
     // A searcher per rayon job (`map_init`), cleared before each search, so
     // each value is a fresh searcher's (deterministic); a searcher made and
     // dropped per position left the allocator holding gigabytes.
@@ -313,6 +328,7 @@ pub fn opening_set(options: &OpeningSetOptions) -> Result<Vec<Vec<Pit>>, BookErr
     for entry in balanced {
         kept.extend(entry?);
     }
+    let qualifying = kept.len();
     let mut rng = SplitMix::new(options.seed);
     for i in 0..kept.len().min(options.count) {
         let j = i + rng.below(kept.len() - i);
@@ -320,7 +336,7 @@ pub fn opening_set(options: &OpeningSetOptions) -> Result<Vec<Vec<Pit>>, BookErr
     }
     kept.truncate(options.count);
     kept.sort();
-    Ok(kept)
+    Ok(OpeningSet { openings: kept, qualifying })
 }
 
 fn fail(state: &GameState, reason: String) -> BookError {
@@ -414,21 +430,40 @@ pub fn play_game(
         state.play(pit).map_err(|e| fail(&state, e.to_string()))?;
         plies += 1;
     }
-    let score = state.final_score().unwrap_or_else(|| {
-        // Adjudicated: each side takes the seeds of its own row.
+    let score = final_seeds(&state);
+    Ok(GameRecord {
+        opening: index,
+        opening_plies: opening.len().min(plies),
+        a_south,
+        moves,
+        score,
+        points_a: points(a_south, score),
+        book_moves,
+        end: state.end(),
+    })
+}
+
+/// The seeds South and North end a game with: the final score of a
+/// finished game, and for one stopped after the match's last ply, each
+/// side's store and its own row (as a repetition would give).
+pub(crate) fn final_seeds(state: &GameState) -> [u32; 2] {
+    state.final_score().unwrap_or_else(|| {
         let p = state.position();
         let mut s = [state.store(Side::South) as u32, state.store(Side::North) as u32];
         s[state.to_move().index()] += p.own_seeds();
         s[state.to_move().other().index()] += p.opponent_seeds();
         s
-    });
+    })
+}
+
+/// Player A's points (1, ½ or 0) for final seeds `score` (South, North).
+pub(crate) fn points(a_south: bool, score: [u32; 2]) -> f64 {
     let (a_seeds, b_seeds) = if a_south { (score[0], score[1]) } else { (score[1], score[0]) };
-    let points_a = match a_seeds.cmp(&b_seeds) {
+    match a_seeds.cmp(&b_seeds) {
         std::cmp::Ordering::Greater => 1.0,
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.0,
-    };
-    Ok(GameRecord { opening: index, a_south, moves, score, points_a, book_moves, end: state.end() })
+    }
 }
 
 /// The seed of game `game` of a match seeded with `seed`.
@@ -444,6 +479,13 @@ pub fn run_match(
     options: &MatchOptions,
     log: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<MatchReport, BookError> {
+    if let Some(long) = options.openings.iter().find(|o| o.len() >= options.max_plies) {
+        return Err(BookError::BadOption(format!(
+            "a game stopped after {} plies would end inside its opening of {} plies",
+            options.max_plies,
+            long.len()
+        )));
+    }
     let outcomes: Vec<Result<GameRecord, BookError>> = (0..options.openings.len() * 2)
         .into_par_iter()
         .map(|game| {
@@ -456,19 +498,29 @@ pub fn run_match(
     Ok(report(games))
 }
 
-/// The totals, the clustered standard error and the book use of `games`.
-pub fn report(games: Vec<GameRecord>) -> MatchReport {
-    let n = games.len().max(1) as f64;
-    let score = games.iter().map(|g| g.points_a).sum::<f64>() / n;
+/// The mean of per-game values `(opening, x)` and its standard error
+/// clustered by opening (the module documentation's formula); the error is
+/// `None` with fewer than two openings.
+pub fn clustered_mean(values: &[(usize, f64)]) -> (f64, Option<f64>) {
+    let n = values.len().max(1) as f64;
+    let mean = values.iter().map(|&(_, x)| x).sum::<f64>() / n;
     let mut residuals: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
-    for g in &games {
-        *residuals.entry(g.opening).or_default() += g.points_a - score;
+    for &(opening, x) in values {
+        *residuals.entry(opening).or_default() += x - mean;
     }
     let clusters = residuals.len() as f64;
     let standard_error = (clusters > 1.0).then(|| {
         let sum: f64 = residuals.values().map(|r| r * r).sum();
         (clusters / (clusters - 1.0) * sum).sqrt() / n
     });
+    (mean, standard_error)
+}
+
+/// The totals, the clustered standard error and the book use of `games`.
+pub fn report(games: Vec<GameRecord>) -> MatchReport {
+    let n = games.len().max(1) as f64;
+    let points: Vec<(usize, f64)> = games.iter().map(|g| (g.opening, g.points_a)).collect();
+    let (score, standard_error) = clustered_mean(&points);
     let book = |who: usize| games.iter().map(|g| g.book_moves[who]).sum::<usize>() as f64 / n;
     MatchReport {
         wins: games.iter().filter(|g| g.points_a == 1.0).count(),
@@ -488,6 +540,7 @@ mod tests {
     fn game(opening: usize, points_a: f64) -> GameRecord {
         GameRecord {
             opening,
+            opening_plies: 0,
             a_south: true,
             moves: String::new(),
             score: [24, 24],
@@ -564,7 +617,9 @@ mod tests {
             depth: 2,
             seed: 7,
         };
-        let all = opening_set(&options).unwrap();
+        let picked = opening_set(&options).unwrap();
+        assert_eq!(picked.qualifying, 36, "36 two-ply openings qualify");
+        let all = picked.openings;
         assert_eq!(all.len(), 20, "36 two-ply openings, 20 picked");
         let keys: std::collections::HashSet<u64> = all
             .iter()
@@ -577,18 +632,20 @@ mod tests {
             })
             .collect();
         assert_eq!(keys.len(), 20, "distinct positions");
-        assert_eq!(opening_set(&options).unwrap(), all, "seeded");
-        assert_ne!(opening_set(&OpeningSetOptions { seed: 8, ..options }).unwrap(), all);
-        let every = opening_set(&OpeningSetOptions { count: 1000, ..options }).unwrap();
+        assert_eq!(opening_set(&options).unwrap().openings, all, "seeded");
+        assert_ne!(opening_set(&OpeningSetOptions { seed: 8, ..options }).unwrap().openings, all);
+        let every = opening_set(&OpeningSetOptions { count: 1000, ..options }).unwrap().openings;
         assert_eq!(every.len(), 36);
-        let tight = opening_set(&OpeningSetOptions { count: 1000, max_imbalance: 0, ..options }).unwrap();
+        let tight =
+            opening_set(&OpeningSetOptions { count: 1000, max_imbalance: 0, ..options }).unwrap().openings;
         assert!(tight.len() < 36 && tight.iter().all(|o| every.contains(o)));
         // Only best moves (ties kept): South's best first moves, each
         // answered by North's best replies.
-        let best = opening_set(&OpeningSetOptions { count: 1000, max_move_loss: 0, ..options }).unwrap();
+        let best =
+            opening_set(&OpeningSetOptions { count: 1000, max_move_loss: 0, ..options }).unwrap().openings;
         assert!(!best.is_empty() && best.len() < 36 && best.iter().all(|o| every.contains(o)), "{best:?}");
         let plausible =
-            opening_set(&OpeningSetOptions { count: 1000, max_move_loss: 100, ..options }).unwrap();
+            opening_set(&OpeningSetOptions { count: 1000, max_move_loss: 100, ..options }).unwrap().openings;
         assert!(best.iter().all(|o| plausible.contains(o)) && plausible.iter().all(|o| every.contains(o)));
         assert!(best.len() < plausible.len(), "{best:?} {plausible:?}");
     }
