@@ -278,6 +278,38 @@ fn resumed_growth_equals_uninterrupted_growth() {
     assert_same_book(whole.path(), straight.path(), "261 in one run");
 }
 
+/// The shipped books' leaves hold what today's search gives them. A change
+/// to the search that moves a leaf's value (or its depth or node count)
+/// would make the shipped files stale and a resumed growth mix two
+/// evaluators: it fails here. (`data/book-10m` may be growing beside the
+/// test: its checkpoint can be replaced between the manifest's read and
+/// its own, so a failed load is tried again.)
+#[test]
+fn shipped_books_hold_what_the_search_gives_today() {
+    use oware::book::eval::{LeafEvaluator, SearchEvaluator};
+    let table = std::sync::Arc::new(
+        oware::tablebase::Tablebase::open(Path::new("data/endgames-12.owtb.zst")).unwrap(),
+    );
+    for (dir, samples) in [("data/book", 8), ("data/book-10m", 1)] {
+        let stored = (0..3)
+            .find_map(|_| store::load(Path::new(dir)).ok())
+            .unwrap_or_else(|| panic!("{dir} cannot be loaded"));
+        let parameters = stored.manifest.parameters;
+        let (nodes, _) = SearchEvaluator::parse_description(&parameters.evaluator).unwrap();
+        let evaluator = SearchEvaluator::with_tablebase(nodes, table.clone());
+        assert_eq!(evaluator.describe(), parameters.evaluator, "{dir}: grown with the shipped table");
+        let graph = stored.graph.unwrap();
+        let leaves: Vec<&oware::book::Node> =
+            graph.nodes().iter().filter(|n| n.kind == NodeKind::Leaf).collect();
+        for leaf in leaves.iter().step_by(leaves.len() / samples).take(samples) {
+            let state = oware::rank::state_from_key(leaf.key).unwrap();
+            let now = evaluator.evaluate(&state).unwrap();
+            let again = oware::book::grow::node_eval(&now);
+            assert_eq!(again, leaf.eval, "{dir}: the leaf {state}");
+        }
+    }
+}
+
 /// Keeps the log lines a job reports.
 #[derive(Default)]
 struct LogLines(std::sync::Mutex<Vec<String>>);
