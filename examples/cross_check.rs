@@ -29,6 +29,9 @@ impl EndgameTable for Below {
     fn probe(&self, position: &Position) -> Option<Probe> {
         (position.seeds() <= self.max_seeds).then(|| self.table.probe(position)).flatten()
     }
+    fn proves(&self) -> bool {
+        self.table.proves()
+    }
 }
 
 fn main() {

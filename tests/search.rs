@@ -154,6 +154,9 @@ impl EndgameTable for BruteTable {
     fn max_seeds(&self) -> u32 {
         self.max
     }
+    fn proves(&self) -> bool {
+        true
+    }
     fn probe(&self, position: &Position) -> Option<Probe> {
         (position.seeds() <= self.max).then(|| self.entries[index(position) as usize])
     }
@@ -586,4 +589,115 @@ fn a_root_always_gets_a_move_even_against_an_engine_tables_estimates() {
             assert!(s.legal_moves().contains(pit), "{s}");
         }
     }
+}
+
+/// An engine endgame file's entries are what the file says, not proofs (the
+/// engine's two files disagree on 97,660 EXACT entries), and its 2-seed
+/// entries are EXACT even on a cycle: a score resting on one is never
+/// reported proven. Here South's only move, F, recreates the state of ten
+/// plies before: the game ends, North takes its 2 seeds, South loses 23 to
+/// 25. The 2021 file calls the position a draw (its as-root value).
+#[test]
+fn an_engine_files_entries_never_make_a_proven_score() {
+    let state: GameState =
+        "0-0-0-0-0-0-1-0-0-0-0-1-23-23-N moves fAaBbCcDdEe".parse::<Game>().unwrap().current;
+    let engine =
+        oware::tablebase::open_any(std::path::Path::new("tests/reference/aalina-2021-leaves.bin.zst"))
+            .unwrap();
+    let ours = oware::tablebase::open_any(std::path::Path::new("data/endgames-12.owtb.zst")).unwrap();
+    for table in [engine.clone(), ours] {
+        let result =
+            search(&Options { tablebase: Some(table), ..Options::default() }, &state, Limits::depth(10));
+        assert_eq!((result.outcome(), result.proven), (Some(Outcome::Loss), true), "{result:?}");
+    }
+    // Random endgames with histories: what the search proves with the
+    // engine's file, it proves without any table too, and the same.
+    let with_file = Options { tablebase: Some(engine), ..Options::default() };
+    let (mut proven, mut agreed) = (0, 0);
+    for s in random_states(9, 200, 12) {
+        let limits = Limits::nodes(20_000);
+        let result = search(&with_file, &s, limits);
+        if !result.proven {
+            continue;
+        }
+        proven += 1;
+        let deep = search(&Options::default(), &s, Limits::nodes(2_000_000));
+        if deep.proven {
+            assert_eq!(deep.outcome(), result.outcome(), "{s}: {result:?}");
+            agreed += 1;
+        }
+    }
+    eprintln!("proven with the engine's file: {proven}, confirmed: {agreed}");
+    assert!(agreed > 20, "{agreed} of {proven}");
+}
+
+/// A root the tablebase settles is reported proven only with a move that
+/// achieves the table's value: the table fixes the score, not the move,
+/// and a quiet move to a position on a cycle is not settled by it. The
+/// move's own value comes from a search without any table.
+#[test]
+fn a_proven_root_comes_with_a_move_that_achieves_it() {
+    let table = oware::tablebase::open_any(std::path::Path::new("data/endgames-12.owtb.zst")).unwrap();
+    let options = Options { tablebase: Some(table), ..Options::default() };
+    // Roots with no history, as a game goes on after a capture.
+    let mut rng = Rng(77);
+    let mut states: Vec<GameState> = Vec::new();
+    while states.len() < 300 {
+        let n = 6 + rng.below(5) as u32;
+        let mut pits = [0u8; 12];
+        for _ in 0..n {
+            pits[rng.below(12)] += 1;
+        }
+        let south = rng.below(25) as u8;
+        let north = 48 - n as u8 - south;
+        let state = GameState::from_parts(pits, [south, north], Side::South);
+        if north <= 24 && !state.is_over() && !state.legal_moves().is_empty() {
+            states.push(state);
+        }
+    }
+    let mut plain = Searcher::new(Options::default()).unwrap();
+    let (mut proven, mut checked) = (0, 0);
+    for s in &states {
+        for limits in [Limits::depth(1), Limits::depth(4), Limits::nodes(20_000)] {
+            let result = search(&options, s, limits);
+            if !result.proven {
+                continue;
+            }
+            proven += 1;
+            let pit = result.best_move.unwrap();
+            let mut child = s.clone();
+            child.play(pit).unwrap();
+            let answer = plain.search(&child, &Limits::nodes(300_000)).unwrap();
+            let Some(answer) = answer.proven.then(|| answer.outcome()).flatten() else { continue };
+            let achieved = match answer {
+                Outcome::Win => Outcome::Loss,
+                Outcome::Loss => Outcome::Win,
+                Outcome::Draw => Outcome::Draw,
+            };
+            assert_eq!(Some(achieved), result.outcome(), "{s}: move {pit} at {limits:?}: {result:?}");
+            checked += 1;
+        }
+    }
+    eprintln!("proven roots: {proven}, their moves checked: {checked}");
+    assert!(checked > 100, "{checked} of {proven}");
+}
+
+/// Weights of one's own can take the static evaluation past a proven
+/// score's magnitude: it is kept below, so a heuristic score is never
+/// reported proven. Weights too large for the evaluation's arithmetic are
+/// refused.
+#[test]
+fn no_weights_make_a_heuristic_score_proven() {
+    let weights: oware::search::Weights = "1000,0,0,0,0".parse().unwrap();
+    // South leads by 12 seeds; nothing is decided within two plies.
+    let state = GameState::from_parts([3; 12], [12, 0], Side::South);
+    for depth in 1..=2 {
+        let result = search(&Options { weights, ..Options::default() }, &state, Limits::depth(depth));
+        assert!(!result.proven && result.score.0 > 1000, "{result:?}");
+        assert!(result.score.0 < oware::search::Score::PROVEN, "{result:?}");
+    }
+    for bad in ["10001,0,0,0,0", "0,0,0,0,-10001", "2147483647,0,0,0,0"] {
+        assert!(bad.parse::<oware::search::Weights>().is_err(), "{bad}");
+    }
+    assert!("10000,-10000,0,0,0".parse::<oware::search::Weights>().is_ok());
 }

@@ -54,7 +54,7 @@
 //!
 //! | flag | lower | upper | estimate | on_cycle |
 //! |---|---|---|---|---|
-//! | 3 EXACT | c | c | c | false |
+//! | 3 EXACT | c | c | c | false (true with n ≤ 2 seeds) |
 //! | 1 LOWER (engine: on a cycle, value an estimate) | 0 | n | c | true |
 //! | 2 UPPER | 0 | n | c | true |
 //! | 0 EMPTY | 0 | n | n / 2 | true |
@@ -181,7 +181,9 @@ impl Entry {
         }
         let n = seeds as u8;
         Some(match self.flag() {
-            Flag::Exact => Probe { lower: captures, upper: captures, estimate: captures, on_cycle: false },
+            // With at most 2 seeds the files call every entry EXACT, even
+            // the positions that shuttle round the board on a cycle.
+            Flag::Exact => Probe { lower: captures, upper: captures, estimate: captures, on_cycle: n <= 2 },
             Flag::Lower | Flag::Upper => Probe { lower: 0, upper: n, estimate: captures, on_cycle: true },
             Flag::Empty => Probe { lower: 0, upper: n, estimate: n / 2, on_cycle: true },
         })
@@ -387,6 +389,13 @@ impl EndgameTable for EndgameFile {
         let (seeds, entry) = self.seeds_and_entry(position)?;
         entry.probe(seeds)
     }
+
+    /// The engine's values on cycles are estimates, and the EXACT values
+    /// above them rest on those (its two files disagree on 97,660 of
+    /// them): nothing here is a proof.
+    fn proves(&self) -> bool {
+        false
+    }
 }
 
 fn supported_version(header: &Header) -> Result<EndgamesVersion, FormatError> {
@@ -579,7 +588,10 @@ mod tests {
         pits[3] = 1;
         pits[9] = 1;
         let probe = file.probe(&Position::new(pits)).unwrap();
-        assert_eq!((probe.lower, probe.upper, probe.on_cycle), (1, 1, false));
+        // Two seeds: EXACT in the file, but such a position may shuttle on a
+        // cycle, so its value is used only where reached by a capture.
+        assert_eq!((probe.lower, probe.upper, probe.on_cycle), (1, 1, true));
+        assert!(!file.proves());
         pits[0] = 1;
         assert_eq!(file.probe(&Position::new(pits)), None);
         let mut again = Vec::new();

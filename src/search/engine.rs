@@ -66,6 +66,12 @@ use super::{Limits, MoveScore, Options, Score, SearchError, SearchResult, Stats,
 const INF: i32 = 32_000;
 const WIN: i32 = Score::WIN;
 const PROVEN: i32 = Score::PROVEN;
+/// The most a heuristic score may say, below every proven score.
+const HEURISTIC_MAX: i32 = PROVEN - MAX_PLY as i32 - 1;
+/// A decided result an unproven table estimates (less the plies to it):
+/// above every static evaluation the built-in weights give, below every
+/// proven score.
+const ESTIMATED_WIN: i32 = HEURISTIC_MAX;
 /// Plies from the root a search can reach (depth ≤ MAX_DEPTH, no extensions).
 const MAX_PLY: usize = MAX_DEPTH as usize + 2;
 /// All twelve pits.
@@ -494,7 +500,10 @@ impl Searcher {
     }
 
     /// Proven bounds on the node's result from the tablebase, with the trace
-    /// they bring: `None` if it has nothing usable here.
+    /// they bring: `None` if it has nothing usable here. A table that proves
+    /// nothing ([`crate::tablebase::EndgameTable::proves`]) gives only its exact entries, and
+    /// not at the root, as an estimate: a decided result below [`PROVEN`]
+    /// (so that nothing takes it for a proof), with a heuristic trace.
     #[inline]
     fn tablebase(&mut self, node: &Node, index: usize, ply: usize) -> Option<(i32, i32, Trace)> {
         let table = self.options.tablebase.as_ref()?;
@@ -516,7 +525,21 @@ impl Searcher {
             let v = v as i32;
             result(mine + v, theirs + seeds as i32 - v, ply)
         };
-        let trace = if probe.on_cycle { Trace::UNBOUNDED } else { Trace::EXACT };
+        let mut trace = if probe.on_cycle { Trace::UNBOUNDED } else { Trace::EXACT };
+        if !table.proves() {
+            // The root is searched whatever an estimate says of it.
+            if ply == 0 || lower != upper {
+                return None;
+            }
+            let v = lower as i32;
+            let estimate = match (mine + v).cmp(&(theirs + seeds as i32 - v)) {
+                std::cmp::Ordering::Greater => ESTIMATED_WIN - ply as i32,
+                std::cmp::Ordering::Less => -(ESTIMATED_WIN - ply as i32),
+                std::cmp::Ordering::Equal => 0,
+            };
+            trace.heuristic = true;
+            return Some((estimate, estimate, trace));
+        }
         Some((score(lower), score(upper), trace))
     }
 
@@ -574,7 +597,10 @@ impl Searcher {
         }
 
         if depth <= 0 || ply + 1 >= MAX_PLY {
-            let score = evaluate(&self.options.weights, &node.position, node.stores);
+            // Weights of one's own could take the evaluation to a proven
+            // score: it stays below.
+            let score = evaluate(&self.options.weights, &node.position, node.stores)
+                .clamp(-HEURISTIC_MAX, HEURISTIC_MAX);
             trace.heuristic = true;
             return (score.clamp(low, high), trace);
         }
@@ -673,10 +699,15 @@ impl Searcher {
             trace.merge(&searched);
         }
         let score = best.clamp(low, high);
-        if score.abs() >= PROVEN || (ply == 0 && low == high) {
-            // A won or lost result is proven whatever the heuristic leaves
-            // said of the other moves (they never reach a proven score), and
-            // the tablebase may settle the root.
+        // A won or lost result is proven whatever the heuristic leaves said
+        // of the other moves: nothing heuristic reaches a proven score (the
+        // static evaluation and an unproven table's estimates stay below
+        // PROVEN). At the root the result comes with a move, which must
+        // achieve it: there the rule looks at the moves' own best, and a
+        // tablebase that settles the root's value (its clamp) settles no
+        // move; the search deepens until one is proven.
+        let decided = if ply == 0 { best == score && best.abs() >= PROVEN } else { score.abs() >= PROVEN };
+        if decided {
             trace.heuristic = false;
         }
         if let Some(table) = self.table.as_mut().filter(|_| depth >= TABLE_MIN_DEPTH) {

@@ -77,6 +77,9 @@ impl Weights {
     }
 }
 
+/// The largest weight [`Weights::from_str`] takes, either sign.
+pub const MAX_WEIGHT: i32 = 10_000;
+
 impl std::str::FromStr for Weights {
     type Err = super::ParseOptionError;
     /// `fitted`, `engine-2014`, or five integers `store,big,empty,small,row`.
@@ -88,12 +91,15 @@ impl std::str::FromStr for Weights {
         }
         let values: Vec<i32> =
             text.split(',').map(|x| x.trim().parse::<i32>()).collect::<Result<_, _>>().unwrap_or_default();
+        // Bounded so that no evaluation overflows (48 seeds, 12 pits).
+        let in_range = values.iter().all(|w| w.abs() <= MAX_WEIGHT);
         match values[..] {
-            [store, big, empty, small, row] => Ok(Weights { store, big, empty, small, row }),
+            [store, big, empty, small, row] if in_range => Ok(Weights { store, big, empty, small, row }),
             _ => Err(super::ParseOptionError {
                 option: "weights",
                 text: text.to_string(),
-                expected: "fitted, engine-2014 or five integers store,big,empty,small,row",
+                expected:
+                    "fitted, engine-2014 or five integers store,big,empty,small,row, each within ±10000",
             }),
         }
     }

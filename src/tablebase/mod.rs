@@ -91,6 +91,11 @@ pub trait EndgameTable: Send + Sync {
     /// The entry of a position (side to move first), `None` if the position
     /// holds more than [`EndgameTable::max_seeds`] seeds.
     fn probe(&self, position: &Position) -> Option<Probe>;
+    /// Whether the bounds of [`EndgameTable::probe`] are proofs (our tables,
+    /// checked against their checksums) or what a file says (the engine's
+    /// files: estimates on cycles, and values resting on them). A search
+    /// never reports a score resting on an unproven entry as proven.
+    fn proves(&self) -> bool;
 }
 
 /// Why no tablebase could be opened.
@@ -175,6 +180,13 @@ impl EndgameTable for AnyTable {
         match self {
             AnyTable::Ours(t) => t.probe(position),
             AnyTable::Engine(t) => t.probe(position),
+        }
+    }
+
+    fn proves(&self) -> bool {
+        match self {
+            AnyTable::Ours(t) => t.proves(),
+            AnyTable::Engine(t) => t.proves(),
         }
     }
 }

@@ -94,4 +94,9 @@ impl EndgameTable for SolvedLayers {
     fn probe(&self, position: &Position) -> Option<Probe> {
         (position.seeds() < self.len()).then(|| self.entry(position).probe())
     }
+
+    /// The layers a build proved.
+    fn proves(&self) -> bool {
+        true
+    }
 }
