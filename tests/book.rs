@@ -301,7 +301,7 @@ fn shipped_books_hold_what_the_search_gives_today() {
         let graph = stored.graph.unwrap();
         let leaves: Vec<&oware::book::Node> =
             graph.nodes().iter().filter(|n| n.kind == NodeKind::Leaf).collect();
-        for leaf in leaves.iter().step_by(leaves.len() / samples).take(samples) {
+        for leaf in leaves.iter().step_by((leaves.len() / samples).max(1)).take(samples) {
             let state = oware::rank::state_from_key(leaf.key).unwrap();
             let now = evaluator.evaluate(&state).unwrap();
             let again = oware::book::grow::node_eval(&now);

@@ -126,7 +126,7 @@ fn parse_game(line: &str) -> Result<GameRecord, String> {
     if opening_plies > plies {
         return Err(format!("an opening of {opening_plies} plies in a game of {plies}"));
     }
-    if book_moves[0] + book_moves[1] > plies - opening_plies {
+    if book_moves[0].checked_add(book_moves[1]).is_none_or(|sum| sum > plies - opening_plies) {
         return Err(format!("{book} book moves after the opening, in {} plies", plies - opening_plies));
     }
     let score = final_seeds(&state);
@@ -176,10 +176,10 @@ pub fn paired_difference(first: &[GameRecord], second: &[GameRecord]) -> Result<
             return Err(BookError::BadOption(format!(
                 "game {}: opening {} ({}) with A {} against opening {} ({}) with A {}: not the same openings",
                 i + 1,
-                a.opening + 1,
+                a.opening.saturating_add(1),
                 opening(a),
                 if a.a_south { "South" } else { "North" },
-                b.opening + 1,
+                b.opening.saturating_add(1),
                 opening(b),
                 if b.a_south { "South" } else { "North" },
             )));

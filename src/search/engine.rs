@@ -648,6 +648,8 @@ impl Searcher {
         let mut cut = false;
         let mut best = -INF;
         let mut best_move = None;
+        // Whether the best move's own result rests on no heuristic leaf.
+        let mut best_proven = false;
         for (k, child) in children.as_slice().iter().enumerate() {
             let next = node.child(child, index);
             let captured = child.played.captured > 0;
@@ -682,6 +684,7 @@ impl Searcher {
             if score > best {
                 best = score;
                 best_move = Some(child.pit);
+                best_proven = !sub.heuristic;
                 if score > alpha {
                     alpha = score;
                     self.update_pv(ply, child.pit);
@@ -698,15 +701,32 @@ impl Searcher {
         if !cut {
             trace.merge(&searched);
         }
-        let score = best.clamp(low, high);
+        let mut score = best.clamp(low, high);
         // A won or lost result is proven whatever the heuristic leaves said
         // of the other moves: nothing heuristic reaches a proven score (the
         // static evaluation and an unproven table's estimates stay below
         // PROVEN). At the root the result comes with a move, which must
-        // achieve it: there the rule looks at the moves' own best, and a
-        // tablebase that settles the root's value (its clamp) settles no
-        // move; the search deepens until one is proven.
-        let decided = if ply == 0 { best == score && best.abs() >= PROVEN } else { score.abs() >= PROVEN };
+        // achieve it: a tablebase that settles the root's value (low ==
+        // high) settles no move, so the root is decided only when its best
+        // move's own result is proven and has the table's outcome (a win or
+        // loss by the rule above, a draw by the move's own trace); the
+        // score is then the move's, with its distance. Otherwise the search
+        // deepens until a move is proven.
+        let decided = if ply > 0 {
+            score.abs() >= PROVEN
+        } else if low == high {
+            let achieves = if score == 0 {
+                best == 0 && best_proven
+            } else {
+                best.abs() >= PROVEN && best.signum() == score.signum()
+            };
+            if achieves {
+                score = best;
+            }
+            achieves
+        } else {
+            best == score && best.abs() >= PROVEN
+        };
         if decided {
             trace.heuristic = false;
         }
