@@ -77,7 +77,7 @@ impl Weights {
     }
 }
 
-/// The largest weight [`Weights::from_str`] takes, either sign.
+/// The largest weight that parsing [`Weights`] from text takes, either sign.
 pub const MAX_WEIGHT: i32 = 10_000;
 
 impl std::str::FromStr for Weights {
