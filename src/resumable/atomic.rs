@@ -86,13 +86,18 @@ pub(crate) fn create_directory_durably(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Makes a rename in `path`'s directory durable.
-pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
-    let directory = match path.parent() {
+/// The directory `path` names a file in: its parent, or the current
+/// directory for a bare name.
+pub(crate) fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
-    File::open(directory)?.sync_all()
+    }
+}
+
+/// Makes a rename in `path`'s directory durable.
+pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
+    File::open(directory_of(path))?.sync_all()
 }
 
 #[cfg(test)]

@@ -42,10 +42,7 @@ pub(crate) fn refuse_output(output: &Path, inputs: &[&Path]) -> Option<String> {
         }
     }
     let name = output.file_name()?.to_str()?;
-    let dir = match output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = super::atomic::directory_of(output);
     let manifest = fs::read(dir.join("manifest")).ok()?;
     let stem = name.strip_suffix(".tmp").unwrap_or(name);
     [BUILD_DIRECTORY, BOOK_DIRECTORY].iter().find_map(|kind| {
@@ -62,10 +59,7 @@ pub(crate) fn same_output(a: &Path, b: &Path) -> bool {
         if let Ok(full) = fs::canonicalize(path) {
             return Some(full);
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
+        let dir = super::atomic::directory_of(path);
         Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
     };
     match (resolve(a), resolve(b)) {

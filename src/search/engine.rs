@@ -6,10 +6,11 @@
 //! In this order: after a capture, a store above 24 (or 24-24) ends the
 //! game; after a non-capture move, a repetition of a state since the last
 //! capture ends it with each side taking its own row; a mover without a
-//! legal move ends it the same way; then a tablebase probe (exact entries
-//! of positions on no cycle anywhere; entries of cycle positions, and
-//! proven bounds, only where the node was reached by a capture or is the
-//! root with no history); then the horizon's static evaluation.
+//! legal move ends it the same way; then a tablebase probe (entries and
+//! proven bounds of positions on no cycle anywhere; those of cycle
+//! positions only where the node was reached by a capture or is the root
+//! with no history; a table that proves nothing gives estimates only,
+//! never at the root); then the horizon's static evaluation.
 //!
 //! # The graph-history interaction
 //! Repetitions make a node's value depend on the states played since the
