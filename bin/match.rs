@@ -20,7 +20,8 @@ use oware::book::AnyBook;
 use oware::search::Limits;
 use oware::tablebase::open_any;
 
-/// Plays engine + A's books against engine + B's books.
+/// Plays engine + A's books against engine + B's books; with --compare,
+/// compares two games files instead (the other options are then unused).
 #[derive(Parser)]
 #[command(version, about)]
 struct Args {
@@ -54,7 +55,8 @@ struct Args {
     /// Player B's opening book (default: none).
     #[arg(long)]
     book_b: Option<PathBuf>,
-    /// Player A's endgame table (ours, a build directory or an engine file).
+    /// Player A's endgame table (ours, a build directory, or an engine file,
+    /// whose entries the search takes as estimates only).
     #[arg(long)]
     tablebase_a: Option<PathBuf>,
     /// Player B's endgame table (default: none).
@@ -91,7 +93,8 @@ struct Args {
     /// same openings, game by game (the first's score minus the second's).
     #[arg(long, num_args = 2, value_names = ["FIRST", "SECOND"])]
     compare: Option<Vec<PathBuf>>,
-    /// Games longer than this are adjudicated (each side takes its row).
+    /// Games longer than this are adjudicated (each side takes its row);
+    /// above --opening-plies.
     #[arg(long, default_value_t = 400)]
     max_plies: usize,
     /// The seed of the opening sample and of random book choices.

@@ -70,7 +70,7 @@ enum Command {
         /// Output in "Oware Opening Book 1.0" (2014).
         #[arg(long)]
         classic: Option<PathBuf>,
-        /// Output in "DOE Opening Book 1.0" (2022).
+        /// Output in "DOE Opening Book 1.0" (2022); not the --classic file.
         #[arg(long)]
         doe: Option<PathBuf>,
     },

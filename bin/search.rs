@@ -28,8 +28,9 @@ struct Args {
     time: Option<f64>,
     #[command(flatten)]
     engine: common::EngineArgs,
-    /// An endgame tablebase: our .owtb / .owtb.zst file or build directory,
-    /// or an engine "Oware Endgames" file.
+    /// An endgame tablebase: our .owtb / .owtb.zst file or build directory
+    /// (proven values), or an engine "Oware Endgames" file (estimates only:
+    /// never a proof, never at the root).
     #[arg(long, short = 'b')]
     tablebase: Option<std::path::PathBuf>,
     /// Also search every legal move and print its score (as an opening

@@ -97,7 +97,8 @@ pub struct EngineArgs {
     /// history (`bench` also takes `all`: each step in turn).
     #[arg(long, default_value = "history")]
     pub ordering: String,
-    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row.
+    /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row
+    /// (each within ±10000).
     #[arg(long, default_value = "fitted")]
     pub weights: String,
 }

@@ -102,7 +102,7 @@ pub struct ExportReport {
 }
 
 /// Writes the book of directory `dir` in the layouts asked for (each file
-/// atomically).
+/// atomically); one path for both layouts is refused.
 pub fn export(
     dir: &Path,
     out_2014: Option<&Path>,

@@ -67,7 +67,8 @@ pub struct GrowOptions {
     pub dir: PathBuf,
     /// ω; `None`: the book's own, or [`DEFAULT_OMEGA_MICRO`] for a new one.
     pub omega: Option<Omega>,
-    /// Leaves per batch; `None`: the book's own, or [`DEFAULT_BATCH`].
+    /// Leaves per batch, 1 to [`super::store::MAX_BATCH`]; `None`: the
+    /// book's own, or [`DEFAULT_BATCH`].
     pub batch: Option<u32>,
     /// Worker threads evaluating leaves (at least 1).
     pub threads: usize,

@@ -152,6 +152,7 @@ pub struct MatchOptions {
     pub seed: u64,
     /// A game still running after this many plies (the opening's
     /// included) ends as if by repetition (each side takes its own seeds).
+    /// Above every opening's length ([`run_match`] refuses it otherwise).
     pub max_plies: usize,
 }
 

@@ -9,10 +9,13 @@
 //!   zstd frame of a versioned binary record that ends in its own checksum.
 //! * `grow.lock`: held (an OS file lock) while a growth runs.
 //!
-//! Loading checks everything: the manifest's syntax, the checkpoint's size
-//! and checksum, the inner checksum, every key, every edge (the child must
-//! be the state the move reaches), acyclicity. Any failure is a
-//! [`BookError::Corrupt`] naming the file, and nothing is written.
+//! Loading checks everything: the manifest's syntax and batch size (1 to
+//! [`MAX_BATCH`]), the checkpoint's size and checksum, the inner checksum,
+//! every key, every edge (the child must be the state the move reaches),
+//! acyclicity, finished games' and repetition edges' values, visit counts
+//! (docs/book-format.md lists it all). A failure is a [`BookError::Corrupt`]
+//! naming the file (an [`BookError::Io`] when a file cannot be read, a
+//! missing checkpoint included), and nothing is written.
 
 use std::fs;
 use std::io;

@@ -59,8 +59,10 @@
 //! | 2 UPPER | 0 | n | c | true |
 //! | 0 EMPTY | 0 | n | n / 2 | true |
 //!
-//! with `c` the captures and `n` the seeds on the board. Nothing but EXACT
-//! proves anything: the engine itself uses a non-EXACT entry only right
+//! with `c` the captures and `n` the seeds on the board. Nothing in these
+//! files is a proof ([`EndgameTable::proves`] is false: the cycle values
+//! are estimates and the EXACT values above rest on them), and the search
+//! uses EXACT entries as estimates only. The engine itself uses a non-EXACT entry only right
 //! after a capture, as an estimate, whatever its flag, so flags 1 and 2 map
 //! alike. An EMPTY entry carries no value, so its estimate is the neutral
 //! half of the board. An entry claiming more captures than `n` is corrupt:
@@ -127,7 +129,8 @@ pub enum Flag {
     Lower = 1,
     /// Unused in the engine's files; probed like [`Flag::Lower`].
     Upper = 2,
-    /// The captures are the proven value.
+    /// The captures are the file's value (the engine's claim, not a proof
+    /// of ours: see [`EndgameTable::proves`]).
     Exact = 3,
 }
 

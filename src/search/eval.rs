@@ -82,7 +82,8 @@ pub const MAX_WEIGHT: i32 = 10_000;
 
 impl std::str::FromStr for Weights {
     type Err = super::ParseOptionError;
-    /// `fitted`, `engine-2014`, or five integers `store,big,empty,small,row`.
+    /// `fitted`, `engine-2014`, or five integers `store,big,empty,small,row`,
+    /// each within ±[`MAX_WEIGHT`].
     fn from_str(text: &str) -> Result<Weights, Self::Err> {
         match text {
             "fitted" => return Ok(Weights::FITTED),

@@ -17,7 +17,10 @@
 //! # Scores
 //! Every score is seen from the side to move at the root. A heuristic score
 //! is in the engine's units: 25 per seed of store difference plus the pit
-//! features of [`eval`]; it stays well inside ±2,000. A proven result is
+//! features of [`eval`]; it stays well inside ±2,000 with the built-in
+//! weights. An unproven table's estimate of a decided game is a heuristic
+//! score just below every proven one, and every heuristic score is kept
+//! below them (whatever the weights). A proven result is
 //! [`Score::WIN`] − p for a win p plies from the root (the game ends there,
 //! or a tablebase probe there proves the win), its negation for a loss, and
 //! 0 for a draw ([`SearchResult::proven`] tells a proven 0 from a heuristic

@@ -55,8 +55,10 @@ pub use stats::{LayerStats, PhaseMemory, PhaseSeconds};
 /// What a tablebase says of one position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Probe {
-    /// Proven bounds on the as-root value: `lower ≤ value ≤ upper`. When the
-    /// source proves nothing (an engine estimate), they are `0` and `n`.
+    /// Bounds on the as-root value: `lower ≤ value ≤ upper`, proven when the
+    /// table proves ([`EndgameTable::proves`]: ours do, the engine's files
+    /// do not, whose non-EXACT entries give `0` and `n` and whose EXACT
+    /// ones are the file's claim).
     pub lower: u8,
     /// The upper bound (see `lower`).
     pub upper: u8,
@@ -70,14 +72,16 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Lower and upper bound meet: the as-root value is proven.
+    /// Lower and upper bound meet: the as-root value is known (proven if
+    /// the table proves).
     #[inline]
     pub fn is_exact(&self) -> bool {
         self.lower == self.upper
     }
 
-    /// The proven value usable at a node reached without a capture: only
-    /// positions on no cycle have a value independent of the history.
+    /// The value usable at a node reached without a capture (proven if the
+    /// table proves): only positions on no cycle have a value independent
+    /// of the history.
     #[inline]
     pub fn exact_anywhere(&self) -> Option<u8> {
         (self.is_exact() && !self.on_cycle).then_some(self.lower)

@@ -25,7 +25,9 @@ pub enum Certainty {
     /// the proof says how (or, for [`Proof::Open`], that they do not meet).
     Checked(Proof),
     /// The engine's layouts carry no checksum: the value is read as stored
-    /// and only range-checked. A damaged file can answer wrongly.
+    /// and only range-checked. A damaged file can answer wrongly, and even
+    /// an intact one holds estimates on cycles and EXACT values that rest
+    /// on them (the 2014 and 2021 files differ on 97,660 EXACT entries).
     Unverified,
 }
 
