@@ -15,7 +15,9 @@ use clap::Parser;
 use common::run;
 use oware::book::eval::Negamax;
 use oware::book::games_file::{self, paired_difference};
-use oware::book::play::{opening_set, run_match, BookRule, MatchOptions, Mover, OpeningSetOptions, Player};
+use oware::book::play::{
+    a_and_b_seeds, opening_set, run_match, BookRule, MatchOptions, Mover, OpeningSetOptions, Player,
+};
 use oware::book::AnyBook;
 use oware::search::Limits;
 use oware::tablebase::open_any;
@@ -197,11 +199,7 @@ fn main() {
         let verbose = args.verbose;
         let report = run_match(&players[0], &players[1], &options, &|game| {
             if verbose {
-                let (a_seeds, b_seeds) = if game.a_south {
-                    (game.score[0], game.score[1])
-                } else {
-                    (game.score[1], game.score[0])
-                };
+                let (a_seeds, b_seeds) = a_and_b_seeds(game.a_south, game.score);
                 note!(
                     "opening {:>3}: A as {}, A {:>2}-{:<2} B ({} A-book, {} B-book moves) {}",
                     game.opening + 1,

@@ -457,9 +457,18 @@ pub(crate) fn final_seeds(state: &GameState) -> [u32; 2] {
     })
 }
 
+/// A's and B's seeds of final seeds `score` (South, North).
+pub fn a_and_b_seeds(a_south: bool, score: [u32; 2]) -> (u32, u32) {
+    if a_south {
+        (score[0], score[1])
+    } else {
+        (score[1], score[0])
+    }
+}
+
 /// Player A's points (1, ½ or 0) for final seeds `score` (South, North).
 pub(crate) fn points(a_south: bool, score: [u32; 2]) -> f64 {
-    let (a_seeds, b_seeds) = if a_south { (score[0], score[1]) } else { (score[1], score[0]) };
+    let (a_seeds, b_seeds) = a_and_b_seeds(a_south, score);
     match a_seeds.cmp(&b_seeds) {
         std::cmp::Ordering::Greater => 1.0,
         std::cmp::Ordering::Equal => 0.5,

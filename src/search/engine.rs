@@ -67,12 +67,10 @@ use super::{Limits, MoveScore, Options, Score, SearchError, SearchResult, Stats,
 const INF: i32 = 32_000;
 const WIN: i32 = Score::WIN;
 const PROVEN: i32 = Score::PROVEN;
-/// The most a heuristic score may say, below every proven score.
+/// The most a heuristic score may say, below every proven score. An
+/// unproven table's estimate of a decided game is this less the plies to
+/// it: above every static evaluation the built-in weights give.
 const HEURISTIC_MAX: i32 = PROVEN - MAX_PLY as i32 - 1;
-/// A decided result an unproven table estimates (less the plies to it):
-/// above every static evaluation the built-in weights give, below every
-/// proven score.
-const ESTIMATED_WIN: i32 = HEURISTIC_MAX;
 /// Plies from the root a search can reach (depth ≤ MAX_DEPTH, no extensions).
 const MAX_PLY: usize = MAX_DEPTH as usize + 2;
 /// All twelve pits.
@@ -532,12 +530,8 @@ impl Searcher {
             if ply == 0 || lower != upper {
                 return None;
             }
-            let v = lower as i32;
-            let estimate = match (mine + v).cmp(&(theirs + seeds as i32 - v)) {
-                std::cmp::Ordering::Greater => ESTIMATED_WIN - ply as i32,
-                std::cmp::Ordering::Less => -(ESTIMATED_WIN - ply as i32),
-                std::cmp::Ordering::Equal => 0,
-            };
+            // The decided result, rescaled below every proven score.
+            let estimate = score(lower).signum() * (HEURISTIC_MAX - ply as i32);
             trace.heuristic = true;
             return Some((estimate, estimate, trace));
         }
