@@ -6,12 +6,11 @@ mod common;
 
 use common::say;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
 
-use common::{progress_bar, run, thousands};
+use common::{progress_bar, run, seconds_argument, thousands};
 use oware::search::{bench_positions, Limits, Options, Ordering, Searcher, Weights};
 
 /// Benchmark the search on the positions of the benchmark games.
@@ -52,10 +51,7 @@ fn main() {
         let every = args.every.max(1);
         let states: Vec<_> = positions.iter().map(|(_, state)| state).step_by(every).collect();
         let limits = match args.time {
-            Some(t) if !(t.is_finite() && t > 0.0) => {
-                anyhow::bail!("--time needs a positive number of seconds, not {t}")
-            }
-            Some(t) => Limits::time(Duration::from_secs_f64(t)),
+            Some(t) => Limits::time(seconds_argument("--time", t, false)?),
             None => Limits::depth(args.depth.unwrap_or(13)),
         };
         let weights: Weights = args.engine.weights.parse()?;

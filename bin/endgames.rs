@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
 
-use common::{parse_game, run, thousands, Console};
+use common::{parse_game, run, seconds_argument, thousands, Console};
 use oware::formats::endgames::EndgamesVersion;
 use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
 use oware::tablebase::export::export_engine;
@@ -109,7 +109,7 @@ struct BuildArgs {
     /// so its exact entries need no search.
     #[arg(long, value_name = "TABLE")]
     from: Option<PathBuf>,
-    /// Longest path a search explores.
+    /// Longest path a search explores (plies, at most 4,096).
     #[arg(long, default_value_t = SearchBudget::default().max_path)]
     search_max_path: usize,
     /// Nodes per question of the path-cut search (0: none).
@@ -147,10 +147,7 @@ struct RunArgs {
 
 impl RunArgs {
     fn checkpoint_every(&self) -> anyhow::Result<Duration> {
-        if !(self.checkpoint_seconds >= 0.0 && self.checkpoint_seconds.is_finite()) {
-            bail!("--checkpoint-seconds must be a non-negative number");
-        }
-        Ok(Duration::from_secs_f64(self.checkpoint_seconds))
+        seconds_argument("--checkpoint-seconds", self.checkpoint_seconds, true)
     }
 }
 
@@ -165,7 +162,7 @@ struct ImproveArgs {
     /// Most nodes per threshold question.
     #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     search_nodes: u64,
-    /// Longest path a search explores.
+    /// Longest path a search explores (plies, at most 4,096).
     #[arg(long, default_value_t = SearchBudget::default().max_path)]
     search_max_path: usize,
     /// Nodes per question of the path-cut search on what the threshold

@@ -30,7 +30,7 @@ struct Args {
     /// Openings to play, each twice with colours swapped.
     #[arg(long, default_value_t = 200)]
     openings: usize,
-    /// Plies from the start of every opening.
+    /// Plies from the start of every opening (at most 8).
     #[arg(long, default_value_t = 4)]
     opening_plies: usize,
     /// Openings a depth-10 search values further than this from 0 (engine

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
-use common::{parse_game, run, thousands, Console};
+use common::{parse_game, run, seconds_argument, thousands, Console, MAX_ARGUMENT_SECONDS};
 use oware::book::eval::{
     evaluator_from_description, LeafEvaluator, Negamax, SearchEvaluator, NEGAMAX_MAX_DEPTH,
 };
@@ -204,9 +204,12 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
         .with_context(|| format!("the book was grown with '{recorded}', which this build cannot rebuild"))
 }
 
-/// Opens one of our endgame tables (checked) for the search evaluator.
+/// Opens one of our endgame tables (checked in full) for the search
+/// evaluator.
 fn open_table(path: &std::path::Path) -> anyhow::Result<Tablebase> {
-    match AnyTable::open(path).with_context(|| format!("cannot open the tablebase {}", path.display()))? {
+    match AnyTable::open_verified(path)
+        .with_context(|| format!("cannot open the tablebase {}", path.display()))?
+    {
         AnyTable::Ours(table) => Ok(table),
         AnyTable::Engine(_) => {
             bail!("{}: an engine endgame file; books are grown with our checked tables only", path.display())
@@ -217,14 +220,12 @@ fn open_table(path: &std::path::Path) -> anyhow::Result<Tablebase> {
 fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
     let budget = match (args.expansions, args.hours) {
         (Some(k), _) => Budget::Expansions(k),
-        (None, Some(h)) if h.is_finite() && h > 0.0 && h < 1e6 => {
+        (None, Some(h)) if h.is_finite() && h > 0.0 && h * 3600.0 <= MAX_ARGUMENT_SECONDS => {
             Budget::Time(Duration::from_secs_f64(h * 3600.0))
         }
-        _ => bail!("--hours must be a positive number of hours"),
+        _ => bail!("--hours must be a positive number of hours, at most a century"),
     };
-    if !(args.checkpoint_seconds >= 0.0 && args.checkpoint_seconds < 1e9) {
-        bail!("--checkpoint-seconds must be a non-negative number");
-    }
+    let checkpoint_every = seconds_argument("--checkpoint-seconds", args.checkpoint_seconds, true)?;
     let omega = match args.omega {
         None => None,
         Some(w) => Some(Omega::from_plies_per_unit(w).with_context(|| {
@@ -233,14 +234,8 @@ fn grow_command(args: GrowArgs) -> anyhow::Result<()> {
     };
     let threads = oware::cpu::thread_count(args.threads).with_context(|| "--threads".to_string())?;
     let evaluator = evaluator(&args)?;
-    let options = GrowOptions {
-        dir: args.book.clone(),
-        omega,
-        batch: args.batch,
-        threads,
-        budget,
-        checkpoint_every: Duration::from_secs_f64(args.checkpoint_seconds),
-    };
+    let options =
+        GrowOptions { dir: args.book.clone(), omega, batch: args.batch, threads, budget, checkpoint_every };
     let report = grow(&options, evaluator.as_ref(), &Console::new(args.quiet))?;
 
     say!(

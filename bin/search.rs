@@ -4,11 +4,10 @@
 mod common;
 
 use common::say;
-use std::time::Duration;
 
 use clap::Parser;
 
-use common::{parse_game, run, thousands};
+use common::{parse_game, run, seconds_argument, thousands};
 use oware::search::{Limits, Options, Searcher};
 
 /// Search a state or game with the alpha-beta engine.
@@ -110,13 +109,7 @@ fn options(args: &Args) -> anyhow::Result<Options> {
 }
 
 fn limits(args: &Args) -> anyhow::Result<Limits> {
-    let time = match args.time {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            anyhow::bail!("--time needs a positive number of seconds, not {t}")
-        }
-        Some(t) => Some(Duration::from_secs_f64(t)),
-        None => None,
-    };
+    let time = args.time.map(|t| seconds_argument("--time", t, false)).transpose()?;
     let limits = Limits { depth: args.depth, nodes: args.nodes, time };
     if limits == Limits::default() {
         return Ok(Limits::depth(13));

@@ -45,11 +45,17 @@ pub fn thread_count(requested: Option<usize>) -> Result<usize, ThreadCountError>
     }
 }
 
+/// Each worker thread's stack: 32 MiB.
+pub const WORKER_STACK: usize = 32 << 20;
+
 /// Sizes the global worker pool (rayon's) with a checked thread count and
 /// returns it. Call once, before any parallel work.
 pub fn use_threads(requested: Option<usize>) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
     let threads = thread_count(requested)?;
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+    // Deep recursions (the cycle searches' lines, up to
+    // `SearchBudget::MAX_PATH` plies) need more than the default 2 MiB
+    // stack; untouched pages cost nothing.
+    rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(WORKER_STACK).build_global()?;
     Ok(threads)
 }
 

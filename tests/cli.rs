@@ -142,7 +142,8 @@ fn exports_never_write_over_their_input_or_a_directory_s_files() {
 
 #[test]
 fn numbers_out_of_range_are_one_line_and_a_failure() {
-    let cases: [(&str, &[&str]); 5] = [
+    let build = ["build", "--dir", "/nonexistent/never-created"];
+    let cases: [(&str, &[&str]); 12] = [
         (env!("CARGO_BIN_EXE_perft"), &["--threads", "100000"]),
         (env!("CARGO_BIN_EXE_perft"), &["--threads", "0"]),
         (env!("CARGO_BIN_EXE_tablebase-bench"), &["-n", "49"]),
@@ -151,6 +152,19 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
             &["build", "--dir", "/nonexistent/never-created", "--max-seeds", "25"],
         ),
         (env!("CARGO_BIN_EXE_endgames"), &["--threads", "5000", "verify", "-b", "data/endgames-12.owtb.zst"]),
+        // Durations beyond what a clock can add (they used to panic).
+        (env!("CARGO_BIN_EXE_search"), &["--time", "2e19"]),
+        (env!("CARGO_BIN_EXE_search"), &["--time", "1e19"]),
+        (env!("CARGO_BIN_EXE_bench"), &["--time", "1e19"]),
+        (env!("CARGO_BIN_EXE_endgames"), &[build[0], build[1], build[2], "--checkpoint-seconds", "2e19"]),
+        (
+            env!("CARGO_BIN_EXE_openings"),
+            &["grow", "--book", "/nonexistent/never-created", "--hours", "1e300"],
+        ),
+        // A line longer than a worker thread's stack holds.
+        (env!("CARGO_BIN_EXE_endgames"), &[build[0], build[1], build[2], "--search-max-path", "100000"]),
+        // The one weight whose absolute value overflows.
+        (env!("CARGO_BIN_EXE_search"), &["--weights=-2147483648,0,0,0,0"]),
     ];
     for (exe, args) in cases {
         let out = Command::new(exe).args(args).output().unwrap();
@@ -213,7 +227,7 @@ fn probe_search_and_verify_read_every_table_format() {
 
 #[test]
 fn match_refuses_bad_settings_in_one_line() {
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 8] = [
         &["--openings", "0"],
         &["--nodes", "0"],
         &["--time-ms", "0"],
@@ -221,6 +235,7 @@ fn match_refuses_bad_settings_in_one_line() {
         &["--margin=-1"],
         &["--book-a", "/nonexistent/book"],
         &["--engine", "negamax", "--tablebase-b", "data/endgames-12.owtb.zst"],
+        &["--opening-plies", "9"],
     ];
     for args in cases {
         let out = Command::new(env!("CARGO_BIN_EXE_match")).args(args).output().unwrap();

@@ -157,3 +157,64 @@ fn a_damaged_layer_is_refused_by_name_and_the_others_still_answer() {
     }
     fs::remove_dir_all(&table_dir).unwrap();
 }
+
+/// A writer's bug (or an edit) behind checksums that agree: an entry no
+/// writer makes is refused by name, by the probe, by the whole-file check
+/// and by the opening every long job uses; the other entries still answer.
+#[test]
+fn a_malformed_entry_behind_good_checksums_is_refused() {
+    let good = good();
+    let dir = scratch("malformed");
+    let path = dir.join("good.owtb");
+    fs::write(&path, &good.owtb).unwrap();
+    let table = Tablebase::open(&path).unwrap();
+    let header = table.header().clone();
+    let mut layers: Vec<Vec<u8>> = (0..=SEEDS).map(|n| table.layer(n).to_vec()).collect();
+    // Entry 5 of layer 4: a reserved bit set.
+    layers[4][5 * 3 + 1] |= 0x80;
+    let bad = dir.join("bad.owtb");
+    oware::tablebase::file::write_tablebase(
+        &bad,
+        header.budget,
+        header.provenance,
+        |n| &layers[n as usize],
+        SEEDS,
+    )
+    .unwrap();
+    let table = Tablebase::open(&bad).unwrap();
+    table.verify_checksums().unwrap();
+    let error = table.verify().unwrap_err();
+    assert_eq!(error.to_string(), format!("{}: entry 5 of layer 4 is malformed", bad.display()));
+    let position = oware::rank::position_in_layer(4, 5).unwrap();
+    assert!(matches!(
+        table.entry(&position),
+        Err(oware::tablebase::FileError::Malformed { layer: 4, index: 5, .. })
+    ));
+    let answered = all_entries(&table).iter().filter(|e| e.is_some()).count();
+    assert_eq!(answered, good.entries.len() - 1);
+    let opened = oware::tablebase::open_any(&bad).err().expect("refused on opening");
+    assert!(opened.to_string().contains("entry 5 of layer 4 is malformed"), "{opened}");
+    assert!(oware::tablebase::open_any(&path).is_ok());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A compressed table whose header declares more bytes than it holds is
+/// read no further than the header says: a small file cannot make the
+/// reader allocate without end.
+#[test]
+fn a_compressed_table_is_read_no_further_than_its_header_declares() {
+    let good = good();
+    let dir = scratch("bomb");
+    // The good table followed by 64 MiB of zeros, compressed: a few
+    // kilobytes more than the good file.
+    let mut long = good.owtb.clone();
+    long.resize(good.owtb.len() + (64 << 20), 0);
+    let path = dir.join("long.owtb.zst");
+    fs::write(&path, zstd::bulk::compress(&long, 3).unwrap()).unwrap();
+    let error = Tablebase::open(&path).err().expect("refused");
+    assert!(error.to_string().contains("decompresses to more than"), "{error}");
+    let path = dir.join("good.owtb.zst");
+    fs::write(&path, &good.zst).unwrap();
+    assert_eq!(all_entries(&Tablebase::open(&path).unwrap()).len(), good.entries.len());
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -694,7 +694,7 @@ fn no_weights_make_a_heuristic_score_proven() {
         assert!(!result.proven && result.score.0 > 1000, "{result:?}");
         assert!(result.score.0 < oware::search::Score::PROVEN, "{result:?}");
     }
-    for bad in ["10001,0,0,0,0", "0,0,0,0,-10001", "2147483647,0,0,0,0"] {
+    for bad in ["10001,0,0,0,0", "0,0,0,0,-10001", "2147483647,0,0,0,0", "-2147483648,0,0,0,0"] {
         assert!(bad.parse::<oware::search::Weights>().is_err(), "{bad}");
     }
     assert!("10000,-10000,0,0,0".parse::<oware::search::Weights>().is_ok());

@@ -69,6 +69,21 @@ pub fn parse_game(text: Option<&str>) -> anyhow::Result<Game> {
     text.parse::<Game>().map_err(|e| anyhow::anyhow!("cannot read the game '{text}': {e}"))
 }
 
+/// The longest duration an argument may give: a century, which every
+/// clock sum (`Instant + Duration`) holds.
+pub const MAX_ARGUMENT_SECONDS: f64 = 100.0 * 365.25 * 86_400.0;
+
+/// A duration given in seconds by `flag`: a finite number, positive (or
+/// zero, if `zero_allowed`), at most [`MAX_ARGUMENT_SECONDS`].
+pub fn seconds_argument(flag: &str, seconds: f64, zero_allowed: bool) -> anyhow::Result<Duration> {
+    let least_ok = if zero_allowed { seconds >= 0.0 } else { seconds > 0.0 };
+    if !(least_ok && seconds <= MAX_ARGUMENT_SECONDS) {
+        let which = if zero_allowed { "a number of seconds from 0" } else { "a positive number of seconds" };
+        anyhow::bail!("{flag} takes {which} up to {MAX_ARGUMENT_SECONDS:.0} (a century), not {seconds}");
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
 /// A progress bar over `total` items counted in `unit`, drawn only when
 /// stderr is a terminal so logs and CI stay clean.
 pub fn progress_bar(total: u64, message: impl Into<String>, unit: &str) -> ProgressBar {

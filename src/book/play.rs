@@ -229,7 +229,7 @@ type Line = (Vec<Pit>, GameState, i32);
 /// How [`opening_set`] picks openings.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct OpeningSetOptions {
-    /// Plies from the start.
+    /// Plies from the start (at most [`MAX_OPENING_PLIES`]).
     pub plies: usize,
     /// Openings to pick (fewer if fewer qualify).
     pub count: usize,
@@ -245,6 +245,10 @@ pub struct OpeningSetOptions {
     /// The seed of the sample.
     pub seed: u64,
 }
+
+/// The longest openings [`opening_set`] makes (each ply multiplies the
+/// positions it searches by up to six).
+pub const MAX_OPENING_PLIES: usize = 8;
 
 impl Default for OpeningSetOptions {
     fn default() -> OpeningSetOptions {
@@ -270,6 +274,12 @@ pub struct OpeningSet {
 /// values within `max_imbalance` of 0, and of those a seeded sample of
 /// `count`, in pit order of their moves.
 pub fn opening_set(options: &OpeningSetOptions) -> Result<OpeningSet, BookError> {
+    if options.plies > MAX_OPENING_PLIES {
+        return Err(BookError::BadOption(format!(
+            "openings of {} plies: at most {MAX_OPENING_PLIES} (each ply searches up to six times more positions)",
+            options.plies
+        )));
+    }
     // A searcher per rayon job (`map_init`), cleared before each search, so
     // each value is a fresh searcher's (deterministic); a searcher made and
     // dropped per position left the allocator holding gigabytes.

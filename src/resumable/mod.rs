@@ -237,6 +237,11 @@ pub(crate) fn unnamed_checkpoint(
 
 /// Reads a file the manifest names and checks its size and checksum.
 pub(crate) fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, DirectoryError> {
+    // The size first, so that a wrong file under the name is not read whole.
+    let size = fs::metadata(path).map_err(io_at(path))?.len();
+    if size != bytes {
+        return Err(size_mismatch(path, size, bytes));
+    }
     let data = fs::read(path).map_err(io_at(path))?;
     check(path, &data, bytes, sum)?;
     Ok(data)
@@ -253,13 +258,20 @@ pub(crate) fn map_checked(path: &Path, bytes: u64, sum: u64) -> Result<Mmap, Dir
     Ok(map)
 }
 
+fn size_mismatch(path: &Path, found: u64, recorded: u64) -> DirectoryError {
+    let problem = format!("{found} bytes, the manifest records {recorded} (truncated?)");
+    DirectoryError::Corrupt { path: path.to_path_buf(), problem }
+}
+
 fn check(path: &Path, data: &[u8], bytes: u64, sum: u64) -> Result<(), DirectoryError> {
-    let corrupt = |problem: String| DirectoryError::Corrupt { path: path.to_path_buf(), problem };
     if data.len() as u64 != bytes {
-        return Err(corrupt(format!("{} bytes, the manifest records {bytes} (truncated?)", data.len())));
+        return Err(size_mismatch(path, data.len() as u64, bytes));
     }
     if checksum(data) != sum {
-        return Err(corrupt("checksum mismatch".into()));
+        return Err(DirectoryError::Corrupt {
+            path: path.to_path_buf(),
+            problem: "checksum mismatch".into(),
+        });
     }
     Ok(())
 }

@@ -344,7 +344,8 @@ impl Searcher {
             captured: false,
         };
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.time.map(|t| started + t);
+        // (A time beyond what the clock can add is no limit.)
+        self.deadline = limits.time.and_then(|t| started.checked_add(t));
 
         let mut done: Option<(i32, Vec<Pit>, u32, bool)> = None;
         let mut stop = Stop::Depth;

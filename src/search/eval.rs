@@ -93,7 +93,7 @@ impl std::str::FromStr for Weights {
         let values: Vec<i32> =
             text.split(',').map(|x| x.trim().parse::<i32>()).collect::<Result<_, _>>().unwrap_or_default();
         // Bounded so that no evaluation overflows (48 seeds, 12 pits).
-        let in_range = values.iter().all(|w| w.abs() <= MAX_WEIGHT);
+        let in_range = values.iter().all(|w| (-MAX_WEIGHT..=MAX_WEIGHT).contains(w));
         match values[..] {
             [store, big, empty, small, row] if in_range => Ok(Weights { store, big, empty, small, row }),
             _ => Err(super::ParseOptionError {

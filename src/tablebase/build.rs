@@ -125,6 +125,12 @@ pub enum BuildError {
         /// The largest layer asked for.
         max_seeds: u32,
     },
+    /// A search path longer than the searches allow
+    /// ([`SearchBudget::MAX_PATH`]).
+    PathTooLong {
+        /// The longest path asked for.
+        max_path: usize,
+    },
     /// The table to start from could not be used.
     StartFrom(FileError),
     /// Another rank of a distributed build stopped, for this reason.
@@ -140,6 +146,17 @@ pub enum BuildError {
         source: PathBuf,
         /// The position and the two intervals that do not meet.
         contradiction: Contradiction,
+    },
+    /// A position broke an invariant the proofs rest on (it was left
+    /// undecided, or it waited for a move out of its cycle component): a
+    /// bug of this builder, caught before the layer was written.
+    Invariant {
+        /// The layer.
+        layer: u32,
+        /// The least such position's index in the layer.
+        index: u64,
+        /// What it broke, in words.
+        broken: &'static str,
     },
 }
 
@@ -171,8 +188,16 @@ impl fmt::Display for BuildError {
             BuildError::TooManySeeds { max_seeds } => {
                 write!(f, "{max_seeds} seeds is beyond what this builder supports ({MAX_BUILD_SEEDS})")
             }
+            BuildError::PathTooLong { max_path } => {
+                write!(f, "search paths of {max_path} plies: at most {}", SearchBudget::MAX_PATH)
+            }
             BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
             BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
+            BuildError::Invariant { layer, index, broken } => write!(
+                f,
+                "layer {layer}: position {index} {broken} (a builder bug; please report it); \
+                 the layer is not written"
+            ),
             BuildError::Contradiction { source, contradiction } => write!(
                 f,
                 "{contradiction} ({}): one of the two tables is wrong; the layer is not written",
@@ -284,10 +309,10 @@ impl Manifest {
                 .ok_or_else(|| corrupt(i + 1, &format!("expected '{key} <number>'")))
         };
         let small = u32::MAX as u64;
-        let max_seeds = value("max-seeds", small)? as u32;
+        let max_seeds = value("max-seeds", MAX_BUILD_SEEDS as u64)? as u32;
         let budget = SearchBudget {
             nodes_per_search: value("search-nodes", u64::MAX)?,
-            max_path: value("search-max-path", usize::MAX as u64)? as usize,
+            max_path: value("search-max-path", SearchBudget::MAX_PATH as u64)? as usize,
             min_seeds: value("search-min-seeds", small)? as u32,
             max_seeds: value("search-max-seeds", small)? as u32,
             cut_nodes: value("cut-nodes", u64::MAX)?,
@@ -309,13 +334,23 @@ impl Manifest {
                     }
                 }
                 Some(&"generation") if fields.len() == 2 && manifest.layers.is_empty() => match number(1) {
-                    Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
+                    // (Below the largest: an improvement writes the next.)
+                    Some(g) if g > 0 && g < u32::MAX as u64 => manifest.generation = g as u32,
                     _ => return Err(corrupt(i + 1, "bad generation record")),
                 },
-                Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
+                Some(&"layer")
+                    if fields.len() == 6
+                        && number(1) == Some(manifest.layers.len() as u64)
+                        && manifest.layers.len() <= max_seeds as usize =>
+                {
                     let record = (number(2), hex(3), number(4), hex(5));
+                    // A layer file holds every entry of its layer: a size
+                    // that does not would be read past its end.
+                    let whole = layer_size(manifest.layers.len() as u32) * ENTRY_BYTES as u64;
                     match record {
-                        (Some(a), Some(b), Some(c), Some(d)) => manifest.layers.push((a, b, c, d)),
+                        (Some(a), Some(b), Some(c), Some(d)) if a == whole => {
+                            manifest.layers.push((a, b, c, d))
+                        }
                         _ => return Err(corrupt(i + 1, "bad layer record")),
                     }
                 }
@@ -537,6 +572,7 @@ pub fn build_across(
     if options.max_seeds > MAX_BUILD_SEEDS {
         return Err(BuildError::TooManySeeds { max_seeds: options.max_seeds });
     }
+    options.budget.check()?;
     if comm.rank() == 0 {
         lead(comm, options, observer)
     } else {
@@ -984,7 +1020,7 @@ fn read_checkpoint(dir: &Path, manifest: &Manifest, n: u32) -> Result<Option<(u6
     let Some((sequence, bytes, sum)) = manifest.checkpoint else { return Ok(None) };
     let path = checkpoint_path(dir, n as usize, sequence);
     let compressed = read_checked(&path, bytes, sum)?;
-    let snapshot = zstd::stream::decode_all(&compressed[..])
+    let snapshot = crate::compressed::read_at_most(&compressed[..], crate::compressed::machine_memory())
         .map_err(|e| BuildError::Corrupt { path: path.clone(), problem: e.to_string() })?;
     Ok(Some((sequence, snapshot)))
 }
@@ -1059,7 +1095,8 @@ fn run_layer(
     others: Option<&dyn Communicator>,
 ) -> Result<(Vec<u8>, LayerStats), BuildError> {
     let dir = &options.dir;
-    let parts = DirectoryParts { dir: dir.clone(), n: manifest.layers.len() };
+    let n = manifest.layers.len();
+    let parts = DirectoryParts { dir: dir.clone(), n };
     let mut checkpoints = DirectoryCheckpoints {
         held,
         parts,
@@ -1079,6 +1116,7 @@ fn run_layer(
             source: options.start_from.clone().unwrap_or_default(),
             contradiction,
         },
+        LayerError::Invariant { index, broken } => BuildError::Invariant { layer: n as u32, index, broken },
     })
 }
 
@@ -1409,7 +1447,8 @@ mod tests {
             budget: SearchBudget::default(),
             seed: Some(Provenance { body_checksum: 0x1234_5678_9ABC_DEF0, layers: 3 }),
             generation: 2,
-            layers: vec![(13, 0xAB, 40, 0xCD), (91, 0xEF01, 44, 0x2345)],
+            // (Layers 0 and 1: 1 and 12 positions of 3 bytes.)
+            layers: vec![(3, 0xAB, 40, 0xCD), (36, 0xEF01, 44, 0x2345)],
             checkpoint: Some((7, 1_000, 0xFEDC_BA98_7654_3210)),
         };
         manifest.render()
@@ -1448,6 +1487,31 @@ mod tests {
     fn a_good_manifest_round_trips() {
         let text = good_text();
         assert_eq!(parse(&text).unwrap().render(), text);
+    }
+
+    /// Values a build never writes, which would be read past a file's end,
+    /// recurse past a thread's stack or overflow the next generation.
+    #[test]
+    fn values_no_build_writes_are_refused() {
+        let good = good_text();
+        assert!(parse(&good).is_ok());
+        for (from, to) in [
+            ("layer 1 36 ", "layer 1 35 "),
+            ("layer 0 3 ", "layer 0 4 "),
+            ("max-seeds 6\n", "max-seeds 25\n"),
+            ("search-max-path 1000\n", "search-max-path 4097\n"),
+            ("generation 2\n", "generation 4294967295\n"),
+        ] {
+            assert!(good.contains(from), "{from}");
+            let text = good.replace(from, to);
+            let error = parse(&text).err().unwrap_or_else(|| panic!("{to} accepted"));
+            assert!(error.to_string().contains("manifest line"), "{error}");
+        }
+        let limits = good
+            .replace("max-seeds 6\n", "max-seeds 24\n")
+            .replace("search-max-path 1000\n", "search-max-path 4096\n")
+            .replace("generation 2\n", "generation 4294967294\n");
+        assert!(parse(&limits).is_ok());
     }
 }
 

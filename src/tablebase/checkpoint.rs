@@ -338,6 +338,10 @@ impl LayerSolver<'_> {
                 if frontier.iter().any(|&i| i as usize >= size) {
                     return Err(DecodeError("frontier index outside the layer".into()));
                 }
+                // (The frontier holds positions decided in the last round.)
+                if frontier.iter().any(|&i| !solver.entries.is_decided(i as usize)) {
+                    return Err(DecodeError("an undecided position on the frontier".into()));
+                }
                 Cursor::Propagating { frontier }
             }
             2 => Cursor::Retrograded,
@@ -402,8 +406,17 @@ impl LayerSolver<'_> {
             let consistent = match step {
                 Step::Begin => true,
                 Step::Bounds { t, state, .. } => state.len() == 4 * members && (*t as u32) <= n,
+                // The history-free bounds are intervals of the layer's
+                // values, and a search only narrows a member's within them.
                 Step::Search { lower, upper, done } => {
-                    lower.len() == members && upper.len() == members && done.len() <= members
+                    lower.len() == members
+                        && upper.len() == members
+                        && done.len() <= members
+                        && lower.iter().zip(upper.iter()).all(|(&l, &u)| l <= u && u as u32 <= n)
+                        && done
+                            .iter()
+                            .enumerate()
+                            .all(|(i, &(l, u))| lower[i] <= l && l <= u && u <= upper[i])
                 }
             };
             if !consistent {

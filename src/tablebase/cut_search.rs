@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 
 use super::component::ComponentGraph;
 use super::games::{narrow, peel, Answer};
+use super::layer::SearchBudget;
 
 /// A threshold game's starting point, the same at every node of a
 /// question: per game state, won at once (1) or not (0), the opponent's
@@ -143,7 +144,7 @@ impl<'g> CutSearch<'g> {
     /// state `s`, reached along the current path (which includes `s`)?
     fn ask(&mut self, s: usize, games: &[ThresholdGame; 2]) -> Answer {
         self.nodes += 1;
-        if self.nodes > self.budget {
+        if self.nodes > self.budget || self.line.len() > SearchBudget::MAX_PATH {
             return Answer::Unknown;
         }
         let g = self.graph;

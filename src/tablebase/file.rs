@@ -44,7 +44,7 @@ use super::entry::{Entry, ENTRY_BYTES};
 use super::layer::SearchBudget;
 use super::{EndgameTable, Probe};
 use crate::checksum::{checksum, Checksum};
-use crate::rank::{index, layer_offset, layer_size};
+use crate::rank::{index, layer_index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 
@@ -100,6 +100,18 @@ pub enum FileError {
         /// The part that failed: "the header", "the entries" or "layer n".
         what: String,
     },
+    /// An entry no writer makes (bounds out of order or above the seeds
+    /// on the board, reserved bits set, a proof that does not match its
+    /// bounds) behind a checksum that agrees: the file was written wrong
+    /// or edited, and is not used.
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// The entry's layer.
+        layer: u32,
+        /// Its index in the layer.
+        index: u64,
+    },
 }
 
 impl fmt::Display for FileError {
@@ -121,6 +133,9 @@ impl fmt::Display for FileError {
             }
             FileError::Checksum { path, what } => {
                 write!(f, "{}: checksum mismatch in {what}", path.display())
+            }
+            FileError::Malformed { path, layer, index } => {
+                write!(f, "{}: entry {index} of layer {layer} is malformed", path.display())
             }
         }
     }
@@ -343,14 +358,21 @@ fn compression_level(bytes: u64) -> i32 {
 }
 
 /// The whole content of a zstd file (one or more frames; every frame's
-/// content checksum, when it has one, is checked by the decoder).
+/// content checksum, when it has one, is checked by the decoder), read no
+/// further than the length its header declares (for our tables, the
+/// header length and entry count of its first 32 bytes, checked in full
+/// once read), nor than this machine's memory.
 pub(crate) fn decompress(path: &Path) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
-    let mut bytes = Vec::new();
-    let mut decoder = zstd::stream::Decoder::new(file)?;
-    decoder.window_log_max(31)?;
-    decoder.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    let declared = |start: &[u8]| -> u64 {
+        if start.len() < 32 || !start.starts_with(MAGIC) {
+            return crate::compressed::machine_memory();
+        }
+        let header = u32::from_le_bytes(start[20..24].try_into().expect("4 bytes")) as u64;
+        let entries = u64::from_le_bytes(start[24..32].try_into().expect("8 bytes"));
+        let length = entries.checked_mul(ENTRY_BYTES as u64).and_then(|body| body.checked_add(header));
+        length.unwrap_or(0).min(crate::compressed::machine_memory())
+    };
+    crate::compressed::read_bounded_by_start(File::open(path)?, 32, declared)
 }
 
 /// Whether a file starts with zstd's magic number.
@@ -459,6 +481,24 @@ impl Tablebase {
         Ok(())
     }
 
+    /// Checks every checksum and every entry: what a reader calls on
+    /// opening when a damaged layer must not go unnoticed later (a probe
+    /// of a damaged layer answers nothing, [`EndgameTable::probe`]). Reads
+    /// the whole file once.
+    pub fn verify(&self) -> Result<(), FileError> {
+        use rayon::prelude::*;
+        self.verify_checksums()?;
+        for n in 0..=self.header.max_seeds {
+            let malformed = self.layer(n).par_chunks_exact(ENTRY_BYTES).position_first(|entry| {
+                !Entry::is_well_formed(entry.try_into().expect("an entry's bytes"), n)
+            });
+            if let Some(index) = malformed {
+                return Err(FileError::Malformed { path: self.path.clone(), layer: n, index: index as u64 });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks layer `n` against its checksum, the first time only.
     pub fn check_layer(&self, n: u32) -> Result<(), FileError> {
         let good = *self.checked[n as usize]
@@ -476,7 +516,7 @@ impl Tablebase {
     }
 
     /// The entry of a position: `Ok(None)` above `max_seeds`, an error if
-    /// the position's layer is damaged.
+    /// the position's layer is damaged or its entry malformed.
     #[inline]
     pub fn entry(&self, position: &Position) -> Result<Option<Entry>, FileError> {
         let n = position.seeds();
@@ -486,7 +526,12 @@ impl Tablebase {
         self.check_layer(n)?;
         let at = self.header.own_length() + ENTRY_BYTES * index(position) as usize;
         let b = self.bytes();
-        Ok(Some(Entry::unpack([b[at], b[at + 1], b[at + 2]])))
+        let bytes = [b[at], b[at + 1], b[at + 2]];
+        if !Entry::is_well_formed(bytes, n) {
+            let index = layer_index(position);
+            return Err(FileError::Malformed { path: self.path.clone(), layer: n, index });
+        }
+        Ok(Some(Entry::unpack(bytes)))
     }
 }
 
@@ -495,7 +540,9 @@ impl EndgameTable for Tablebase {
         self.header.max_seeds
     }
 
-    /// A damaged layer answers nothing (see [`Tablebase::entry`] for why).
+    /// A damaged layer or a malformed entry answers nothing (see
+    /// [`Tablebase::entry`] for why; [`Tablebase::verify`] finds them all
+    /// at once).
     fn probe(&self, position: &Position) -> Option<Probe> {
         self.entry(position).ok().flatten().map(|e| e.probe())
     }

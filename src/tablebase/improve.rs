@@ -68,6 +68,7 @@ pub enum Improvement {
 
 /// Runs one improvement pass on `options.dir` (see the module comment).
 pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Improvement, BuildError> {
+    options.budget.check()?;
     let dir = &options.dir;
     if !dir.join("manifest").is_file() {
         let problem = "no build here (no manifest): build one with `endgames build` first".to_string();

@@ -38,7 +38,8 @@ pub struct SearchBudget {
     /// 4,096 nodes and get eight times more each round until they are
     /// answered or reach this); 0 turns the threshold search off.
     pub nodes_per_search: u64,
-    /// Longest line (plies from the root) a threshold search explores.
+    /// Longest line (plies from the root) a threshold search explores
+    /// (at most [`SearchBudget::MAX_PATH`]).
     pub max_path: usize,
     /// Layers above this many seeds get no threshold search.
     pub max_seeds: u32,
@@ -54,6 +55,12 @@ pub struct SearchBudget {
 }
 
 impl SearchBudget {
+    /// The longest line either cycle search explores: both recurse once a
+    /// ply, and a line this long fits a worker thread's stack
+    /// (`cpu::use_threads` gives them 32 MiB). A search that would go
+    /// deeper answers "unknown", which never becomes a proof.
+    pub const MAX_PATH: usize = 4_096;
+
     /// No search at all: the history-free bounds only.
     pub const NONE: SearchBudget = SearchBudget {
         nodes_per_search: 0,
@@ -63,6 +70,15 @@ impl SearchBudget {
         cut_max_seeds: 0,
         min_seeds: 0,
     };
+
+    /// Refuses what no search can do: paths longer than
+    /// [`SearchBudget::MAX_PATH`].
+    pub fn check(&self) -> Result<(), super::BuildError> {
+        match self.max_path {
+            path if path > SearchBudget::MAX_PATH => Err(super::BuildError::PathTooLong { max_path: path }),
+            _ => Ok(()),
+        }
+    }
 
     /// Whether layer `n` gets the threshold search.
     pub fn threshold_search_at(&self, n: u32) -> bool {
@@ -189,7 +205,17 @@ pub enum LayerError {
     /// A checkpoint could not be written.
     Io(std::io::Error),
     Contradiction(Contradiction),
+    /// A position (this layer index, the least) breaks an invariant the
+    /// proofs rest on (`broken` says which): a builder bug, refused rather
+    /// than written as an entry.
+    Invariant {
+        index: u64,
+        broken: &'static str,
+    },
 }
+
+/// [`LayerError::Invariant`]: a position undecided at the end of its layer.
+pub(crate) const LEFT_UNDECIDED: &str = "was left undecided";
 
 impl From<std::io::Error> for LayerError {
     fn from(error: std::io::Error) -> LayerError {
@@ -371,7 +397,10 @@ impl<'a> LayerSolver<'a> {
         }
         drop(components);
         release_free_memory();
-        let bytes = self.entries.packed();
+        let (bytes, undecided) = self.entries.packed();
+        if let Some(index) = undecided {
+            return Err(LayerError::Invariant { index: index as u64, broken: LEFT_UNDECIDED });
+        }
         self.record_memory(&memory);
         self.stats.finish(&bytes);
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();

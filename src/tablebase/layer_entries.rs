@@ -230,6 +230,11 @@ impl<'a> LayerEntries<'a> {
         self.pending[index].store(quiet, Relaxed);
     }
 
+    /// The quiet moves an undecided position still waits for.
+    pub(crate) fn pending(&self, index: usize) -> u8 {
+        self.pending[index - self.base].load(Relaxed)
+    }
+
     /// `(lower, upper, estimate)`: the best options so far of an undecided
     /// position, the entry of a decided one.
     #[inline]
@@ -371,15 +376,22 @@ impl<'a> LayerEntries<'a> {
         }
     }
 
-    /// The packed entries of the window.
-    pub(crate) fn packed(&self) -> Vec<u8> {
+    /// The packed entries of the window, and the least layer index left
+    /// undecided, if any. Every position is decided when a layer ends
+    /// (docs/cycle-bounds.md §9); one that is not would pack as an exact,
+    /// off-cycle entry made of the options seen so far, so callers refuse
+    /// the layer rather than write it.
+    pub(crate) fn packed(&self) -> (Vec<u8>, Option<usize>) {
         let mut bytes = vec![0u8; self.len * ENTRY_BYTES];
+        let mut undecided = None;
         for (offset, chunk) in bytes.chunks_exact_mut(ENTRY_BYTES).enumerate() {
             let index = self.base + offset;
-            debug_assert!(self.is_decided(index));
+            if undecided.is_none() && !self.is_decided(index) {
+                undecided = Some(index);
+            }
             chunk.copy_from_slice(&self.entry(index).pack());
         }
-        bytes
+        (bytes, undecided)
     }
 
     /// Keeps the contradiction of least index (so that the report does not
@@ -394,5 +406,24 @@ impl<'a> LayerEntries<'a> {
     /// The first contradiction with the seed, if any.
     pub(crate) fn contradiction(&self) -> Option<Contradiction> {
         *self.contradiction.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_position_left_undecided_is_named_not_packed_silently() {
+        let lower = SolvedLayers::new();
+        let entries = LayerEntries::window(2, &lower, 0..layer_size(2) as usize);
+        let size = layer_size(2) as usize;
+        for index in (0..size).filter(|&i| i != 7) {
+            assert!(entries.decide(index, 1, 2, 1, Proof::Open, true));
+        }
+        let (bytes, undecided) = entries.packed();
+        assert_eq!((bytes.len(), undecided), (size * ENTRY_BYTES, Some(7)));
+        assert!(entries.decide(7, 2, 2, 2, Proof::Retrograde, false));
+        assert_eq!(entries.packed().1, None);
     }
 }

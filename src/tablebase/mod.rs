@@ -165,6 +165,21 @@ impl AnyTable {
         crate::formats::endgames::EndgameFile::open(&path).map(AnyTable::Engine).map_err(OpenError::Engine)
     }
 
+    /// [`AnyTable::open`], then the whole file checked: ours against
+    /// every checksum and for well-formed entries
+    /// ([`Tablebase::verify`]), the engine's for captures within each
+    /// layer's seeds. For long work (searches, matches, book growth),
+    /// which must not meet a damaged layer halfway and take it for
+    /// positions the table does not cover.
+    pub fn open_verified(path: &std::path::Path) -> Result<AnyTable, OpenError> {
+        let table = AnyTable::open(path)?;
+        match &table {
+            AnyTable::Ours(t) => t.verify().map_err(OpenError::Ours)?,
+            AnyTable::Engine(t) => t.verify().map_err(OpenError::Engine)?,
+        }
+        Ok(table)
+    }
+
     /// Whether every answer is checked against a checksum (ours) or not
     /// (the engine's layouts have none).
     pub fn is_checked(&self) -> bool {
@@ -195,7 +210,8 @@ impl EndgameTable for AnyTable {
     }
 }
 
-/// Opens any tablebase a search can use ([`AnyTable::open`]).
+/// Opens any tablebase a search can use, checked in full
+/// ([`AnyTable::open_verified`]).
 pub fn open_any(path: &std::path::Path) -> Result<std::sync::Arc<dyn EndgameTable>, OpenError> {
-    Ok(std::sync::Arc::new(AnyTable::open(path)?))
+    Ok(std::sync::Arc::new(AnyTable::open_verified(path)?))
 }

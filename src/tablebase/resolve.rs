@@ -11,16 +11,20 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::cluster::Communicator;
+use crate::rank::layer_index;
 
 use super::bounds::BoundWork;
 use super::bounds_across::spread;
 use super::component::ComponentGraph;
 use super::cycle_search::SearchView;
 use super::entry::Proof;
-use super::layer::{Checkpointer, Cursor, LayerSolver, Step};
+use super::layer::{Checkpointer, Cursor, LayerError, LayerSolver, Step};
 use super::members::MemberPositions;
 use super::scc::Components;
 use super::threshold_search::ProofLeaves;
+
+/// [`LayerError::Invariant`]: a cycle member whose exits are incomplete.
+const WAITS_OUTSIDE: &str = "waits for a move out of its cycle component";
 
 /// Open members searched between two checkpoint opportunities.
 const SEARCH_BATCH: usize = 256;
@@ -33,7 +37,7 @@ impl LayerSolver<'_> {
         mut step: Step,
         checkpoints: &mut dyn Checkpointer,
         across: Option<&dyn Communicator>,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), LayerError> {
         let mut work: Option<BoundWork> = None;
         self.progress.phase(
             &format!("{} seeds: cycles", self.n),
@@ -60,6 +64,34 @@ impl LayerSolver<'_> {
         Ok(())
     }
 
+    /// The least member of component `k` that still waits for a move out
+    /// of it, if any. Every child outside the component is decided before
+    /// its turn (§9), so a member waits for its quiet moves into the
+    /// component only; one that waits for more would read its exits
+    /// incomplete, and the bounds made of them would not be bounds. (One
+    /// pass of move generation over the members, against the threshold
+    /// games' many.)
+    fn member_waiting_outside(
+        &self,
+        components: &Components,
+        k: usize,
+        positions: &MemberPositions,
+    ) -> Option<u64> {
+        let members = components.of(k);
+        let waiting = positions.par_collect(|i, position, out| {
+            let mut inside = 0u8;
+            for pit in position.legal_moves() {
+                let played = position.play(pit);
+                let child = layer_index(&played.child) as usize;
+                inside += (played.captured == 0 && components.id[child] == k as u32) as u8;
+            }
+            if self.entries.pending(members[i] as usize) != inside {
+                out.push(members[i]);
+            }
+        });
+        waiting.into_iter().min().map(u64::from)
+    }
+
     /// Tells the parents of a decided component's members, and so on by
     /// retrograde analysis: the positions on no cycle that only waited for
     /// this component are decided.
@@ -81,9 +113,12 @@ impl LayerSolver<'_> {
         work: &mut Option<BoundWork>,
         checkpoints: &mut dyn Checkpointer,
         across: Option<&dyn Communicator>,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), LayerError> {
         let members = components.of(k);
         let positions = MemberPositions::new(self.n, members);
+        if let Some(index) = self.member_waiting_outside(components, k, &positions) {
+            return Err(LayerError::Invariant { index, broken: WAITS_OUTSIDE });
+        }
         let (lower, upper, mut done) = match step {
             // The history-free bounds, saved when the search began.
             Step::Search { lower, upper, done } => (lower, upper, done),
@@ -240,5 +275,45 @@ impl LayerSolver<'_> {
                 (members[i], low, high)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::{SearchBudget, SolvedLayers};
+
+    /// Layers 0 to 9 through to their components (8 in all): when each
+    /// component's turn comes no member waits for a move out of it, and a
+    /// member told to wait for one move more is caught.
+    #[test]
+    fn members_wait_only_for_moves_into_their_component() {
+        let mut solved = SolvedLayers::new();
+        let mut checked = 0;
+        for n in 0..=9 {
+            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+            solver.retrograde_only();
+            let components = solver.components();
+            let count = components.count();
+            for k in 0..count {
+                let positions = MemberPositions::new(n, components.of(k));
+                assert_eq!(solver.member_waiting_outside(&components, k, &positions), None, "layer {n}, {k}");
+                let member = components.of(k)[0] as usize;
+                let (interval, pending) = (solver.entries.interval(member), solver.entries.pending(member));
+                solver.entries.start(member, interval, pending + 1);
+                let found = solver.member_waiting_outside(&components, k, &positions);
+                assert_eq!(found, Some(member as u64), "layer {n}, {k}");
+                solver.entries.start(member, interval, pending);
+                checked += 1;
+                solver
+                    .resolve_cycle(&components, k, Step::Begin, &mut None, &mut NoCheckpoints, None)
+                    .unwrap();
+            }
+            let (bytes, undecided) = solver.entries.packed();
+            assert_eq!(undecided, None, "layer {n}");
+            solved.push(crate::tablebase::LayerBytes::Owned(bytes));
+        }
+        assert_eq!(checked, 8);
     }
 }

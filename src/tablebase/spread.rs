@@ -131,8 +131,8 @@ pub(crate) fn resolve_spread(
     let mut error = None;
     match resolve_components(comm, part, members, odd, start, (&mut checkpoints, &mut error)) {
         Ok(()) => {
-            let slice = part.entries.packed();
-            let (mut finished, slice_sums) = match gather_figures(comm, part, &slice) {
+            let (slice, undecided) = part.entries.packed();
+            let (mut finished, slice_sums) = match gather_figures(comm, part, &slice, undecided) {
                 Some((finished, sums)) => (Some(finished), sums),
                 None => (None, Vec::new()),
             };
@@ -365,10 +365,17 @@ impl Lead for SpreadLead<'_, '_> {
 
 /// Rank 0 gathers every rank's figures, the counts of its entries, its
 /// contradiction, if any, and the checksum of its slice.
-fn gather_figures(comm: &dyn Communicator, part: &LayerSolver, slice: &[u8]) -> Option<(Finished, Vec<u64>)> {
+fn gather_figures(
+    comm: &dyn Communicator,
+    part: &LayerSolver,
+    slice: &[u8],
+    undecided: Option<usize>,
+) -> Option<(Finished, Vec<u64>)> {
     let mut e = Encoder::default();
     part.stats.encode(&mut e);
     Contradiction::encode_found(part.entries.contradiction().as_ref(), &mut e);
+    // (u64::MAX: every position of the rank's window is decided.)
+    e.u64(undecided.map_or(u64::MAX, |index| index as u64));
     let counts = EntryCounts::of(slice);
     e.u64(counts.exact);
     e.u64(counts.gap_sum);
@@ -389,6 +396,7 @@ fn join_figures(
     let mut stats = part.stats.clone();
     let mut counts = EntryCounts::default();
     let mut contradiction: Option<Contradiction> = None;
+    let mut undecided: Option<(usize, u64)> = None;
     for (rank, message) in parts.into_iter().enumerate() {
         let mut d = Decoder::new(&message);
         let theirs = LayerStats::decode(&mut d)?;
@@ -399,12 +407,25 @@ fn join_figures(
             // (Ranks hold increasing indexes: the first found is the least.)
             contradiction.get_or_insert(found);
         }
+        match d.u64()? {
+            u64::MAX => {}
+            index if index < part.size as u64 => _ = undecided.get_or_insert((rank, index)),
+            index => return Err(DecodeError(format!("undecided index {index} in {} positions", part.size))),
+        }
         counts.add(EntryCounts { exact: d.u64()?, gap_sum: d.u64()?, max_gap: d.u8()? });
         sums.push(d.u64()?);
         d.finish()?;
     }
     if counts.exact > part.size as u64 {
         return Err(DecodeError(format!("{} exact entries in {} positions", counts.exact, part.size)));
+    }
+    if let Some((rank, index)) = undecided {
+        let problem = format!(
+            "position {index} of layer {} {} (a builder bug); the layer is not written",
+            part.n,
+            super::layer::LEFT_UNDECIDED
+        );
+        return Ok(Err(SpreadError::Failed { rank, problem }));
     }
     Ok(match contradiction {
         Some(c) => Err(SpreadError::Contradiction(c)),

@@ -76,10 +76,13 @@ pub struct VerifyReport {
 const CHUNK: usize = 1 << 14;
 const EXAMPLES: usize = 10;
 
-fn entry_at(source: &dyn LayerSource, position: &Position) -> Entry {
-    let bytes = source.layer(position.seeds());
+/// A position's entry; `None` if it is malformed (reported where that
+/// position itself is checked).
+fn entry_at(source: &dyn LayerSource, position: &Position) -> Option<Entry> {
+    let layer = source.layer(position.seeds());
     let at = layer_index(position) as usize * ENTRY_BYTES;
-    Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]])
+    let bytes = [layer[at], layer[at + 1], layer[at + 2]];
+    Entry::is_well_formed(bytes, position.seeds()).then(|| Entry::unpack(bytes))
 }
 
 /// Checks layers `0..=max_seeds` of `source`.
@@ -149,7 +152,10 @@ fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report:
     let (mut best_lower, mut best_upper, mut exit_lower) = (0u8, 0u8, 0u8);
     for pit in moves {
         let played = position.play(pit);
-        let child = entry_at(source, &played.child);
+        let Some(child) = entry_at(source, &played.child) else {
+            fail(report, format!("a child's entry is malformed (move {pit})"));
+            return;
+        };
         let (lower, upper) = (nn - child.upper, nn - child.lower);
         best_lower = best_lower.max(lower);
         best_upper = best_upper.max(upper);

@@ -1,0 +1,103 @@
+//! zstd content read with a bound on its size.
+//!
+//! A few kilobytes of zstd can declare gigabytes of content; read without
+//! a bound, a damaged or hostile file makes the reader allocate until the
+//! system kills it. Every zstd file this crate reads goes through
+//! [`read_at_most`], with the size its layout allows where the layout
+//! says, else with [`machine_memory`]: content that cannot be held in
+//! memory cannot be read anyway, and an error says so.
+
+use std::io::{self, Read};
+
+/// The largest window a reader accepts: 2 GiB, zstd's largest, which our
+/// compressed tables use (long-distance matching).
+const WINDOW_LOG_MAX: u32 = 31;
+
+/// The decompressed content of `source`, one or more zstd frames (each
+/// frame's content checksum, where it has one, checked); an error of kind
+/// `InvalidData` when the content exceeds `limit` bytes, before more than
+/// `limit + 1` bytes are held.
+pub(crate) fn read_at_most(source: impl Read, limit: u64) -> io::Result<Vec<u8>> {
+    let mut decoder = zstd::stream::Decoder::new(source)?;
+    decoder.window_log_max(WINDOW_LOG_MAX)?;
+    let mut content = Vec::new();
+    decoder.take(limit.saturating_add(1)).read_to_end(&mut content)?;
+    if content.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "decompresses to more than {limit} bytes, more than its layout allows or this machine holds"
+            ),
+        ));
+    }
+    Ok(content)
+}
+
+/// [`read_at_most`] whose bound is read from the content's first bytes:
+/// `limit_of(start)` is given the first `prefix` bytes (fewer if the
+/// content is shorter) and returns the bound on the whole content.
+pub(crate) fn read_bounded_by_start(
+    source: impl Read,
+    prefix: usize,
+    limit_of: impl FnOnce(&[u8]) -> u64,
+) -> io::Result<Vec<u8>> {
+    let mut decoder = zstd::stream::Decoder::new(source)?;
+    decoder.window_log_max(WINDOW_LOG_MAX)?;
+    let mut content = Vec::new();
+    (&mut decoder).take(prefix as u64).read_to_end(&mut content)?;
+    let limit = limit_of(&content).max(content.len() as u64);
+    let rest = limit - content.len() as u64;
+    decoder.take(rest.saturating_add(1)).read_to_end(&mut content)?;
+    if content.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("decompresses to more than the {limit} bytes its header declares"),
+        ));
+    }
+    Ok(content)
+}
+
+/// This machine's memory in bytes (Linux's `MemTotal`), or `u64::MAX`
+/// where the system does not say: the bound on content whose layout sets
+/// none.
+pub(crate) fn machine_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line["MemTotal:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+            kib.checked_mul(1024)
+        })
+        .unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_above_the_bound_is_an_error_not_an_allocation() {
+        // 64 MiB of zeros compress to a few kilobytes.
+        let bomb = zstd::bulk::compress(&vec![0u8; 64 << 20], 3).unwrap();
+        assert!(bomb.len() < 64 << 10, "{} bytes", bomb.len());
+        let error = read_at_most(&bomb[..], 1 << 20).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData, "{error}");
+        assert_eq!(read_at_most(&bomb[..], 64 << 20).unwrap().len(), 64 << 20);
+        let small = zstd::bulk::compress(b"twelve bytes", 3).unwrap();
+        assert_eq!(read_at_most(&small[..], 12).unwrap(), b"twelve bytes");
+        assert!(read_at_most(&small[..], 11).is_err());
+    }
+
+    #[test]
+    fn a_bound_read_from_the_start_holds_the_rest_to_it() {
+        let content: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+        let frame = zstd::bulk::compress(&content, 3).unwrap();
+        // The first byte (0) says nothing; the bound is what the closure says.
+        assert_eq!(read_bounded_by_start(&frame[..], 4, |_| 1000).unwrap(), content);
+        assert!(read_bounded_by_start(&frame[..], 4, |_| 999).is_err());
+        // A bound below the prefix read is the prefix: shorter content is
+        // still refused as longer than it.
+        assert!(read_bounded_by_start(&frame[..], 4, |_| 0).is_err());
+        assert!(machine_memory() > 1 << 20);
+    }
+}
