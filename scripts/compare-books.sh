@@ -1,0 +1,50 @@
+#!/bin/sh
+# Two opening books compared game by game: each plays the standard matches
+# of scripts/matches.sh (against no books and against the engine's books,
+# at each node limit of NODES, from the same openings), then `match
+# --compare` gives, per match, the first book's score minus the second's
+# with the standard error of the per-game differences clustered by
+# opening. Both books meet the same lopsided openings, so their share of
+# each score cancels: this answers "which book" (the budget of its
+# leaves, its size) far more precisely than the two scores side by side.
+# Writes each book's table (target/matches-NAME.md), their games
+# (target/games/NAME-NODES-OPPONENT.games) and the comparison to OUT.
+#
+#   FIRST=data/book-10m SECOND=data/book NODES="300000 1000000" scripts/compare-books.sh
+#
+# OPENINGS, TABLE, RULE, ENGINE_BOOK and ENGINE_TABLE pass through to
+# scripts/matches.sh. The books' directory or file names must differ.
+set -eu
+FIRST=${FIRST:?"FIRST: the first book (a directory or an engine file)"}
+SECOND=${SECOND:?"SECOND: the second book"}
+NODES=${NODES:-"100000 1000000"}
+OUT=${OUT:-target/compare-books.md}
+export NODES
+first_name=$(basename "$FIRST")
+second_name=$(basename "$SECOND")
+if [ "$first_name" = "$second_name" ]; then
+  echo "$0: the books' names are both '$first_name': their games files would be one" >&2
+  exit 1
+fi
+here=$(dirname "$0")
+BOOK=$FIRST GAMES=target/games/$first_name OUT=target/matches-$first_name.md "$here/matches.sh"
+BOOK=$SECOND GAMES=target/games/$second_name OUT=target/matches-$second_name.md "$here/matches.sh"
+mkdir -p "$(dirname "$OUT")"
+{
+  echo "| nodes/move | B: our engine with | $first_name minus $second_name ± s.e. | games | identical games |"
+  echo "|---:|---|---|---:|---:|"
+} > "$OUT"
+for nodes in $NODES; do
+  for opponent in none engine; do
+    if [ "$opponent" = none ]; then b_name="no books"; else b_name="the engine's 2014 book, 2021 endgames"; fi
+    line=$(./target/release/match --compare "target/games/$first_name-$nodes-$opponent.games" \
+      "target/games/$second_name-$nodes-$opponent.games")
+    case $line in
+      *" minus "*" (paired by game, "*" over "*" games, "*" of them identical") ;;
+      *) echo "$0: cannot read the comparison: $line" >&2; exit 1 ;;
+    esac
+    cells=$(echo "$line" | sed -E 's/^.*: ([-+0-9.]+) ± ([0-9.na\/]+) \(paired.* over ([0-9]+) games, ([0-9]+) of them identical$/\1 ± \2 | \3 | \4/')
+    echo "| $nodes | $b_name | $cells |" | tee -a "$OUT"
+  done
+done
+echo "written: $OUT"
