@@ -18,7 +18,8 @@ pub fn process_seconds() -> f64 {
 
 /// The most worker threads any command accepts: far more than any machine
 /// this toolchain targets has cores, few enough that a typo (`100000`)
-/// cannot exhaust the process's memory with stacks.
+/// cannot exhaust the process's memory with stacks (each reserves
+/// [`WORKER_STACK`] of address space; only the pages used are memory).
 pub const MAX_THREADS: usize = 1024;
 
 /// A thread count outside `1..=MAX_THREADS`.

@@ -174,6 +174,12 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
         assert!(stderr.contains("error: "), "{stderr}");
     }
     assert!(!std::path::Path::new("/nonexistent/never-created").exists());
+    // (The build above fails on its directory too: the message says why.)
+    let out = Command::new(env!("CARGO_BIN_EXE_endgames"))
+        .args([build[0], build[1], build[2], "--search-max-path", "100000"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 4096"), "{out:?}");
 }
 
 #[test]

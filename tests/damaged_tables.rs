@@ -159,8 +159,9 @@ fn a_damaged_layer_is_refused_by_name_and_the_others_still_answer() {
 }
 
 /// A writer's bug (or an edit) behind checksums that agree: an entry no
-/// writer makes is refused by name, by the probe, by the whole-file check
-/// and by the opening every long job uses; the other entries still answer.
+/// writer makes is refused by name, with its layer, by the probe, by the
+/// whole-file check and by the opening every long job uses; the other
+/// layers still answer.
 #[test]
 fn a_malformed_entry_behind_good_checksums_is_refused() {
     let good = good();
@@ -185,13 +186,17 @@ fn a_malformed_entry_behind_good_checksums_is_refused() {
     table.verify_checksums().unwrap();
     let error = table.verify().unwrap_err();
     assert_eq!(error.to_string(), format!("{}: entry 5 of layer 4 is malformed", bad.display()));
-    let position = oware::rank::position_in_layer(4, 5).unwrap();
-    assert!(matches!(
-        table.entry(&position),
-        Err(oware::tablebase::FileError::Malformed { layer: 4, index: 5, .. })
-    ));
-    let answered = all_entries(&table).iter().filter(|e| e.is_some()).count();
-    assert_eq!(answered, good.entries.len() - 1);
+    let malformed =
+        |p| matches!(table.entry(&p), Err(oware::tablebase::FileError::Malformed { layer: 4, index: 5, .. }));
+    assert!(layer_positions(4).all(malformed));
+    let answers = all_entries(&table);
+    let mut at = 0;
+    for n in 0..=SEEDS {
+        let size = layer_positions(n).count();
+        let given = answers[at..at + size].iter().filter(|a| a.is_some()).count();
+        assert_eq!(given, if n == 4 { 0 } else { size }, "layer {n}");
+        at += size;
+    }
     let opened = oware::tablebase::open_any(&bad).err().expect("refused on opening");
     assert!(opened.to_string().contains("entry 5 of layer 4 is malformed"), "{opened}");
     assert!(oware::tablebase::open_any(&path).is_ok());

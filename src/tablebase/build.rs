@@ -28,7 +28,9 @@ use super::checkpoint::{PartRecord, SnapshotParts};
 use super::codec::{Decoder, Encoder};
 use super::distributed::{sum_traffic, Across, LayerTraffic};
 use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
-use super::layer::{Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step};
+use super::layer::{
+    Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step, LEFT_UNDECIDED,
+};
 use super::solved::{LayerBytes, SolvedLayers};
 use super::spread::{resume_spread, SpreadCheckpoints, SpreadError};
 use super::spread_checkpoint::SpreadSnapshot;
@@ -148,8 +150,9 @@ pub enum BuildError {
         contradiction: Contradiction,
     },
     /// A position broke an invariant the proofs rest on (it was left
-    /// undecided, or it waited for a move out of its cycle component): a
-    /// bug of this builder, caught before the layer was written.
+    /// undecided, or it waited for a move out of its cycle component; a
+    /// layer kept spread across ranks checks the first only): a bug of
+    /// this builder, caught before the layer was written.
     Invariant {
         /// The layer.
         layer: u32,
@@ -312,7 +315,9 @@ impl Manifest {
         let max_seeds = value("max-seeds", MAX_BUILD_SEEDS as u64)? as u32;
         let budget = SearchBudget {
             nodes_per_search: value("search-nodes", u64::MAX)?,
-            max_path: value("search-max-path", SearchBudget::MAX_PATH as u64)? as usize,
+            // (A longer path than a search allows is refused with the
+            // options, `SearchBudget::check`, which a resume compares.)
+            max_path: value("search-max-path", usize::MAX as u64)? as usize,
             min_seeds: value("search-min-seeds", small)? as u32,
             max_seeds: value("search-max-seeds", small)? as u32,
             cut_nodes: value("cut-nodes", u64::MAX)?,
@@ -334,15 +339,13 @@ impl Manifest {
                     }
                 }
                 Some(&"generation") if fields.len() == 2 && manifest.layers.is_empty() => match number(1) {
-                    // (Below the largest: an improvement writes the next.)
-                    Some(g) if g > 0 && g < u32::MAX as u64 => manifest.generation = g as u32,
+                    Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
                     _ => return Err(corrupt(i + 1, "bad generation record")),
                 },
-                Some(&"layer")
-                    if fields.len() == 6
-                        && number(1) == Some(manifest.layers.len() as u64)
-                        && manifest.layers.len() <= max_seeds as usize =>
-                {
+                Some(&"layer") if manifest.layers.len() > max_seeds as usize => {
+                    return Err(corrupt(i + 1, "more layers than the build asks for"));
+                }
+                Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
                     let record = (number(2), hex(3), number(4), hex(5));
                     // A layer file holds every entry of its layer: a size
                     // that does not would be read past its end.
@@ -364,9 +367,6 @@ impl Manifest {
                 }
                 _ => return Err(corrupt(i + 1, "unexpected line")),
             }
-        }
-        if manifest.layers.len() > max_seeds as usize + 1 {
-            return Err(corrupt(0, "more layers than the build asks for"));
         }
         Ok(manifest)
     }
@@ -746,6 +746,9 @@ fn lead(
                             source: options.start_from.clone().unwrap_or_default(),
                             contradiction,
                         }),
+                        Err(SpreadError::Undecided(index)) => {
+                            Err(BuildError::Invariant { layer: n, index, broken: LEFT_UNDECIDED })
+                        }
                         Err(SpreadError::Failed { rank, problem }) => {
                             Err(BuildError::Peer { rank, problem: format!("layer {n}: {problem}") })
                         }
@@ -1122,7 +1125,6 @@ fn run_layer(
 
 /// The proven table a build starts from.
 struct StartFrom {
-    path: PathBuf,
     table: Tablebase,
     provenance: Provenance,
 }
@@ -1134,17 +1136,12 @@ impl StartFrom {
         let header = table.header();
         let provenance =
             Provenance { body_checksum: header.body_checksum, layers: header.max_seeds.min(max_seeds) + 1 };
-        Ok(StartFrom { path: path.to_path_buf(), table, provenance })
+        Ok(StartFrom { table, provenance })
     }
 
-    /// Layer `n`'s entries, after checking its checksum.
+    /// Layer `n`'s entries, after checking them (checksum and form).
     fn layer(&self, n: u32) -> Result<&[u8], BuildError> {
-        let entries = self.table.layer(n);
-        if checksum(entries) != self.table.header().layers[n as usize].2 {
-            let problem = format!("layer {n} does not match its checksum");
-            return Err(BuildError::Corrupt { path: self.path.clone(), problem });
-        }
-        Ok(entries)
+        self.table.checked_layer(n).map_err(BuildError::StartFrom)
     }
 }
 
@@ -1330,7 +1327,13 @@ fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Option<String
     // Decoding checks the frame's checksum; the content is checked again
     // when the layer is restored from it.
     let mut decoder = zstd::stream::Decoder::new(&data[..]).map_err(|e| corrupt(e.to_string()))?;
-    io::copy(&mut decoder, &mut io::sink()).map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+    // (No further than a resume would read it.)
+    let limit = crate::compressed::machine_memory();
+    let content = io::copy(&mut io::Read::take(&mut decoder, limit.saturating_add(1)), &mut io::sink())
+        .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+    if content > limit {
+        return Err(corrupt(format!("a checkpoint of more than this machine's {limit} bytes of memory")));
+    }
     manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
     Ok(Some(name))
 }
@@ -1489,8 +1492,9 @@ mod tests {
         assert_eq!(parse(&text).unwrap().render(), text);
     }
 
-    /// Values a build never writes, which would be read past a file's end,
-    /// recurse past a thread's stack or overflow the next generation.
+    /// Values a build never writes: layer files of another size (they
+    /// would be read past their end), more seeds than a build supports,
+    /// layers out of order.
     #[test]
     fn values_no_build_writes_are_refused() {
         let good = good_text();
@@ -1499,19 +1503,15 @@ mod tests {
             ("layer 1 36 ", "layer 1 35 "),
             ("layer 0 3 ", "layer 0 4 "),
             ("max-seeds 6\n", "max-seeds 25\n"),
-            ("search-max-path 1000\n", "search-max-path 4097\n"),
-            ("generation 2\n", "generation 4294967295\n"),
+            ("layer 1 36 000000000000ef01", "layer 2 36 000000000000ef01"),
+            ("max-seeds 6\n", "max-seeds 0\n"),
         ] {
             assert!(good.contains(from), "{from}");
             let text = good.replace(from, to);
             let error = parse(&text).err().unwrap_or_else(|| panic!("{to} accepted"));
             assert!(error.to_string().contains("manifest line"), "{error}");
         }
-        let limits = good
-            .replace("max-seeds 6\n", "max-seeds 24\n")
-            .replace("search-max-path 1000\n", "search-max-path 4096\n")
-            .replace("generation 2\n", "generation 4294967294\n");
-        assert!(parse(&limits).is_ok());
+        assert!(parse(&good.replace("max-seeds 6\n", "max-seeds 24\n")).is_ok());
     }
 }
 

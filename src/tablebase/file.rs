@@ -44,7 +44,7 @@ use super::entry::{Entry, ENTRY_BYTES};
 use super::layer::SearchBudget;
 use super::{EndgameTable, Probe};
 use crate::checksum::{checksum, Checksum};
-use crate::rank::{index, layer_index, layer_offset, layer_size};
+use crate::rank::{index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 
@@ -385,18 +385,38 @@ enum Storage {
     Owned(Vec<u8>),
 }
 
+/// What the first read of a layer found.
+#[derive(Clone, Copy)]
+enum LayerCheck {
+    Good,
+    /// Its checksum disagrees.
+    Damaged,
+    /// Its checksum agrees, but this entry is not one a writer makes.
+    Malformed(u64),
+}
+
+/// The index of the first entry of `entries` (layer `n`'s, packed) that
+/// no writer makes ([`Entry::is_well_formed`]), if any.
+fn first_malformed(entries: &[u8], n: u32) -> Option<u64> {
+    use rayon::prelude::*;
+    let found = entries
+        .par_chunks_exact(ENTRY_BYTES)
+        .position_first(|entry| !Entry::is_well_formed(entry.try_into().expect("an entry's bytes"), n));
+    found.map(|index| index as u64)
+}
+
 /// An open tablebase file.
 ///
 /// Every answer comes from a checked layer: the first read of a layer
-/// compares its checksum with the header's (once; mapped files stay lazy,
+/// checks its entries' form and compares its checksum with the header's (once; mapped files stay lazy,
 /// so a probe of a ≤ 24 table reads only the layers it touches), and a
 /// layer that fails answers nothing but its error.
 pub struct Tablebase {
     storage: Storage,
     header: Header,
     path: PathBuf,
-    /// Per layer, once checked: whether its checksum agreed.
-    checked: Vec<OnceLock<bool>>,
+    /// Per layer, once checked: what the check found.
+    checked: Vec<OnceLock<LayerCheck>>,
 }
 
 impl Tablebase {
@@ -481,42 +501,47 @@ impl Tablebase {
         Ok(())
     }
 
-    /// Checks every checksum and every entry: what a reader calls on
+    /// Checks every layer (its checksum, then its entries' form, as its
+    /// first read does) and the body checksum: what a reader calls on
     /// opening when a damaged layer must not go unnoticed later (a probe
     /// of a damaged layer answers nothing, [`EndgameTable::probe`]). Reads
-    /// the whole file once.
+    /// the whole file once; later reads are not checked again.
     pub fn verify(&self) -> Result<(), FileError> {
-        use rayon::prelude::*;
-        self.verify_checksums()?;
         for n in 0..=self.header.max_seeds {
-            let malformed = self.layer(n).par_chunks_exact(ENTRY_BYTES).position_first(|entry| {
-                !Entry::is_well_formed(entry.try_into().expect("an entry's bytes"), n)
-            });
-            if let Some(index) = malformed {
-                return Err(FileError::Malformed { path: self.path.clone(), layer: n, index: index as u64 });
+            self.check_layer(n)?;
+        }
+        self.verify_checksums()
+    }
+
+    /// Checks layer `n`, the first time only: its checksum, then that
+    /// every entry is one a writer makes (a writer's bug or an edit behind
+    /// a checksum that agrees).
+    pub fn check_layer(&self, n: u32) -> Result<(), FileError> {
+        let found = *self.checked[n as usize].get_or_init(|| {
+            let layer = self.layer(n);
+            if checksum(layer) != self.header.layers[n as usize].2 {
+                return LayerCheck::Damaged;
+            }
+            first_malformed(layer, n).map_or(LayerCheck::Good, LayerCheck::Malformed)
+        });
+        match found {
+            LayerCheck::Good => Ok(()),
+            LayerCheck::Damaged => {
+                Err(FileError::Checksum { path: self.path.clone(), what: format!("layer {n}") })
+            }
+            LayerCheck::Malformed(index) => {
+                Err(FileError::Malformed { path: self.path.clone(), layer: n, index })
             }
         }
-        Ok(())
     }
 
-    /// Checks layer `n` against its checksum, the first time only.
-    pub fn check_layer(&self, n: u32) -> Result<(), FileError> {
-        let good = *self.checked[n as usize]
-            .get_or_init(|| checksum(self.layer(n)) == self.header.layers[n as usize].2);
-        if good {
-            Ok(())
-        } else {
-            Err(FileError::Checksum { path: self.path.clone(), what: format!("layer {n}") })
-        }
-    }
-
-    /// The packed entries of layer `n`, once their checksum has agreed.
+    /// The packed entries of layer `n`, once checked ([`Tablebase::check_layer`]).
     pub fn checked_layer(&self, n: u32) -> Result<&[u8], FileError> {
         self.check_layer(n).map(|()| self.layer(n))
     }
 
     /// The entry of a position: `Ok(None)` above `max_seeds`, an error if
-    /// the position's layer is damaged or its entry malformed.
+    /// the position's layer is damaged or holds a malformed entry.
     #[inline]
     pub fn entry(&self, position: &Position) -> Result<Option<Entry>, FileError> {
         let n = position.seeds();
@@ -526,12 +551,7 @@ impl Tablebase {
         self.check_layer(n)?;
         let at = self.header.own_length() + ENTRY_BYTES * index(position) as usize;
         let b = self.bytes();
-        let bytes = [b[at], b[at + 1], b[at + 2]];
-        if !Entry::is_well_formed(bytes, n) {
-            let index = layer_index(position);
-            return Err(FileError::Malformed { path: self.path.clone(), layer: n, index });
-        }
-        Ok(Some(Entry::unpack(bytes)))
+        Ok(Some(Entry::unpack([b[at], b[at + 1], b[at + 2]])))
     }
 }
 
@@ -540,9 +560,9 @@ impl EndgameTable for Tablebase {
         self.header.max_seeds
     }
 
-    /// A damaged layer or a malformed entry answers nothing (see
-    /// [`Tablebase::entry`] for why; [`Tablebase::verify`] finds them all
-    /// at once).
+    /// A damaged layer (or one holding a malformed entry) answers nothing
+    /// (see [`Tablebase::entry`] for why; [`Tablebase::verify`] finds them
+    /// all at once).
     fn probe(&self, position: &Position) -> Option<Probe> {
         self.entry(position).ok().flatten().map(|e| e.probe())
     }

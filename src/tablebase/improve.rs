@@ -76,6 +76,10 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
     }
     let held = HeldDirectory::take(dir, &BUILD_DIRECTORY)?;
     let manifest = read_manifest(dir)?;
+    let Some(next_generation) = manifest.generation.checked_add(1) else {
+        let problem = "the last generation number is taken: build the table anew to improve it".to_string();
+        return Err(BuildError::Corrupt { path: dir.join("manifest"), problem });
+    };
     if !manifest.complete() {
         let problem = format!(
             "the build is not finished ({} of {} layers): finish it with `endgames build` first",
@@ -118,7 +122,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
 
     // 1. The new generation's files, under names no manifest uses yet.
     let mut committed = read_manifest(&pass_dir)?;
-    committed.generation = manifest.generation + 1;
+    committed.generation = next_generation;
     for n in 0..=manifest.max_seeds as usize {
         for path_in in [layer_path, stats_path] {
             let (from, to) = (path_in(&pass_dir, 0, n), path_in(dir, committed.generation, n));

@@ -290,7 +290,10 @@ impl<'a> LayerSolver<'a> {
 
     /// Runs every phase and returns the packed entries of the layer.
     pub fn solve(self) -> (Vec<u8>, LayerStats) {
-        self.run(Cursor::Start, None, &mut NoCheckpoints).expect("no checkpoints and no seed")
+        // (Without checkpoints or a seed, only a builder bug fails: an
+        // invariant broken.)
+        let n = self.n;
+        self.run(Cursor::Start, None, &mut NoCheckpoints).unwrap_or_else(|e| panic!("layer {n}: {e:?}"))
     }
 
     /// Solves the layer for its audit (see [`Audit`]) and returns what the

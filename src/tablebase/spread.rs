@@ -62,6 +62,8 @@ pub(crate) struct FinishedSpread {
 pub(crate) enum SpreadError {
     /// The first contradiction with the table started from.
     Contradiction(Contradiction),
+    /// The least position of the layer left undecided (a builder bug).
+    Undecided(u64),
     /// A rank failed (it could not read its range of the checkpoint
     /// resumed from, a part or a snapshot could not be written, a rank's
     /// message could not be read), with its reason: the rank where it is
@@ -364,7 +366,8 @@ impl Lead for SpreadLead<'_, '_> {
 }
 
 /// Rank 0 gathers every rank's figures, the counts of its entries, its
-/// contradiction, if any, and the checksum of its slice.
+/// contradiction, if any, the least position it left undecided, if any
+/// (`undecided`), and the checksum of its slice.
 fn gather_figures(
     comm: &dyn Communicator,
     part: &LayerSolver,
@@ -396,7 +399,7 @@ fn join_figures(
     let mut stats = part.stats.clone();
     let mut counts = EntryCounts::default();
     let mut contradiction: Option<Contradiction> = None;
-    let mut undecided: Option<(usize, u64)> = None;
+    let mut undecided: Option<u64> = None;
     for (rank, message) in parts.into_iter().enumerate() {
         let mut d = Decoder::new(&message);
         let theirs = LayerStats::decode(&mut d)?;
@@ -409,7 +412,8 @@ fn join_figures(
         }
         match d.u64()? {
             u64::MAX => {}
-            index if index < part.size as u64 => _ = undecided.get_or_insert((rank, index)),
+            // (Ranks hold increasing indexes: the first found is the least.)
+            index if index < part.size as u64 => _ = undecided.get_or_insert(index),
             index => return Err(DecodeError(format!("undecided index {index} in {} positions", part.size))),
         }
         counts.add(EntryCounts { exact: d.u64()?, gap_sum: d.u64()?, max_gap: d.u8()? });
@@ -419,17 +423,11 @@ fn join_figures(
     if counts.exact > part.size as u64 {
         return Err(DecodeError(format!("{} exact entries in {} positions", counts.exact, part.size)));
     }
-    if let Some((rank, index)) = undecided {
-        let problem = format!(
-            "position {index} of layer {} {} (a builder bug); the layer is not written",
-            part.n,
-            super::layer::LEFT_UNDECIDED
-        );
-        return Ok(Err(SpreadError::Failed { rank, problem }));
-    }
-    Ok(match contradiction {
-        Some(c) => Err(SpreadError::Contradiction(c)),
-        None => {
+    // (A contradiction first, as in one process.)
+    Ok(match (contradiction, undecided) {
+        (Some(c), _) => Err(SpreadError::Contradiction(c)),
+        (None, Some(index)) => Err(SpreadError::Undecided(index)),
+        (None, None) => {
             stats.finish_with(counts);
             Ok(stats)
         }
