@@ -57,6 +57,19 @@ fn all_entries(table: &Tablebase) -> Vec<Option<Entry>> {
     (0..=SEEDS).flat_map(layer_positions).map(|p| table.entry(&p).ok().flatten()).collect()
 }
 
+/// Every position of layer `refused` answers nothing, every other one its
+/// entry.
+fn assert_only_layer_refused(table: &Tablebase, refused: u32) {
+    let answers = all_entries(table);
+    let mut at = 0;
+    for n in 0..=SEEDS {
+        let size = layer_positions(n).count();
+        let given = answers[at..at + size].iter().filter(|a| a.is_some()).count();
+        assert_eq!(given, if n == refused { 0 } else { size }, "layer {n}");
+        at += size;
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Damage {
     Flip { at: usize, mask: u8 },
@@ -147,14 +160,7 @@ fn a_damaged_layer_is_refused_by_name_and_the_others_still_answer() {
     let error = table.check_layer(4).unwrap_err();
     assert!(error.to_string().contains("checksum mismatch in layer 4"), "{error}");
     assert!(table.verify_checksums().is_err());
-    let answers = all_entries(&table);
-    let mut at = 0;
-    for n in 0..=SEEDS {
-        let size = layer_positions(n).count();
-        let given = answers[at..at + size].iter().filter(|a| a.is_some()).count();
-        assert_eq!(given, if n == 4 { 0 } else { size }, "layer {n}");
-        at += size;
-    }
+    assert_only_layer_refused(&table, 4);
     fs::remove_dir_all(&table_dir).unwrap();
 }
 
@@ -189,14 +195,7 @@ fn a_malformed_entry_behind_good_checksums_is_refused() {
     let malformed =
         |p| matches!(table.entry(&p), Err(oware::tablebase::FileError::Malformed { layer: 4, index: 5, .. }));
     assert!(layer_positions(4).all(malformed));
-    let answers = all_entries(&table);
-    let mut at = 0;
-    for n in 0..=SEEDS {
-        let size = layer_positions(n).count();
-        let given = answers[at..at + size].iter().filter(|a| a.is_some()).count();
-        assert_eq!(given, if n == 4 { 0 } else { size }, "layer {n}");
-        at += size;
-    }
+    assert_only_layer_refused(&table, 4);
     let opened = oware::tablebase::open_any(&bad).err().expect("refused on opening");
     assert!(opened.to_string().contains("entry 5 of layer 4 is malformed"), "{opened}");
     assert!(oware::tablebase::open_any(&path).is_ok());
