@@ -2,8 +2,8 @@
 //! side to move and the states since the last capture, with the end-of-game
 //! rules of `shared/docs/rules-and-values.md` ("End of the game").
 
-use crate::error::MoveError;
-use crate::rules::{Moves, Pit, Position, PITS, ROW};
+use crate::error::{MoveError, NotationError};
+use crate::rules::{Moves, Pit, Position, PITS, ROW, TOTAL_SEEDS};
 
 /// A player. South moves first and owns pits A..F (0..6 absolute).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -66,8 +66,24 @@ impl GameState {
         GameState::from_parts([4; PITS], [0, 0], Side::South)
     }
 
-    /// A state with no history. The caller guarantees 48 seeds in all
-    /// (the notation parser checks it).
+    /// A state with no history, checked: pits and stores must hold 48
+    /// seeds in all ([`NotationError::BadTotal`] otherwise).
+    pub fn try_from_parts(
+        pits: [u8; PITS],
+        stores: [u8; 2],
+        to_move: Side,
+    ) -> Result<GameState, NotationError> {
+        let total: u64 = pits.iter().chain(&stores).map(|&n| u64::from(n)).sum();
+        if total != TOTAL_SEEDS as u64 {
+            return Err(NotationError::BadTotal { total });
+        }
+        Ok(GameState::from_parts(pits, stores, to_move))
+    }
+
+    /// A state with no history, unchecked: the caller guarantees 48 seeds
+    /// in all. Any other total makes later calls panic (a book lookup
+    /// ranks the board, a move indexes its sowing table);
+    /// [`GameState::try_from_parts`] checks it.
     pub fn from_parts(pits: [u8; PITS], stores: [u8; 2], to_move: Side) -> GameState {
         let absolute = Position::new(pits);
         let position = if to_move == Side::South { absolute } else { absolute.flipped() };
@@ -196,7 +212,10 @@ impl GameState {
         }
     }
 
-    /// Plays a move known to be legal; returns the seeds captured.
+    /// Plays a move known to be legal in a game not over; returns the
+    /// seeds captured. Unchecked: an empty pit plays a null move, a move
+    /// after the end plays on, and a pit of 6 or more panics;
+    /// [`GameState::play`] checks all three.
     pub fn play_unchecked(&mut self, pit: Pit) -> u8 {
         let decided = self.end == Some(GameEnd::Decided);
         let played = self.position.play(pit);

@@ -108,7 +108,6 @@ fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
         return Err(NotationError::FieldCount { found: fields.len() });
     }
     let mut counts = [0u8; PITS + 2];
-    let mut total = 0u64;
     for (index, &(offset, text)) in fields[..PITS + 2].iter().enumerate() {
         let field = index + 1;
         let column = base + offset + 1;
@@ -120,7 +119,6 @@ fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
             return Err(NotationError::CountTooLarge { field, column, value });
         }
         counts[index] = value as u8;
-        total += value;
     }
     let (offset, side_text) = fields[PITS + 2];
     let side = match side_text {
@@ -128,12 +126,9 @@ fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
         "N" | "n" => Side::North,
         _ => return Err(NotationError::BadSide { column: base + offset + 1, text: side_text.to_string() }),
     };
-    if total != TOTAL_SEEDS as u64 {
-        return Err(NotationError::BadTotal { total });
-    }
     let mut pits = [0u8; PITS];
     pits.copy_from_slice(&counts[..PITS]);
-    Ok(GameState::from_parts(pits, [counts[PITS], counts[PITS + 1]], side))
+    GameState::try_from_parts(pits, [counts[PITS], counts[PITS + 1]], side)
 }
 
 fn field_offsets(state: &str) -> Vec<(usize, &str)> {

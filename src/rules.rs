@@ -201,7 +201,8 @@ impl Position {
     }
 
     /// Plays a legal move (rules 2–4). The caller checks legality with
-    /// [`Position::legal_moves`]; an empty pit sows nothing.
+    /// [`Position::legal_moves`]; an empty pit sows nothing. `pit` counts
+    /// from the mover's first pit (0..6): 6 or more panics.
     #[inline]
     pub fn play(&self, pit: Pit) -> Played {
         let seeds = self.pit(pit) as usize;

@@ -40,3 +40,18 @@ fn oversized_and_negative_counts_are_refused() {
     let short_total = "4-4-4-4-4-4-4-4-4-4-4-3-0-0-S";
     assert_eq!(short_total.parse::<GameState>(), Err(NotationError::BadTotal { total: 47 }));
 }
+
+#[test]
+fn states_built_from_parts_are_checked_for_48_seeds() {
+    use oware::Side;
+    assert_eq!(GameState::try_from_parts([4; 12], [0, 0], Side::South), Ok(GameState::start()));
+    assert_eq!(
+        GameState::try_from_parts([4; 12], [1, 0], Side::South),
+        Err(NotationError::BadTotal { total: 49 })
+    );
+    let total = 12 * 255 + 2 * 255;
+    assert_eq!(
+        GameState::try_from_parts([255; 12], [255; 2], Side::North),
+        Err(NotationError::BadTotal { total })
+    );
+}

@@ -169,7 +169,10 @@ pub struct Options {
     /// No pruning, no table, no tablebase: every line to the horizon. With
     /// it, [`Stats::horizon_nodes`] is the perft count. For tests.
     pub full_width: bool,
-    /// An endgame tablebase to consult.
+    /// An endgame tablebase to consult: best opened with
+    /// [`crate::tablebase::open_any`], which checks the whole file (a
+    /// layer found damaged mid-search answers nothing, and the search goes
+    /// on without it).
     pub tablebase: Option<Arc<dyn EndgameTable>>,
 }
 

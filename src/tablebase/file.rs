@@ -421,8 +421,8 @@ pub struct Tablebase {
 
 impl Tablebase {
     /// Opens a `.owtb` file (memory-mapped) or a `.owtb.zst` file (read into
-    /// memory). Checks the header and the file length; [`Tablebase::verify_checksums`]
-    /// checks every checksum.
+    /// memory). Checks the header and the file length; each layer is
+    /// checked on its first read, [`Tablebase::verify`] checks them all.
     pub fn open(path: &Path) -> Result<Tablebase, FileError> {
         let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
         let mut file = File::open(path).map_err(io_error)?;
@@ -479,7 +479,8 @@ impl Tablebase {
     }
 
     /// The packed entries of layer `n`, as stored: not checked (see
-    /// [`Tablebase::checked_layer`]).
+    /// [`Tablebase::checked_layer`]). Panics if `n` is above the table's
+    /// `max_seeds`.
     pub fn layer(&self, n: u32) -> &[u8] {
         let (offset, entries, _) = self.header.layers[n as usize];
         &self.bytes()[offset as usize..(offset + entries * ENTRY_BYTES as u64) as usize]
@@ -515,7 +516,8 @@ impl Tablebase {
 
     /// Checks layer `n`, the first time only: its checksum, then that
     /// every entry is one a writer makes (a writer's bug or an edit behind
-    /// a checksum that agrees).
+    /// a checksum that agrees). Panics if `n` is above the table's
+    /// `max_seeds`.
     pub fn check_layer(&self, n: u32) -> Result<(), FileError> {
         let found = *self.checked[n as usize].get_or_init(|| {
             let layer = self.layer(n);

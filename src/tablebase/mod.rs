@@ -93,7 +93,11 @@ pub trait EndgameTable: Send + Sync {
     /// Positions with at most this many seeds on the board are covered.
     fn max_seeds(&self) -> u32;
     /// The entry of a position (side to move first), `None` if the position
-    /// holds more than [`EndgameTable::max_seeds`] seeds.
+    /// holds more than [`EndgameTable::max_seeds`] seeds, or if its entry
+    /// cannot be read (a damaged layer of our files, an impossible byte of
+    /// the engine's): a search takes both for "not covered", which is
+    /// sound but silent. [`open_any`] checks a whole file on opening, so
+    /// that the second cannot happen later.
     fn probe(&self, position: &Position) -> Option<Probe>;
     /// Whether the bounds of [`EndgameTable::probe`] are proofs (our tables,
     /// checked against their checksums) or what a file says (the engine's

@@ -105,10 +105,12 @@ impl StateProbe {
     }
 
     /// The final scores (mover, other side) when the mover captures
-    /// `captures` of the board's seeds.
+    /// `captures` of the board's seeds (more than the board holds count
+    /// as all of them).
     pub fn final_scores(&self, captures: u8) -> (u32, u32) {
-        let mine = self.stores[self.mover.index()] as u32 + captures as u32;
-        let theirs = self.stores[self.mover.other().index()] as u32 + self.seeds - captures as u32;
+        let captures = u32::from(captures).min(self.seeds);
+        let mine = self.stores[self.mover.index()] as u32 + captures;
+        let theirs = self.stores[self.mover.other().index()] as u32 + self.seeds - captures;
         (mine, theirs)
     }
 
@@ -127,9 +129,13 @@ impl StateProbe {
         (self.outcome(self.lower), self.outcome(self.upper))
     }
 
-    /// The moves whose upper bound reaches the best lower bound: every
-    /// move that may be optimal (exactly the optimal ones when all are
-    /// exact).
+    /// The moves whose upper bound reaches the best lower bound. For a
+    /// state on no cycle: every move that may be optimal (exactly the
+    /// optimal ones when all are exact). On a cycle, a move that does not
+    /// hold after it is played ([`MoveValue::holds_after_this_move`]) is
+    /// judged by its child's history-free bounds, which a return to this
+    /// state can change: there the list guides a search, it proves
+    /// nothing.
     pub fn candidate_moves(&self) -> impl Iterator<Item = &MoveValue> {
         let best = self.moves.iter().map(|m| m.lower).max().unwrap_or(0);
         self.moves.iter().filter(move |m| m.upper >= best)
@@ -148,8 +154,8 @@ pub enum ProbeError {
         /// The most seeds the table covers.
         max_seeds: u32,
     },
-    /// A layer the answer needs failed its checksum (or could not be read):
-    /// the table answers nothing from it.
+    /// A layer the answer needs failed its checksum, holds a malformed
+    /// entry, or could not be read: the table answers nothing from it.
     Damaged(FileError),
     /// A file without checksum holds a value no position can have.
     OutOfRange {
@@ -231,8 +237,9 @@ impl AnyTable {
     /// child's entry.
     ///
     /// Errors: the game is over, the board has more seeds than the table
-    /// covers, or a layer the answer needs is damaged (then nothing is
-    /// answered, never a wrong value from our files).
+    /// covers, a layer the answer needs is damaged (then nothing is
+    /// answered, never a wrong value from our files), or an engine file
+    /// holds a value no position can have.
     pub fn probe_after_capture(&self, state: &GameState) -> Result<StateProbe, ProbeError> {
         if let Some(end) = state.end() {
             return Err(ProbeError::GameOver(end));
