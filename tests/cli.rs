@@ -251,3 +251,36 @@ fn match_refuses_bad_settings_in_one_line() {
         assert!(stderr.starts_with("match: error: "), "{stderr}");
     }
 }
+
+/// An error wrapped with what was being done still says why it happened,
+/// on the same line, each cause once.
+#[test]
+fn an_error_line_names_its_cause() {
+    let cases: [(&str, &[&str], &str); 3] = [
+        (
+            env!("CARGO_BIN_EXE_match"),
+            &["--tablebase-a", "README.md"],
+            "cannot open the tablebase README.md: README.md: ",
+        ),
+        (
+            env!("CARGO_BIN_EXE_bench"),
+            &["--file", "/nonexistent/bench-games"],
+            "cannot read /nonexistent/bench-games: No such file",
+        ),
+        (
+            env!("CARGO_BIN_EXE_openings"),
+            &["grow", "--book", "/nonexistent/b", "--expansions", "1", "--threads", "0"],
+            "--threads: 0 threads",
+        ),
+    ];
+    for (exe, args, expected) in cases {
+        let out = Command::new(exe).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.lines().count() == 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_search")).args(["-b", "/nonexistent/t.owtb"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+}

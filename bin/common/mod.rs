@@ -16,14 +16,29 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use oware::progress::Observer;
 use oware::Game;
 
-/// Runs a binary's body: on error prints `name: error: cause: cause` on one
-/// line of stderr and exits with status 1.
-pub fn run<E: Display>(name: &str, body: impl FnOnce() -> Result<(), E>) {
+/// Runs a binary's body: on error prints `name: error: what: cause: cause`
+/// on one line of stderr ([`one_line`]) and exits with status 1.
+pub fn run(name: &str, body: impl FnOnce() -> anyhow::Result<()>) {
     if let Err(error) = body() {
         // (If nobody reads stderr either, there is no one left to tell.)
-        let _ = writeln!(std::io::stderr(), "{name}: error: {error}");
+        let _ = writeln!(std::io::stderr(), "{name}: error: {}", one_line(&error));
         std::process::exit(1);
     }
+}
+
+/// An error and its causes on one line, each cause after a colon unless
+/// the text so far holds it already (the library's errors name their
+/// cause in their own text, and some also return it as their source).
+pub fn one_line(error: &anyhow::Error) -> String {
+    let mut line = error.to_string();
+    for cause in error.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line += ": ";
+            line += &text;
+        }
+    }
+    line
 }
 
 /// Writes one line of a command's output to stdout (what [`say!`] calls).

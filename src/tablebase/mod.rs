@@ -114,14 +114,24 @@ pub enum OpenError {
     Ours(FileError),
     /// The file is not ours and does not read as an engine "Oware Endgames"
     /// file either.
-    Engine(crate::formats::FormatError),
+    Engine {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        error: crate::formats::FormatError,
+    },
 }
 
 impl std::fmt::Display for OpenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             OpenError::Ours(e) => e.fmt(f),
-            OpenError::Engine(e) => e.fmt(f),
+            // (A read error names the file already.)
+            OpenError::Engine {
+                error: error @ crate::formats::FormatError::Io { path: Some(_), .. },
+                ..
+            } => error.fmt(f),
+            OpenError::Engine { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }
 }
@@ -160,13 +170,15 @@ impl AnyTable {
             } else {
                 crate::formats::endgames::EndgameFile::from_bytes(bytes)
                     .map(AnyTable::Engine)
-                    .map_err(OpenError::Engine)
+                    .map_err(|error| OpenError::Engine { path: path.clone(), error })
             };
         }
         if start == file::MAGIC {
             return Tablebase::open(&path).map(AnyTable::Ours).map_err(OpenError::Ours);
         }
-        crate::formats::endgames::EndgameFile::open(&path).map(AnyTable::Engine).map_err(OpenError::Engine)
+        crate::formats::endgames::EndgameFile::open(&path)
+            .map(AnyTable::Engine)
+            .map_err(|error| OpenError::Engine { path, error })
     }
 
     /// [`AnyTable::open`], then the whole file checked: ours against
@@ -179,7 +191,9 @@ impl AnyTable {
         let table = AnyTable::open(path)?;
         match &table {
             AnyTable::Ours(t) => t.verify().map_err(OpenError::Ours)?,
-            AnyTable::Engine(t) => t.verify().map_err(OpenError::Engine)?,
+            AnyTable::Engine(t) => {
+                t.verify().map_err(|error| OpenError::Engine { path: path.to_path_buf(), error })?
+            }
         }
         Ok(table)
     }
