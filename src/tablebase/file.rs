@@ -408,9 +408,10 @@ fn first_malformed(entries: &[u8], n: u32) -> Option<u64> {
 /// An open tablebase file.
 ///
 /// Every answer comes from a checked layer: the first read of a layer
-/// checks its entries' form and compares its checksum with the header's (once; mapped files stay lazy,
-/// so a probe of a ≤ 24 table reads only the layers it touches), and a
-/// layer that fails answers nothing but its error.
+/// compares its checksum with the header's and checks its entries' form
+/// (once; mapped files stay lazy, so a probe of a ≤ 24 table reads only
+/// the layers it touches), and a layer that fails answers nothing but its
+/// error.
 pub struct Tablebase {
     storage: Storage,
     header: Header,
@@ -502,16 +503,14 @@ impl Tablebase {
         Ok(())
     }
 
-    /// Checks every layer (its checksum, then its entries' form, as its
-    /// first read does) and the body checksum: what a reader calls on
-    /// opening when a damaged layer must not go unnoticed later (a probe
-    /// of a damaged layer answers nothing, [`EndgameTable::probe`]). Reads
-    /// the whole file once; later reads are not checked again.
+    /// Checks every layer as its first read does (its checksum, which the
+    /// header's own checksum vouches for, then its entries' form): what a
+    /// reader calls on opening when a damaged layer must not go unnoticed
+    /// later (a probe of a damaged layer answers nothing,
+    /// [`EndgameTable::probe`]). Reads the whole file once; later reads
+    /// are not checked again.
     pub fn verify(&self) -> Result<(), FileError> {
-        for n in 0..=self.header.max_seeds {
-            self.check_layer(n)?;
-        }
-        self.verify_checksums()
+        (0..=self.header.max_seeds).try_for_each(|n| self.check_layer(n))
     }
 
     /// Checks layer `n`, the first time only: its checksum, then that
