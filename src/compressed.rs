@@ -2,10 +2,11 @@
 //!
 //! A few kilobytes of zstd can declare gigabytes of content; read without
 //! a bound, a damaged or hostile file makes the reader allocate until the
-//! system kills it. Every zstd file this crate reads goes through
-//! [`read_at_most`], with the size its layout allows where the layout
-//! says, else with [`machine_memory`]: content that cannot be held in
-//! memory cannot be read anyway, and an error says so.
+//! system kills it. Every zstd file this crate reads is read with a bound:
+//! the size its layout allows where the layout says
+//! ([`read_bounded_by_start`]), else [`machine_memory`]
+//! ([`read_within_memory`]): content that cannot be held in memory cannot
+//! be read anyway, and an error says so.
 
 use std::io::{self, Read};
 
@@ -31,6 +32,12 @@ pub(crate) fn read_at_most(source: impl Read, limit: u64) -> io::Result<Vec<u8>>
         ));
     }
     Ok(content)
+}
+
+/// [`read_at_most`] this machine's memory: for content whose layout sets
+/// no bound.
+pub(crate) fn read_within_memory(source: impl Read) -> io::Result<Vec<u8>> {
+    read_at_most(source, machine_memory())
 }
 
 /// [`read_at_most`] whose bound is read from the content's first bytes:

@@ -1023,7 +1023,7 @@ fn read_checkpoint(dir: &Path, manifest: &Manifest, n: u32) -> Result<Option<(u6
     let Some((sequence, bytes, sum)) = manifest.checkpoint else { return Ok(None) };
     let path = checkpoint_path(dir, n as usize, sequence);
     let compressed = read_checked(&path, bytes, sum)?;
-    let snapshot = crate::compressed::read_at_most(&compressed[..], crate::compressed::machine_memory())
+    let snapshot = crate::compressed::read_within_memory(&compressed[..])
         .map_err(|e| BuildError::Corrupt { path: path.clone(), problem: e.to_string() })?;
     Ok(Some((sequence, snapshot)))
 }
