@@ -76,12 +76,17 @@ pub struct VerifyReport {
 const CHUNK: usize = 1 << 14;
 const EXAMPLES: usize = 10;
 
+/// A position's packed entry, as stored.
+fn bytes_at(source: &dyn LayerSource, position: &Position) -> [u8; ENTRY_BYTES] {
+    let layer = source.layer(position.seeds());
+    let at = layer_index(position) as usize * ENTRY_BYTES;
+    [layer[at], layer[at + 1], layer[at + 2]]
+}
+
 /// A position's entry; `None` if it is malformed (reported where that
 /// position itself is checked).
 fn entry_at(source: &dyn LayerSource, position: &Position) -> Option<Entry> {
-    let layer = source.layer(position.seeds());
-    let at = layer_index(position) as usize * ENTRY_BYTES;
-    let bytes = [layer[at], layer[at + 1], layer[at + 2]];
+    let bytes = bytes_at(source, position);
     Entry::is_well_formed(bytes, position.seeds()).then(|| Entry::unpack(bytes))
 }
 
@@ -122,11 +127,7 @@ pub fn verify(source: &dyn LayerSource) -> VerifyReport {
 fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report: &mut VerifyReport) {
     report.positions += 1;
     let nn = n as u8;
-    let bytes = {
-        let layer = source.layer(n);
-        let at = layer_index(position) as usize * ENTRY_BYTES;
-        [layer[at], layer[at + 1], layer[at + 2]]
-    };
+    let bytes = bytes_at(source, position);
     let fail = |report: &mut VerifyReport, what: String| {
         report.failures += 1;
         if report.examples.len() < EXAMPLES {
