@@ -7,6 +7,7 @@ mod common;
 
 use common::{note, say};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -20,7 +21,7 @@ use oware::book::play::{
 };
 use oware::book::AnyBook;
 use oware::search::Limits;
-use oware::tablebase::open_any;
+use oware::tablebase::{open_any, EndgameTable};
 
 /// Plays engine + A's books against engine + B's books; with --compare,
 /// compares two games files instead (the other options are then unused).
@@ -145,7 +146,11 @@ fn main() {
         };
         let open_table = |path: &Option<PathBuf>| {
             path.as_deref()
-                .map(|p| open_any(p).with_context(|| format!("cannot open the tablebase {}", p.display())))
+                .map(|p| {
+                    let table: Arc<dyn EndgameTable> =
+                        open_any(p).with_context(|| format!("cannot open the tablebase {}", p.display()))?;
+                    anyhow::Ok(table)
+                })
                 .transpose()
         };
         let (book_a, book_b) = (open_book(&args.book_a)?, open_book(&args.book_b)?);

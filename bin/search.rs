@@ -95,7 +95,7 @@ fn main() {
 }
 
 fn options(args: &Args) -> anyhow::Result<Options> {
-    let tablebase = match &args.tablebase {
+    let tablebase: Option<std::sync::Arc<dyn oware::tablebase::EndgameTable>> = match &args.tablebase {
         Some(path) => Some(oware::tablebase::open_any(path)?),
         None => None,
     };

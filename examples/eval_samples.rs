@@ -78,8 +78,7 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         let result = judge.search(&state, &Limits::depth(args.depth))?;
-        let mover = state.to_move();
-        let f = features(&position, [state.store(mover), state.store(mover.other())]);
+        let f = features(&position, state.stores_mover_first());
         let values: Vec<String> = f.to_array().iter().map(|v| v.to_string()).collect();
         println!(
             "{},{},{},{},{}",

@@ -47,6 +47,39 @@ pub enum GameEnd {
     Repetition,
 }
 
+/// A game result from one side's point of view, worst first. The search
+/// ([`crate::search::SearchResult::outcome`]) and the tablebase probe
+/// ([`crate::tablebase::StateProbe::outcome`]) both answer with it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Outcome {
+    /// The side ends with fewer seeds than the other.
+    Loss,
+    /// Both sides end with 24 seeds.
+    Draw,
+    /// The side ends with more seeds than the other.
+    Win,
+}
+
+impl Outcome {
+    /// The outcome of final scores `mine` against `theirs`.
+    pub fn of_scores(mine: u32, theirs: u32) -> Outcome {
+        match mine.cmp(&theirs) {
+            std::cmp::Ordering::Less => Outcome::Loss,
+            std::cmp::Ordering::Equal => Outcome::Draw,
+            std::cmp::Ordering::Greater => Outcome::Win,
+        }
+    }
+
+    /// The same result seen from the other side.
+    pub fn for_other_side(self) -> Outcome {
+        match self {
+            Outcome::Loss => Outcome::Win,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::Win => Outcome::Loss,
+        }
+    }
+}
+
 /// A game state with the history the repetition rule needs.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct GameState {
@@ -107,6 +140,12 @@ impl GameState {
     /// Seeds captured so far, `[South, North]` (not the side to move first).
     pub fn stores(&self) -> [u8; 2] {
         self.stores
+    }
+    /// Seeds captured so far, the side to move first: the order of
+    /// [`GameState::position`]'s rows, which the evaluator
+    /// ([`crate::search::eval::evaluate`]) takes.
+    pub fn stores_mover_first(&self) -> [u8; 2] {
+        [self.store(self.to_move), self.store(self.to_move.other())]
     }
     /// Seeds captured so far by `side`.
     pub fn store(&self, side: Side) -> u8 {

@@ -74,6 +74,6 @@ pub mod tablebase;
 pub mod text;
 
 pub use error::{MoveError, NotationError};
-pub use game::{GameEnd, GameState, Side};
+pub use game::{GameEnd, GameState, Outcome, Side};
 pub use notation::Game;
 pub use rules::{Moves, Pit, Played, Position};

@@ -49,11 +49,7 @@ fn state(pits: [u8; 12], south_store: u8) -> GameState {
 fn outcome_of(value: u32, seeds: u32, stores: [u8; 2]) -> Outcome {
     let mine = stores[0] as u32 + value;
     let theirs = stores[1] as u32 + seeds - value;
-    match mine.cmp(&theirs) {
-        std::cmp::Ordering::Greater => Outcome::Win,
-        std::cmp::Ordering::Equal => Outcome::Draw,
-        std::cmp::Ordering::Less => Outcome::Loss,
-    }
+    Outcome::of_scores(mine, theirs)
 }
 
 /// Brute-force as-root values: the most seeds the mover captures from a
@@ -390,6 +386,35 @@ fn a_time_limit_stops_with_a_move() {
     assert!(result.elapsed < Duration::from_millis(500), "{result:?}");
 }
 
+/// A search handed to another thread stops when told, with the move of
+/// its last completed iteration; the request stays until cleared.
+#[test]
+fn a_stop_from_another_thread_ends_the_search_with_a_move() {
+    let mut searcher = Searcher::new(Options::default()).unwrap();
+    let handle = searcher.stop_handle();
+    handle.clear();
+    // The time limit only keeps a broken stop from hanging the test.
+    let limits =
+        Limits { depth: Some(oware::search::MAX_DEPTH), time: Some(Duration::from_secs(60)), nodes: None };
+    let worker = std::thread::spawn(move || {
+        let result = searcher.search(&GameState::start(), &limits).unwrap();
+        (searcher, result)
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    handle.stop();
+    let (mut searcher, result) = worker.join().unwrap();
+    assert_eq!(result.stop, Stop::Interrupted, "{result:?}");
+    assert!(result.best_move.is_some() && result.depth >= 1, "{result:?}");
+    assert!(result.elapsed < Duration::from_secs(30), "{result:?}");
+
+    let again = searcher.search(&GameState::start(), &limits).unwrap();
+    assert_eq!((again.stop, again.depth), (Stop::Interrupted, 1), "{again:?}");
+    assert!(again.best_move.is_some());
+    handle.clear();
+    let depth_4 = searcher.search(&GameState::start(), &Limits::depth(4)).unwrap();
+    assert_eq!((depth_4.stop, depth_4.depth), (Stop::Depth, 4));
+}
+
 #[test]
 fn bad_requests_are_typed_errors() {
     let mut searcher = Searcher::new(Options::default()).unwrap();
@@ -667,11 +692,7 @@ fn a_proven_root_comes_with_a_move_that_achieves_it() {
             child.play(pit).unwrap();
             let answer = plain.search(&child, &Limits::nodes(300_000)).unwrap();
             let Some(answer) = answer.proven.then(|| answer.outcome()).flatten() else { continue };
-            let achieved = match answer {
-                Outcome::Win => Outcome::Loss,
-                Outcome::Loss => Outcome::Win,
-                Outcome::Draw => Outcome::Draw,
-            };
+            let achieved = answer.for_other_side();
             assert_eq!(Some(achieved), result.outcome(), "{s}: move {pit} at {limits:?}: {result:?}");
             checked += 1;
         }

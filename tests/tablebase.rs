@@ -415,6 +415,8 @@ fn the_state_probe_agrees_with_entries_moves_and_the_engine_export() {
                 let played = p.play(m.pit);
                 let child = table.entry(&played.child).unwrap().unwrap();
                 assert_eq!((m.lower, m.upper), (n as u8 - child.upper, n as u8 - child.lower));
+                assert_eq!(m.estimate, n as u8 - child.value);
+                assert!(m.lower <= m.estimate && m.estimate <= m.upper, "{state}: {m:?}");
                 assert_eq!(m.holds_after_this_move, played.captured > 0 || !child.on_cycle);
             }
             if !probe.on_cycle {
@@ -438,6 +440,20 @@ fn the_state_probe_agrees_with_entries_moves_and_the_engine_export() {
                 engine_exact += 1;
             }
         }
+    }
+    // The handle `open_any` gives is the search's table and the rich probe
+    // at once, and both answer as the table opened directly does.
+    let shared = oware::tablebase::open_any(&data("endgames-12.owtb.zst")).unwrap();
+    let for_search: Option<std::sync::Arc<dyn oware::tablebase::EndgameTable>> = Some(shared.clone());
+    for p in layer_positions(8).step_by(97) {
+        let state = GameState::from_parts(p.pits(), [20, 20], Side::North);
+        if state.is_over() {
+            continue;
+        }
+        assert_eq!(shared.probe_after_capture(&state).unwrap(), ours.probe_after_capture(&state).unwrap());
+        let entry = table.entry(&p).unwrap().unwrap();
+        let probed = for_search.as_ref().unwrap().probe(&p).unwrap();
+        assert_eq!((probed.lower, probed.upper), (entry.lower, entry.upper));
     }
     let big = GameState::from_parts([2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0], [17, 18], Side::South);
     assert!(matches!(

@@ -189,8 +189,7 @@ impl LeafEvaluator for Negamax {
         if let Some(score) = terminal_value(state) {
             return Ok(Evaluation { score, best_move: None, depth: 0, nodes: 0 });
         }
-        let mover = state.to_move();
-        let stores = [state.store(mover), state.store(mover.other())];
+        let stores = state.stores_mover_first();
         let (score, pit, depth, nodes) = self.search_position(&state.position(), stores);
         Ok(Evaluation { score, best_move: Some(pit), depth, nodes })
     }
@@ -468,8 +467,7 @@ mod tests {
     fn alpha_beta_equals_minimax() {
         let mut state = GameState::start();
         for letter in "FfEeDdCc".chars() {
-            let mover = state.to_move();
-            let stores = [state.store(mover), state.store(mover.other())];
+            let stores = state.stores_mover_first();
             for depth in 1..=4 {
                 let (value, _, _, _) = Negamax::depth(depth).search_position(&state.position(), stores);
                 assert_eq!(value, minimax(&state.position(), stores, depth), "{state} depth {depth}");

@@ -62,7 +62,9 @@ use crate::rules::{Pit, Position};
 use super::eval::evaluate;
 use super::ordering::{Child, Children, History};
 use super::tt::{Bound, Entry, Key, Table};
-use super::{Limits, MoveScore, Options, Score, SearchError, SearchResult, Stats, Stop, MAX_DEPTH};
+use super::{
+    Limits, MoveScore, Options, Score, SearchError, SearchResult, Stats, Stop, StopHandle, MAX_DEPTH,
+};
 
 const INF: i32 = 32_000;
 const WIN: i32 = Score::WIN;
@@ -245,6 +247,8 @@ pub struct Searcher {
     deadline: Option<Instant>,
     /// Limits are checked (not during iteration 1).
     checking: bool,
+    /// A stop asked from outside (shared with the handles given out).
+    interrupt: StopHandle,
     stopped: Option<Stop>,
     stats: Stats,
 }
@@ -269,6 +273,7 @@ impl Searcher {
             node_limit: u64::MAX,
             deadline: None,
             checking: false,
+            interrupt: StopHandle::default(),
             stopped: None,
             stats: Stats::default(),
         })
@@ -282,6 +287,13 @@ impl Searcher {
     /// Size of the transposition table in MiB (0 without one).
     pub fn table_megabytes(&self) -> f64 {
         self.table.as_ref().map_or(0.0, Table::megabytes)
+    }
+
+    /// A handle that stops this searcher's searches from another thread
+    /// (see [`StopHandle`] for when to clear it). Every handle given out
+    /// is the same one.
+    pub fn stop_handle(&self) -> StopHandle {
+        self.interrupt.clone()
     }
 
     /// Forgets everything learnt in earlier searches.
@@ -305,7 +317,7 @@ impl Searcher {
         }
         let position = state.position();
         let mover = state.to_move();
-        let stores = [state.store(mover), state.store(mover.other())];
+        let stores = state.stores_mover_first();
         let total = position.seeds() + stores[0] as u32 + stores[1] as u32;
         if total != crate::rules::TOTAL_SEEDS {
             return Err(SearchError::SeedCount { total });
@@ -351,6 +363,10 @@ impl Searcher {
         let mut stop = Stop::Depth;
         for depth in 1..=max_depth {
             self.checking = depth > 1;
+            if self.checking && self.interrupt.is_stopped() {
+                self.stopped = Some(Stop::Interrupted);
+                break;
+            }
             let previous = done.as_ref().map(|d| d.0);
             let Some((score, trace)) = self.iteration(&root, depth, previous) else {
                 break;
@@ -448,10 +464,10 @@ impl Searcher {
             if self.nodes >= self.node_limit {
                 self.stopped = Some(Stop::Nodes);
             } else if self.nodes & 1023 == 0 {
-                if let Some(deadline) = self.deadline {
-                    if Instant::now() >= deadline {
-                        self.stopped = Some(Stop::Time);
-                    }
+                if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                    self.stopped = Some(Stop::Time);
+                } else if self.interrupt.is_stopped() {
+                    self.stopped = Some(Stop::Interrupted);
                 }
             }
         }

@@ -138,7 +138,9 @@ fn row_sum(row: u64) -> i32 {
     (row.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
 }
 
-/// The features of `position` (mover's view) with stores `[mover, other]`.
+/// The features of `position` (mover's view) with stores `[mover, other]`
+/// (a game state's [`crate::GameState::stores_mover_first`], not its
+/// `[South, North]` [`crate::GameState::stores`]).
 #[inline]
 pub fn features(position: &Position, stores: [u8; 2]) -> Features {
     let (own, other) = rows(position);
@@ -154,7 +156,8 @@ pub fn features(position: &Position, stores: [u8; 2]) -> Features {
 }
 
 /// The static evaluation of `position` for the side to move, stores
-/// `[mover, other]`, in engine units.
+/// `[mover, other]` ([`crate::GameState::stores_mover_first`]), in engine
+/// units.
 #[inline]
 pub fn evaluate(weights: &Weights, position: &Position, stores: [u8; 2]) -> i32 {
     weights.apply(&features(position, stores))

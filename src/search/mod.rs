@@ -46,10 +46,12 @@ pub mod ordering;
 mod tt;
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::game::GameState;
+pub use crate::game::Outcome;
 use crate::rules::Pit;
 use crate::tablebase::EndgameTable;
 
@@ -111,18 +113,8 @@ impl fmt::Display for Score {
     }
 }
 
-/// A proven game result for the side to move.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Outcome {
-    /// The side to move ends with more than 24 seeds.
-    Win,
-    /// Both sides end with 24 seeds.
-    Draw,
-    /// The side to move ends with fewer than 24 seeds.
-    Loss,
-}
-
-/// When to stop. At least one limit is required; the first reached stops
+/// When to stop (a [`StopHandle`] can also stop a search from outside).
+/// At least one limit is required; the first reached stops
 /// the search, which then returns its last completed iteration. Iteration 1
 /// always completes, so a move is always returned.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -217,6 +209,50 @@ pub enum Stop {
     Nodes,
     /// The time limit was reached.
     Time,
+    /// [`StopHandle::stop`] was called.
+    Interrupted,
+}
+
+/// Stops a search from another thread: [`Searcher::stop_handle`] gives
+/// one, shared with the searcher. The search checks it where it checks the
+/// clock (every 1,024 nodes, from iteration 2 on), then returns its last
+/// completed iteration with [`Stop::Interrupted`].
+///
+/// A request stays until [`StopHandle::clear`]; the searcher never clears
+/// it. Clear it *before* starting the search it is meant for (before the
+/// search is handed to its thread), so that a stop sent right after the
+/// start is never lost; while it is set, every search stops after its
+/// first iteration.
+///
+/// ```
+/// use oware::search::{Limits, Options, Searcher, Stop};
+///
+/// let mut searcher = Searcher::new(Options::default()).unwrap();
+/// let stop = searcher.stop_handle();
+/// stop.clear(); // before the search starts
+/// let thinking = std::thread::spawn(move || searcher.search(&oware::GameState::start(), &Limits::depth(60)));
+/// std::thread::sleep(std::time::Duration::from_millis(20));
+/// stop.stop();
+/// let result = thinking.join().unwrap().unwrap();
+/// assert_eq!(result.stop, Stop::Interrupted);
+/// assert!(result.best_move.is_some());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct StopHandle(Arc<AtomicBool>);
+
+impl StopHandle {
+    /// Asks the search to stop at its next check.
+    pub fn stop(&self) {
+        self.0.store(true, AtomicOrdering::Relaxed);
+    }
+    /// Withdraws a request, for the next search.
+    pub fn clear(&self) {
+        self.0.store(false, AtomicOrdering::Relaxed);
+    }
+    /// A stop is requested.
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(AtomicOrdering::Relaxed)
+    }
 }
 
 /// Counters of one search.
@@ -270,7 +306,7 @@ impl SearchResult {
     pub fn nodes_per_second(&self) -> f64 {
         self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
-    /// The proven result, if there is one.
+    /// The proven result for the side to move, if there is one.
     pub fn outcome(&self) -> Option<Outcome> {
         if !self.proven {
             return None;

@@ -48,7 +48,8 @@ pub use layer::{LayerSolver, SearchBudget};
 /// The smallest component solved with the parallel threshold games by
 /// default ([`LayerSolver::with_parallel_games_from`]).
 pub const PARALLEL_GAMES_FROM: usize = bounds::PARALLEL_MEMBERS;
-pub use probe::{Certainty, MoveValue, Outcome, ProbeError, StateProbe};
+pub use crate::game::Outcome;
+pub use probe::{Certainty, MoveValue, ProbeError, StateProbe};
 pub use solved::{LayerBytes, SolvedLayers};
 pub use stats::{LayerStats, PhaseMemory, PhaseSeconds};
 
@@ -229,7 +230,10 @@ impl EndgameTable for AnyTable {
 }
 
 /// Opens any tablebase a search can use, checked in full
-/// ([`AnyTable::open_verified`]).
-pub fn open_any(path: &std::path::Path) -> Result<std::sync::Arc<dyn EndgameTable>, OpenError> {
+/// ([`AnyTable::open_verified`]). The one handle serves both: it converts
+/// to the `Arc<dyn EndgameTable>` of [`crate::search::Options::tablebase`]
+/// (`Some(table.clone())`), and keeps [`AnyTable::probe_after_capture`]
+/// for the engine's own questions.
+pub fn open_any(path: &std::path::Path) -> Result<std::sync::Arc<AnyTable>, OpenError> {
     Ok(std::sync::Arc::new(AnyTable::open_verified(path)?))
 }

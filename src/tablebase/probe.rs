@@ -15,7 +15,7 @@
 use std::fmt;
 
 use super::{AnyTable, EndgameTable, FileError, Proof};
-use crate::game::{GameEnd, GameState, Side};
+use crate::game::{GameEnd, GameState, Outcome, Side};
 use crate::rules::{Pit, Position};
 
 /// How far a value can be trusted.
@@ -29,17 +29,6 @@ pub enum Certainty {
     /// an intact one holds estimates on cycles and EXACT values that rest
     /// on them (the 2014 and 2021 files differ on 97,660 EXACT entries).
     Unverified,
-}
-
-/// A game result from one side's point of view, worst first.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-pub enum Outcome {
-    /// The side ends with fewer seeds than the other.
-    Loss,
-    /// Both sides end with 24 seeds.
-    Draw,
-    /// The side ends with more seeds than the other.
-    Win,
 }
 
 /// The value of one legal move, for the side to move.
@@ -57,6 +46,10 @@ pub struct MoveValue {
     pub lower: u8,
     /// The upper bound (see `lower`).
     pub upper: u8,
+    /// The table's best value inside `lower..=upper`, from the child's
+    /// estimate (`seeds − child estimate`): equal to both when they meet,
+    /// otherwise a guide, not a proof.
+    pub estimate: u8,
     /// The child's as-root value holds after this move: the move captures
     /// (nothing before it can come back) or the child is on no cycle. When
     /// false, the probed state itself can come back after this move and
@@ -117,11 +110,7 @@ impl StateProbe {
     /// The outcome for the mover when it captures `captures` of the board.
     pub fn outcome(&self, captures: u8) -> Outcome {
         let (mine, theirs) = self.final_scores(captures);
-        match mine.cmp(&theirs) {
-            std::cmp::Ordering::Less => Outcome::Loss,
-            std::cmp::Ordering::Equal => Outcome::Draw,
-            std::cmp::Ordering::Greater => Outcome::Win,
-        }
+        Outcome::of_scores(mine, theirs)
     }
 
     /// The worst and best outcomes the bounds allow for the mover.
@@ -262,6 +251,7 @@ impl AnyTable {
                 captured: played.captured,
                 lower,
                 upper,
+                estimate: seeds as u8 - child.estimate,
                 holds_after_this_move: played.captured > 0 || !child.on_cycle,
             });
         }
