@@ -948,3 +948,104 @@ fn a_short_match_runs_and_counts() {
     let error = refused(&["--max-plies", "4"]);
     assert!(error.contains("--max-plies must be above --opening-plies"), "{error}");
 }
+
+/// A repetition edge `from --pit--> child` is a real repetition: the game
+/// played from `child` along book moves back to `from`, then `pit`, ends by
+/// repetition, with the edge's value for `child`'s side to move.
+fn assert_repetition_is_played(graph: &BookGraph, from: u32, pit: u8, child: u32, value: i16) {
+    // The shortest line of book moves from `child` to `from`.
+    let mut came_by: HashMap<u32, (u32, u8)> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([child]);
+    while let Some(id) = queue.pop_front() {
+        if id == from {
+            break;
+        }
+        for edge in &graph.node(id).edges {
+            if edge.child != child && !came_by.contains_key(&edge.child) {
+                came_by.insert(edge.child, (id, edge.pit));
+                queue.push_back(edge.child);
+            }
+        }
+    }
+    let mut line = vec![pit];
+    let mut at = from;
+    while at != child {
+        let (parent, pit) = came_by[&at];
+        line.push(pit);
+        at = parent;
+    }
+    line.reverse();
+    let mut game = oware::rank::state_from_key(graph.node(child).key).unwrap();
+    let mover = game.to_move();
+    for &pit in &line {
+        assert_eq!(game.end(), None, "the line ends before it is played: {line:?}");
+        game.play(pit as oware::Pit).unwrap();
+    }
+    assert_eq!(game.end(), Some(oware::GameEnd::Repetition), "{line:?}");
+    let score = game.final_score().unwrap();
+    let (mine, theirs) = (score[mover.index()], score[mover.other().index()]);
+    let expected = match mine.cmp(&theirs) {
+        std::cmp::Ordering::Greater => 1000,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Less => -1000,
+    };
+    assert_eq!(value, expected, "{line:?}");
+}
+
+/// An endgame book expanded to the end of every line (3 seeds on a board
+/// with cycles of quiet moves, where repetition edges appear): each
+/// repetition edge is a repetition the rules declare, every move's value is the result where its principal line ends, a finished
+/// game or a repetition, and the move is flagged exactly when it is a
+/// repetition.
+#[test]
+fn moves_whose_value_is_a_repetition_are_flagged() {
+    use oware::Side;
+
+    let root = GameState::from_parts([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1], [22, 23], Side::South);
+    let mut graph = BookGraph::new(omega(0.04), state_key(&root), 45, NodeKind::Leaf, eval(0));
+    loop {
+        let leaves: Vec<u32> =
+            (0..graph.len() as u32).filter(|&id| graph.node(id).kind == NodeKind::Leaf).collect();
+        if leaves.is_empty() {
+            break;
+        }
+        assert!(graph.len() < 100_000, "the endgame does not end");
+        for id in leaves {
+            graph.expand_with(id, |_| eval(0)).unwrap();
+        }
+    }
+    let (mut repetitions, mut flagged, mut flagged_deeper, mut finished) = (0, 0, 0, 0);
+    for id in 0..graph.len() as u32 {
+        let state = oware::rank::state_from_key(graph.node(id).key).unwrap();
+        let moves = graph.book_moves(&state);
+        assert_eq!(moves.len(), graph.node(id).edges.len());
+        for (edge, m) in graph.node(id).edges.iter().zip(&moves) {
+            // Where the line of best moves from this move ends.
+            let mut line = vec![*edge];
+            if edge.repetition.is_none() {
+                line.extend(graph.principal_line(edge.child).into_iter().map(|(_, e)| e));
+            }
+            let last = line.last().unwrap();
+            let ends_in_repetition = last.repetition.is_some();
+            if !ends_in_repetition {
+                assert_eq!(graph.node(last.child).kind, NodeKind::Terminal);
+                finished += 1;
+            }
+            // Negamax along the line: the move's value is ± the last one's.
+            let sign = if line.len() % 2 == 1 { 1 } else { -1 };
+            assert_eq!(m.score as i32, sign * graph.move_value(last), "node {id}, pit {}", edge.pit);
+            assert_eq!(m.rests_on_repetition, Some(ends_in_repetition), "node {id}, pit {}", edge.pit);
+            if let Some(value) = edge.repetition {
+                assert_repetition_is_played(&graph, id, edge.pit, edge.child, value);
+            }
+            repetitions += usize::from(edge.repetition.is_some());
+            flagged += usize::from(ends_in_repetition);
+            flagged_deeper += usize::from(ends_in_repetition && edge.repetition.is_none());
+        }
+    }
+    eprintln!(
+        "{} nodes: {repetitions} repetition edges, {flagged} moves flagged ({flagged_deeper} deeper), {finished} ending a game",
+        graph.len()
+    );
+    assert!(repetitions > 0 && flagged_deeper > 0 && finished > 0);
+}

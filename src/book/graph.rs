@@ -233,6 +233,13 @@ impl BookGraph {
         1 + self.principal_line(edge.child).len() as u32
     }
 
+    /// The value of `edge`'s move is a repetition's: the edge is a
+    /// repetition edge, or the principal line from its child ends with one.
+    pub fn rests_on_repetition(&self, edge: &Edge) -> bool {
+        edge.repetition.is_some()
+            || self.principal_line(edge.child).last().is_some_and(|(_, last)| last.repetition.is_some())
+    }
+
     /// Shortest distance in plies from the root to every node
     /// (`u32::MAX` if unreachable), over non-repetition edges.
     pub fn depths(&self) -> Vec<u32> {

@@ -604,7 +604,7 @@ mod tests {
 
     #[test]
     fn the_rule_leaves_the_book_below_its_count_and_keeps_the_margin() {
-        let m = |pit, score, count| BookMove { pit, score, count, depth: None };
+        let m = |pit, score, count| BookMove { pit, score, count, depth: None, rests_on_repetition: None };
         let moves = [m(0, 10.0, Some(50)), m(1, 4.0, Some(500)), m(2, -20.0, Some(900))];
         let rule = |margin, min_count| BookRule { margin, min_count, min_depth: 0 };
         assert_eq!(rule(0.0, 0).candidates(&moves), vec![0]);
@@ -614,7 +614,13 @@ mod tests {
         let uncounted = [m(3, 1.0, None), m(4, 2.0, None)];
         assert_eq!(rule(0.0, 1_000).candidates(&uncounted), vec![4], "no counts: the margin only");
         assert!(rule(10.0, 0).candidates(&[]).is_empty());
-        let deep = |pit, score, depth| BookMove { pit, score, count: None, depth: Some(depth) };
+        let deep = |pit, score, depth| BookMove {
+            pit,
+            score,
+            count: None,
+            depth: Some(depth),
+            rests_on_repetition: None,
+        };
         let moves = [deep(0, 10.0, 3), deep(1, 8.0, 9), deep(2, 0.0, u32::MAX)];
         let by_depth = |min_depth| BookRule { margin: 10.0, min_count: 0, min_depth };
         assert_eq!(by_depth(3).candidates(&moves), vec![0, 1, 2]);

@@ -33,6 +33,14 @@ pub struct BookMove {
     /// included, where the book tells (our books); `u32::MAX` for a move
     /// whose value is exact (it ends the game, or repeats).
     pub depth: Option<u32>,
+    /// Where the book tells (our books): the move's value is a repetition's,
+    /// reached along its principal line (the move itself repeats, or the
+    /// line of best replies ends with a move that does). A repetition
+    /// edge's value is exact for games that came through the repeated
+    /// state, and only an estimate for a game that reached this state
+    /// another way (docs/book-format.md, on repetition edges): an engine
+    /// may want to search such a move rather than trust it.
+    pub rests_on_repetition: Option<bool>,
 }
 
 /// Anything that knows book moves.
@@ -55,6 +63,7 @@ impl BookSource for BookGraph {
                 score: self.move_value(edge) as f64,
                 count: Some(edge.visits + 1),
                 depth: Some(self.move_depth(edge)),
+                rests_on_repetition: Some(self.rests_on_repetition(edge)),
             })
             .collect()
     }
@@ -68,7 +77,13 @@ impl BookSource for OpeningBook {
         state
             .legal_moves()
             .filter_map(|pit| {
-                entry.score(pit).map(|score| BookMove { pit, score: score as f64, count: None, depth: None })
+                entry.score(pit).map(|score| BookMove {
+                    pit,
+                    score: score as f64,
+                    count: None,
+                    depth: None,
+                    rests_on_repetition: None,
+                })
             })
             .collect()
     }
@@ -80,7 +95,13 @@ impl BookSource for DoeBook {
             .children_of_state(state)
             .iter()
             .filter(|e| e.mover() == state.to_move() && state.legal_moves().contains(e.relative_pit()))
-            .map(|e| BookMove { pit: e.relative_pit(), score: -e.score, count: Some(e.count), depth: None })
+            .map(|e| BookMove {
+                pit: e.relative_pit(),
+                score: -e.score,
+                count: Some(e.count),
+                depth: None,
+                rests_on_repetition: None,
+            })
             .collect();
         moves.sort_by_key(|m| m.pit);
         moves.dedup_by_key(|m| m.pit);
@@ -323,9 +344,11 @@ impl fmt::Display for ProbeReport {
             for m in &self.moves {
                 let mark = if Some(m.pit) == best { '*' } else { ' ' };
                 let count = m.count.map(|c| format!("  count {c}")).unwrap_or_default();
+                let repetition =
+                    if m.rests_on_repetition == Some(true) { "  (a repetition's value)" } else { "" };
                 writeln!(
                     f,
-                    "  {mark} {} {:>8}{count}",
+                    "  {mark} {} {:>8}{count}{repetition}",
                     self.state.to_move().move_letter(m.pit),
                     score_text(m.score)
                 )?;
