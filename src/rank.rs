@@ -195,6 +195,25 @@ pub fn state_key(state: &GameState) -> u64 {
     rank_counts(&counts) + side_bit
 }
 
+/// The keys of the game states since `state`'s last capture, oldest
+/// first, `state`'s own last: the states a move can repeat.
+pub fn keys_since_capture(state: &GameState) -> Vec<u64> {
+    let history = state.history();
+    // No capture since: every one of them has the current stores.
+    let stores = state.stores();
+    let keys = history.iter().enumerate().map(|(i, position)| {
+        let ago = history.len() - i;
+        let mover = if ago.is_multiple_of(2) { state.to_move() } else { state.to_move().other() };
+        // A position lists the mover's pits first.
+        let mut pits = position.pits();
+        if mover == Side::North {
+            pits.rotate_left(PITS / 2);
+        }
+        state_key(&GameState::from_parts(pits, stores, mover))
+    });
+    keys.chain(std::iter::once(state_key(state))).collect()
+}
+
 /// The state (without history) of a key, if it is one.
 pub fn state_from_key(key: u64) -> Option<GameState> {
     let (side, rank) = if key & SOUTH_TO_MOVE_BIT != 0 {
@@ -215,6 +234,22 @@ pub fn state_from_key(key: u64) -> Option<GameState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_since_capture_are_the_keys_of_the_states_played() {
+        let mut state = GameState::start();
+        let mut played = vec![state_key(&state)];
+        // Quiet moves and captures (at least one: checked below).
+        for (k, letter) in "FfEeDdCcBbAaFfEe".chars().enumerate() {
+            let captured = state.play_letter(letter).unwrap();
+            if captured > 0 {
+                played.clear();
+            }
+            played.push(state_key(&state));
+            assert_eq!(keys_since_capture(&state), played, "after {k} moves");
+        }
+        assert!(played.len() < 17, "no capture: the test does not cover one");
+    }
 
     #[test]
     fn layer_offsets_match_the_engine() {

@@ -949,56 +949,43 @@ fn a_short_match_runs_and_counts() {
     assert!(error.contains("--max-plies must be above --opening-plies"), "{error}");
 }
 
-/// A repetition edge `from --pit--> child` is a real repetition: the game
-/// played from `child` along book moves back to `from`, then `pit`, ends by
-/// repetition, with the edge's value for `child`'s side to move.
-fn assert_repetition_is_played(graph: &BookGraph, from: u32, pit: u8, child: u32, value: i16) {
-    // The shortest line of book moves from `child` to `from`.
+/// The shortest line of book moves from node `from` to node `to`, if any.
+fn book_path(graph: &BookGraph, from: u32, to: u32) -> Option<Vec<u8>> {
     let mut came_by: HashMap<u32, (u32, u8)> = HashMap::new();
-    let mut queue = std::collections::VecDeque::from([child]);
+    let mut queue = std::collections::VecDeque::from([from]);
     while let Some(id) = queue.pop_front() {
-        if id == from {
-            break;
+        if id == to {
+            let mut line = Vec::new();
+            let mut at = to;
+            while at != from {
+                let (parent, pit) = came_by[&at];
+                line.push(pit);
+                at = parent;
+            }
+            line.reverse();
+            return Some(line);
         }
         for edge in &graph.node(id).edges {
-            if edge.child != child && !came_by.contains_key(&edge.child) {
+            if edge.child != from && !came_by.contains_key(&edge.child) {
                 came_by.insert(edge.child, (id, edge.pit));
                 queue.push_back(edge.child);
             }
         }
     }
-    let mut line = vec![pit];
-    let mut at = from;
-    while at != child {
-        let (parent, pit) = came_by[&at];
-        line.push(pit);
-        at = parent;
-    }
-    line.reverse();
-    let mut game = oware::rank::state_from_key(graph.node(child).key).unwrap();
-    let mover = game.to_move();
-    for &pit in &line {
-        assert_eq!(game.end(), None, "the line ends before it is played: {line:?}");
-        game.play(pit as oware::Pit).unwrap();
-    }
-    assert_eq!(game.end(), Some(oware::GameEnd::Repetition), "{line:?}");
-    let score = game.final_score().unwrap();
-    let (mine, theirs) = (score[mover.index()], score[mover.other().index()]);
-    let expected = match mine.cmp(&theirs) {
-        std::cmp::Ordering::Greater => 1000,
-        std::cmp::Ordering::Equal => 0,
-        std::cmp::Ordering::Less => -1000,
-    };
-    assert_eq!(value, expected, "{line:?}");
+    None
 }
 
 /// An endgame book expanded to the end of every line (3 seeds on a board
-/// with cycles of quiet moves, where repetition edges appear): each
-/// repetition edge is a repetition the rules declare, every move's value is the result where its principal line ends, a finished
-/// game or a repetition, and the move is flagged exactly when it is a
-/// repetition.
+/// with cycles of quiet moves, where repetition edges appear). Each
+/// repetition edge is a repetition the rules declare, in a game that came
+/// through its repeated state. Each move's value is the result where its
+/// principal line ends (a finished game or a repetition edge), and the
+/// move is marked exactly when the rules, playing that line in the game at
+/// hand, do not end it that way: games with no history, and games that
+/// came to the probed state from a state a repetition edge returns to.
 #[test]
-fn moves_whose_value_is_a_repetition_are_flagged() {
+fn moves_whose_value_is_not_the_games_are_marked() {
+    use oware::rank::state_from_key;
     use oware::Side;
 
     let root = GameState::from_parts([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1], [22, 23], Side::South);
@@ -1014,38 +1001,89 @@ fn moves_whose_value_is_a_repetition_are_flagged() {
             graph.expand_with(id, |_| eval(0)).unwrap();
         }
     }
-    let (mut repetitions, mut flagged, mut flagged_deeper, mut finished) = (0, 0, 0, 0);
-    for id in 0..graph.len() as u32 {
-        let state = oware::rank::state_from_key(graph.node(id).key).unwrap();
-        let moves = graph.book_moves(&state);
-        assert_eq!(moves.len(), graph.node(id).edges.len());
-        for (edge, m) in graph.node(id).edges.iter().zip(&moves) {
-            // Where the line of best moves from this move ends.
+    let nodes = graph.len() as u32;
+    let edges = || (0..nodes).flat_map(|id| graph.node(id).edges.iter().map(move |e| (id, *e)));
+
+    // Every repetition edge, replayed from its repeated state.
+    let targets: Vec<u32> = edges().filter(|(_, e)| e.repetition.is_some()).map(|(_, e)| e.child).collect();
+    for (from, edge) in edges().filter(|(_, e)| e.repetition.is_some()) {
+        let mut game = state_from_key(graph.node(edge.child).key).unwrap();
+        let mover = game.to_move();
+        let mut line =
+            book_path(&graph, edge.child, from).expect("a repetition edge's child reaches its node");
+        line.push(edge.pit);
+        for &pit in &line {
+            assert_eq!(game.end(), None, "the line ends before it is played: {line:?}");
+            game.play(pit as oware::Pit).unwrap();
+        }
+        assert_eq!(game.end(), Some(oware::GameEnd::Repetition), "{line:?}");
+        let score = game.final_score().unwrap();
+        let outcome = oware::Outcome::of_scores(score[mover.index()], score[mover.other().index()]);
+        let expected =
+            [(oware::Outcome::Win, 1000), (oware::Outcome::Draw, 0), (oware::Outcome::Loss, -1000)];
+        assert_eq!(Some(edge.repetition.unwrap()), expected.iter().find(|o| o.0 == outcome).map(|o| o.1));
+    }
+
+    // The probed games: each node with no history, and each node reached
+    // from every state a repetition edge returns to that reaches it.
+    let mut games = Vec::new();
+    for id in 0..nodes {
+        games.push((id, state_from_key(graph.node(id).key).unwrap()));
+        for &target in &targets {
+            if let Some(path) = book_path(&graph, target, id).filter(|p| !p.is_empty()) {
+                let mut game = state_from_key(graph.node(target).key).unwrap();
+                for pit in path {
+                    game.play(pit as oware::Pit).unwrap();
+                }
+                games.push((id, game));
+            }
+        }
+    }
+    let (mut marked, mut repeats_as_counted, mut uncounted) = (0, 0, 0);
+    for (id, game) in &games {
+        let moves = graph.book_moves(game);
+        assert_eq!(moves.len(), graph.node(*id).edges.len());
+        for (edge, m) in graph.node(*id).edges.iter().zip(&moves) {
+            // The book's principal line from the move.
             let mut line = vec![*edge];
             if edge.repetition.is_none() {
                 line.extend(graph.principal_line(edge.child).into_iter().map(|(_, e)| e));
             }
-            let last = line.last().unwrap();
-            let ends_in_repetition = last.repetition.is_some();
-            if !ends_in_repetition {
+            let last = *line.last().unwrap();
+            if last.repetition.is_none() {
                 assert_eq!(graph.node(last.child).kind, NodeKind::Terminal);
-                finished += 1;
             }
             // Negamax along the line: the move's value is ± the last one's.
             let sign = if line.len() % 2 == 1 { 1 } else { -1 };
-            assert_eq!(m.score as i32, sign * graph.move_value(last), "node {id}, pit {}", edge.pit);
-            assert_eq!(m.rests_on_repetition, Some(ends_in_repetition), "node {id}, pit {}", edge.pit);
-            if let Some(value) = edge.repetition {
-                assert_repetition_is_played(&graph, id, edge.pit, edge.child, value);
+            assert_eq!(m.score as i32, sign * graph.move_value(&last), "node {id}, pit {}", edge.pit);
+            // The rules play the line in this game.
+            let mut played = game.clone();
+            let mut repeated_at = None;
+            for (k, e) in line.iter().enumerate() {
+                played.play(e.pit as oware::Pit).unwrap();
+                if played.end() == Some(oware::GameEnd::Repetition) {
+                    repeated_at = Some(k);
+                }
+                if played.is_over() {
+                    break;
+                }
             }
-            repetitions += usize::from(edge.repetition.is_some());
-            flagged += usize::from(ends_in_repetition);
-            flagged_deeper += usize::from(ends_in_repetition && edge.repetition.is_none());
+            let as_the_book_says = match (last.repetition, repeated_at) {
+                (Some(_), Some(k)) => k == line.len() - 1,
+                (Some(_), None) => false,
+                (None, Some(_)) => false,
+                (None, None) => true,
+            };
+            assert_eq!(m.repetition_caveat, Some(!as_the_book_says), "node {id}, pit {}, {game}", edge.pit);
+            marked += usize::from(!as_the_book_says);
+            repeats_as_counted += usize::from(last.repetition.is_some() && as_the_book_says);
+            uncounted += usize::from(last.repetition.is_none() && repeated_at.is_some());
         }
     }
     eprintln!(
-        "{} nodes: {repetitions} repetition edges, {flagged} moves flagged ({flagged_deeper} deeper), {finished} ending a game",
-        graph.len()
+        "{nodes} nodes, {} repetition edges, {} games: {marked} moves marked, {repeats_as_counted} repetitions as the book counts them, {uncounted} the book does not count",
+        targets.len(),
+        games.len()
     );
-    assert!(repetitions > 0 && flagged_deeper > 0 && finished > 0);
+    assert!(!targets.is_empty() && marked > 0 && repeats_as_counted > 0 && uncounted > 0);
 }

@@ -394,8 +394,7 @@ fn a_stop_from_another_thread_ends_the_search_with_a_move() {
     let handle = searcher.stop_handle();
     handle.clear();
     // The time limit only keeps a broken stop from hanging the test.
-    let limits =
-        Limits { depth: Some(oware::search::MAX_DEPTH), time: Some(Duration::from_secs(60)), nodes: None };
+    let limits = Limits { time: Some(Duration::from_secs(60)), ..Limits::until_stopped() };
     let worker = std::thread::spawn(move || {
         let result = searcher.search(&GameState::start(), &limits).unwrap();
         (searcher, result)

@@ -435,6 +435,9 @@ fn the_state_probe_agrees_with_entries_moves_and_the_engine_export() {
             assert_eq!(probe.outcome_bounds().0, expected);
             let theirs = engine.probe_after_capture(&state).unwrap();
             assert_eq!(theirs.certainty, Certainty::Unverified);
+            for m in &theirs.moves {
+                assert!(m.lower <= m.estimate && m.estimate <= m.upper, "{state}: {m:?}");
+            }
             if theirs.is_exact() {
                 assert_eq!(theirs.lower, probe.lower, "{state}");
                 engine_exact += 1;

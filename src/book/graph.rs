@@ -233,11 +233,35 @@ impl BookGraph {
         1 + self.principal_line(edge.child).len() as u32
     }
 
-    /// The value of `edge`'s move is a repetition's: the edge is a
-    /// repetition edge, or the principal line from its child ends with one.
-    pub fn rests_on_repetition(&self, edge: &Edge) -> bool {
-        edge.repetition.is_some()
-            || self.principal_line(edge.child).last().is_some_and(|(_, last)| last.repetition.is_some())
+    /// Whether the value of `edge`'s move is not what the rules give,
+    /// along the move's principal line, to a game whose states since the
+    /// last capture have the keys `seen` (the node's own included,
+    /// [`crate::rank::keys_since_capture`]): the line ends with a
+    /// repetition edge whose repeated state that game has not seen (the
+    /// book counts a repetition that does not happen), or it comes back to
+    /// a state the game has seen (a repetition the book does not count).
+    /// The principal line only: the value of a refuted alternative on it
+    /// can rest on a repetition too.
+    pub fn repetition_caveat(&self, edge: &Edge, seen: &[u64]) -> bool {
+        let mut seen = seen.to_vec();
+        let mut edge = *edge;
+        // The edges other than repetition edges form no cycle: the line
+        // ends within as many moves as there are nodes.
+        for _ in 0..=self.nodes.len() {
+            let child = self.node(edge.child).key;
+            if edge.repetition.is_some() {
+                return !seen.contains(&child);
+            }
+            if seen.contains(&child) {
+                return true;
+            }
+            seen.push(child);
+            match self.best_edge(edge.child) {
+                Some(next) => edge = *next,
+                None => return false,
+            }
+        }
+        true
     }
 
     /// Shortest distance in plies from the root to every node

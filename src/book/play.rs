@@ -112,10 +112,14 @@ impl Default for BookRule {
 
 impl BookRule {
     /// The moves this rule lets a player pick from `moves`: empty when the
-    /// book says nothing or the rule says to leave it.
+    /// book says nothing or the rule says to leave it. A move whose value
+    /// is not this game's ([`BookMove::repetition_caveat`]) is never
+    /// picked, and the book is left when the best move is one.
     pub fn candidates(&self, moves: &[BookMove]) -> Vec<Pit> {
         let trusted = |m: &BookMove| {
-            m.count.is_none_or(|c| c >= self.min_count) && m.depth.is_none_or(|d| d >= self.min_depth)
+            m.count.is_none_or(|c| c >= self.min_count)
+                && m.depth.is_none_or(|d| d >= self.min_depth)
+                && m.repetition_caveat != Some(true)
         };
         let Some(best) = best_move(moves) else {
             return Vec::new();
@@ -604,7 +608,7 @@ mod tests {
 
     #[test]
     fn the_rule_leaves_the_book_below_its_count_and_keeps_the_margin() {
-        let m = |pit, score, count| BookMove { pit, score, count, depth: None, rests_on_repetition: None };
+        let m = |pit, score, count| BookMove { pit, score, count, depth: None, repetition_caveat: None };
         let moves = [m(0, 10.0, Some(50)), m(1, 4.0, Some(500)), m(2, -20.0, Some(900))];
         let rule = |margin, min_count| BookRule { margin, min_count, min_depth: 0 };
         assert_eq!(rule(0.0, 0).candidates(&moves), vec![0]);
@@ -619,7 +623,7 @@ mod tests {
             score,
             count: None,
             depth: Some(depth),
-            rests_on_repetition: None,
+            repetition_caveat: None,
         };
         let moves = [deep(0, 10.0, 3), deep(1, 8.0, 9), deep(2, 0.0, u32::MAX)];
         let by_depth = |min_depth| BookRule { margin: 10.0, min_count: 0, min_depth };

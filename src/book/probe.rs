@@ -31,16 +31,21 @@ pub struct BookMove {
     pub count: Option<u64>,
     /// Plies of book along the principal line from the move on, the move
     /// included, where the book tells (our books); `u32::MAX` for a move
-    /// whose value is exact (it ends the game, or repeats).
+    /// that ends the game or closes a cycle in the book's graph (its value
+    /// is then exact, unless [`BookMove::repetition_caveat`] says it is not
+    /// this game's).
     pub depth: Option<u32>,
-    /// Where the book tells (our books): the move's value is a repetition's,
-    /// reached along its principal line (the move itself repeats, or the
-    /// line of best replies ends with a move that does). A repetition
-    /// edge's value is exact for games that came through the repeated
-    /// state, and only an estimate for a game that reached this state
-    /// another way (docs/book-format.md, on repetition edges): an engine
-    /// may want to search such a move rather than trust it.
-    pub rests_on_repetition: Option<bool>,
+    /// Where the book tells (our books): the move's value is not this
+    /// game's because of a repetition along the move's principal line. The
+    /// book's graph merges transpositions, so a repetition edge (a move
+    /// back to a state from which its own node can be reached) has its
+    /// value only in a game that came through the repeated state; this is
+    /// set when the line ends with one the game would not repeat, or when
+    /// the line comes back to a state of the game since its last capture
+    /// (docs/book-format.md, on repetition edges). An engine may want to
+    /// search such a move rather than trust it; [`crate::book::play::BookRule`]
+    /// does not play it.
+    pub repetition_caveat: Option<bool>,
 }
 
 /// Anything that knows book moves.
@@ -55,6 +60,7 @@ impl BookSource for BookGraph {
         let Some(id) = self.get(state_key(state)) else {
             return Vec::new();
         };
+        let seen = crate::rank::keys_since_capture(state);
         self.node(id)
             .edges
             .iter()
@@ -63,7 +69,7 @@ impl BookSource for BookGraph {
                 score: self.move_value(edge) as f64,
                 count: Some(edge.visits + 1),
                 depth: Some(self.move_depth(edge)),
-                rests_on_repetition: Some(self.rests_on_repetition(edge)),
+                repetition_caveat: Some(self.repetition_caveat(edge, &seen)),
             })
             .collect()
     }
@@ -82,7 +88,7 @@ impl BookSource for OpeningBook {
                     score: score as f64,
                     count: None,
                     depth: None,
-                    rests_on_repetition: None,
+                    repetition_caveat: None,
                 })
             })
             .collect()
@@ -100,7 +106,7 @@ impl BookSource for DoeBook {
                 score: -e.score,
                 count: Some(e.count),
                 depth: None,
-                rests_on_repetition: None,
+                repetition_caveat: None,
             })
             .collect();
         moves.sort_by_key(|m| m.pit);
@@ -344,8 +350,11 @@ impl fmt::Display for ProbeReport {
             for m in &self.moves {
                 let mark = if Some(m.pit) == best { '*' } else { ' ' };
                 let count = m.count.map(|c| format!("  count {c}")).unwrap_or_default();
-                let repetition =
-                    if m.rests_on_repetition == Some(true) { "  (a repetition's value)" } else { "" };
+                let repetition = if m.repetition_caveat == Some(true) {
+                    "  (not this game's value: repetition)"
+                } else {
+                    ""
+                };
                 writeln!(
                     f,
                     "  {mark} {} {:>8}{count}{repetition}",

@@ -400,7 +400,9 @@ impl Searcher {
     /// (ties in pit order): each child is searched with `limits`, one ply
     /// shallower (but at least 1) when a depth is given. This is what an opening book stores
     /// per move; a plain [`Searcher::search`] only bounds the moves it
-    /// refutes. The table carries over from child to child.
+    /// refutes. The table carries over from child to child. While a
+    /// [`StopHandle`] is set, each child's search stops after its first
+    /// iteration.
     pub fn score_moves(&mut self, state: &GameState, limits: &Limits) -> Result<Vec<MoveScore>, SearchError> {
         let child_limits = Limits { depth: limits.depth.map(|d| d.saturating_sub(1).max(1)), ..*limits };
         let mut scores = Vec::new();

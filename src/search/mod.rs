@@ -31,7 +31,9 @@
 //! The search is single-threaded. A search of the same state with the same
 //! depth or node limit on a fresh [`Searcher`] (or after [`Searcher::clear`],
 //! or after the same sequence of earlier searches) returns exactly the same
-//! result. A time limit stops wherever the clock says.
+//! result. A time limit stops wherever the clock says, and a
+//! [`StopHandle`] whenever it is told: after either, the searcher's table
+//! differs, and so may its later results.
 //!
 //! # Repetitions and the transposition table
 //! How the table stays sound although repetitions make values depend on the
@@ -136,6 +138,11 @@ impl Limits {
     pub fn nodes(nodes: u64) -> Limits {
         Limits { nodes: Some(nodes), ..Limits::default() }
     }
+    /// No limit but [`MAX_DEPTH`]: a search that runs until a
+    /// [`StopHandle`] stops it (or the result is proven).
+    pub fn until_stopped() -> Limits {
+        Limits::depth(MAX_DEPTH)
+    }
     /// Only a wall-clock limit (results then vary from run to run).
     pub fn time(time: Duration) -> Limits {
         Limits { time: Some(time), ..Limits::default() }
@@ -214,15 +221,21 @@ pub enum Stop {
 }
 
 /// Stops a search from another thread: [`Searcher::stop_handle`] gives
-/// one, shared with the searcher. The search checks it where it checks the
-/// clock (every 1,024 nodes, from iteration 2 on), then returns its last
-/// completed iteration with [`Stop::Interrupted`].
+/// one, shared with the searcher. The search checks it before each
+/// iteration after the first and where it checks the clock (every 1,024
+/// nodes, from iteration 2 on), then returns its last completed iteration
+/// with [`Stop::Interrupted`]. Like a time limit, a stop makes results
+/// depend on timing: a searcher whose search was stopped keeps a different
+/// transposition table, so later searches need not repeat a fresh
+/// searcher's results (see Determinism in the module documentation).
 ///
 /// A request stays until [`StopHandle::clear`]; the searcher never clears
 /// it. Clear it *before* starting the search it is meant for (before the
 /// search is handed to its thread), so that a stop sent right after the
-/// start is never lost; while it is set, every search stops after its
-/// first iteration.
+/// start is never lost. While it is set, every search returns after its
+/// first iteration (one that ends sooner, by its depth limit, a proof or
+/// a finished game, ends as it would anyway), and
+/// [`Searcher::score_moves`] scores each move at one ply.
 ///
 /// ```
 /// use oware::search::{Limits, Options, Searcher, Stop};
@@ -230,7 +243,7 @@ pub enum Stop {
 /// let mut searcher = Searcher::new(Options::default()).unwrap();
 /// let stop = searcher.stop_handle();
 /// stop.clear(); // before the search starts
-/// let thinking = std::thread::spawn(move || searcher.search(&oware::GameState::start(), &Limits::depth(60)));
+/// let thinking = std::thread::spawn(move || searcher.search(&oware::GameState::start(), &Limits::until_stopped()));
 /// std::thread::sleep(std::time::Duration::from_millis(20));
 /// stop.stop();
 /// let result = thinking.join().unwrap().unwrap();

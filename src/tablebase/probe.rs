@@ -46,9 +46,10 @@ pub struct MoveValue {
     pub lower: u8,
     /// The upper bound (see `lower`).
     pub upper: u8,
-    /// The table's best value inside `lower..=upper`, from the child's
-    /// estimate (`seeds − child estimate`): equal to both when they meet,
-    /// otherwise a guide, not a proof.
+    /// The best value inside `lower..=upper` the table gives (our files:
+    /// the entry's best available value; engine files: what the file
+    /// says), from the child's (`seeds − child estimate`): equal to both
+    /// when they meet, otherwise a guide, not a proof.
     pub estimate: u8,
     /// The child's as-root value holds after this move: the move captures
     /// (nothing before it can come back) or the child is on no cycle. When
