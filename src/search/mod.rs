@@ -203,8 +203,10 @@ impl fmt::Debug for Options {
     }
 }
 
-/// Why the search stopped.
+/// Why the search stopped. More reasons may come: a match needs a `_`
+/// arm.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
 pub enum Stop {
     /// The game is already over at the root.
     GameOver,
