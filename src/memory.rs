@@ -57,27 +57,29 @@ pub fn release_free_memory() {
     }
 }
 
-/// Asks the kernel to back the not yet touched spare capacity of `buffer`
-/// with huge pages (Linux: `madvise(MADV_HUGEPAGE)`; where transparent huge
-/// pages are set to `madvise`, nothing else gets them). For big arrays read
-/// at random, such as a transposition table: with 4 KiB pages nearly every
-/// read also misses the TLB. Call it after reserving and before filling.
-/// Only advice: it changes no value, and does nothing elsewhere or when
-/// the kernel declines.
+/// Asks the kernel to back the spare capacity of `buffer` with huge pages
+/// (Linux: `madvise(MADV_HUGEPAGE)`; where transparent huge pages are set
+/// to `madvise`, nothing else gets them). For big arrays read at random,
+/// such as a transposition table: with small pages nearly every read also
+/// misses the TLB. Call it after reserving and before filling: pages
+/// already touched keep their size. Only whole 2 MiB blocks are advised
+/// (smaller ranges cannot get a huge page). Only advice: it changes no
+/// value, and does nothing elsewhere or when the kernel declines.
 pub fn advise_huge_pages<T>(buffer: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
     {
-        const PAGE: usize = 4096;
+        const HUGE_PAGE: usize = 2 << 20;
         let spare = buffer.spare_capacity_mut();
         let start = spare.as_mut_ptr() as usize;
         let end = start + std::mem::size_of_val(spare);
-        let aligned = start.next_multiple_of(PAGE);
-        if end > aligned + PAGE {
-            let length = (end - aligned) / PAGE * PAGE;
+        // 2 MiB is a multiple of every page size Linux uses (4, 16, 64 KiB).
+        let first = start.next_multiple_of(HUGE_PAGE);
+        let last = end / HUGE_PAGE * HUGE_PAGE;
+        if last > first {
             // SAFETY: the range lies inside the vector's own allocation,
             // which it does not use yet; MADV_HUGEPAGE changes no content.
             unsafe {
-                libc::madvise(aligned as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
+                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
             }
         }
     }

@@ -92,6 +92,8 @@ impl Probe {
 /// Any endgame tablebase a search can consult.
 pub trait EndgameTable: Send + Sync {
     /// Positions with at most this many seeds on the board are covered.
+    /// It must not change while the table lives: a
+    /// [`crate::search::Searcher`] reads it once, when it is made.
     fn max_seeds(&self) -> u32;
     /// The entry of a position (side to move first), `None` if the position
     /// holds more than [`EndgameTable::max_seeds`] seeds, or if its entry
