@@ -204,11 +204,16 @@ fn an_interrupted_first_save_is_adopted() {
     let before: String =
         manifest.lines().filter(|l| !l.starts_with("checkpoint ")).map(|l| format!("{l}\n")).collect();
     fs::write(dir.join("manifest"), &before).unwrap();
-    // Damaged, it is refused and left as it is.
+    // Damaged, it is refused and left as it is. The damage is in the
+    // frame's content checksum (its last 4 bytes), which the content then
+    // no longer matches. (A bit flipped elsewhere can leave the content as
+    // it was: 22 of 9,181 positions of one such checkpoint, some header
+    // and padding bits, which `zstd -t` accepts too. Such a checkpoint is
+    // rightly adopted, and the checkpoint's bytes differ from run to run,
+    // so a flip in the middle made this test fail about once in 400.)
     let good = fs::read(&first).unwrap();
     let mut damaged = good.clone();
-    let middle = damaged.len() / 2;
-    damaged[middle] ^= 0x20;
+    *damaged.last_mut().unwrap() ^= 0x20;
     fs::write(&first, &damaged).unwrap();
     let output = endgames(&dir, 7).output().unwrap();
     assert!(!output.status.success());
