@@ -35,38 +35,28 @@ const BOARD_MASK: Cells = (1 << (PITS as u32 * BYTE)) - 1;
 const HIGH_BITS: u64 = 0x8080_8080_8080;
 const HIGH_BITS_12: Cells = 0x8080_8080_8080_8080_8080_8080;
 
-/// `SOWING[pit][seeds]`: what sowing `seeds` seeds from `pit` adds to every
-/// pit, packed like a board. Rule 2: one seed per following pit,
-/// counter-clockwise, never back into the emptied origin pit, on every lap.
-static SOWING: [[Cells; 49]; ROW] = sowing_table();
-
-/// `LAST_PIT[pit][seeds]`: [`last_pit`] of every sowing (0 for none). A
-/// table read is faster than the two divisions in the search's
-/// hottest path.
-static LAST_PIT: [[u8; 49]; ROW] = last_pit_table();
-
-const fn last_pit_table() -> [[u8; 49]; ROW] {
-    let mut table = [[0; 49]; ROW];
-    let mut origin = 0;
-    while origin < ROW {
-        let mut seeds = 1;
-        while seeds <= 48 {
-            table[origin][seeds] = last_pit(origin, seeds) as u8;
-            seeds += 1;
-        }
-        origin += 1;
-    }
-    table
+/// Every sowing, precomputed, indexed `[pit][seeds]` (seeds 0..=48).
+struct Sowings {
+    /// What sowing `seeds` seeds from `pit` adds to every pit, packed like a
+    /// board. Rule 2: one seed per following pit, counter-clockwise, never
+    /// back into the emptied origin pit, on every lap.
+    added: [[Cells; 49]; ROW],
+    /// [`last_pit`] of the sowing (0 for none): a table read is faster than
+    /// its two modulo operations in the search's hottest path.
+    last: [[u8; 49]; ROW],
 }
 
-const fn sowing_table() -> [[Cells; 49]; ROW] {
-    let mut table = [[0; 49]; ROW];
+static SOWINGS: Sowings = sowings();
+
+const fn sowings() -> Sowings {
+    let mut table = Sowings { added: [[0; 49]; ROW], last: [[0; 49]; ROW] };
     let mut origin = 0;
     while origin < ROW {
         let mut seeds = 1;
         while seeds <= 48 {
-            let last = last_pit(origin, seeds) as u32;
-            table[origin][seeds] = table[origin][seeds - 1] + (1 << (last * BYTE));
+            let last = last_pit(origin, seeds);
+            table.added[origin][seeds] = table.added[origin][seeds - 1] + (1 << (last as u32 * BYTE));
+            table.last[origin][seeds] = last as u8;
             seeds += 1;
         }
         origin += 1;
@@ -226,8 +216,8 @@ impl Position {
     pub fn play(&self, pit: Pit) -> Played {
         let seeds = self.pit(pit) as usize;
         let shift = pit as u32 * BYTE;
-        let mut board = Position { cells: (self.cells & !(0xFF << shift)) + SOWING[pit][seeds] };
-        let captured = if seeds > 0 { board.capture(LAST_PIT[pit][seeds] as usize) } else { 0 };
+        let mut board = Position { cells: (self.cells & !(0xFF << shift)) + SOWINGS.added[pit][seeds] };
+        let captured = if seeds > 0 { board.capture(SOWINGS.last[pit][seeds] as usize) } else { 0 };
         Played { child: board.flipped(), captured }
     }
 
@@ -242,7 +232,7 @@ impl Position {
     #[inline]
     pub fn quiet_parents(&self, mut found: impl FnMut(Position, Pit)) {
         let board = self.flipped(); // the previous mover's view
-        for (pit, sowings) in SOWING.iter().enumerate() {
+        for (pit, sowings) in SOWINGS.added.iter().enumerate() {
             if board.pit(pit) != 0 {
                 continue;
             }
