@@ -147,9 +147,9 @@ fn main() {
         let open_table = |path: &Option<PathBuf>| {
             path.as_deref()
                 .map(|p| {
-                    let table: Arc<dyn EndgameTable> =
-                        open_any(p).with_context(|| format!("cannot open the tablebase {}", p.display()))?;
-                    anyhow::Ok(table)
+                    open_any(p)
+                        .map(|table| table as Arc<dyn EndgameTable>)
+                        .with_context(|| format!("cannot open the tablebase {}", p.display()))
                 })
                 .transpose()
         };
