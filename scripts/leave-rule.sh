@@ -4,8 +4,11 @@
 # table only (so only the opening book differs), at NODES per move, once
 # per rule of RULES (separated by ';'), on the same openings. Writes a
 # Markdown table to OUT (and prints it), and each rule's games to
-# GAMES-N.games (N counting the rules from 1) for `match --compare`, which
-# tells whether two rules differ by more than chance.
+# GAMES-N.games (N counting the rules from 1). Then compares every other
+# rule with the first game by game (`match --compare`: the rule's score
+# minus the first's, with the standard error of the per-game differences
+# clustered by opening), which tells whether two rules differ by more than
+# chance; that second table is appended to OUT.
 #
 #   scripts/leave-rule.sh
 #   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
@@ -36,5 +39,24 @@ echo "$RULES" | tr ';' '\n' | while read -r rule; do
   minutes=$(( ($(date +%s) - start + 30) / 60 ))
   row=$(match_row "$line")
   echo "| \`$rule\` | $row | $minutes |" | tee -a "$OUT"
+done
+first_rule=$(echo "$RULES" | cut -d';' -f1 | sed -E 's/^ +| +$//g')
+{
+  echo
+  echo "| rule | minus \`$first_rule\` ± s.e. (paired by game) | identical games |"
+  echo "|---|---|---:|"
+} >> "$OUT"
+n=0
+echo "$RULES" | tr ';' '\n' | while read -r rule; do
+  [ -n "$rule" ] || continue
+  n=$((n + 1))
+  [ "$n" -gt 1 ] || continue
+  line=$(./target/release/match --compare "$GAMES-$n.games" "$GAMES-1.games")
+  case $line in
+    *" minus "*" (paired by game, "*" over "*" games, "*" of them identical") ;;
+    *) echo "$0: cannot read the comparison: $line" >&2; exit 1 ;;
+  esac
+  cells=$(echo "$line" | sed -E 's/^.*: ([-+0-9.]+) ± ([0-9.na\/]+) \(paired.* over ([0-9]+) games, ([0-9]+) of them identical$/\1 ± \2 | \4 of \3/')
+  echo "| \`$rule\` | $cells |" | tee -a "$OUT"
 done
 echo "written: $OUT"
