@@ -7,19 +7,26 @@
 # opening. Both books meet the same lopsided openings, so their share of
 # each score cancels: this answers "which book" (the budget of its
 # leaves, its size) far more precisely than the two scores side by side.
-# Writes each book's table (target/matches-NAME.md), their games
-# (target/games/NAME-NODES-OPPONENT.games) and the comparison to OUT.
+# Writes each book's table (WORK/matches-NAME.md), their games
+# (WORK/games/NAME-NODES-OPPONENT.games) and the comparison to OUT
+# (WORK/compare-books.md); WORK is target unless set.
 #
 #   FIRST=data/book-10m SECOND=data/book NODES="300000 1000000" scripts/compare-books.sh
 #
 # OPENINGS, TABLE, RULE, ENGINE_BOOK and ENGINE_TABLE pass through to
-# scripts/matches.sh. The books' directory or file names must differ.
+# scripts/matches.sh, and so does MATCH (a `match` binary to use instead of
+# building one). The books' directory or file names must differ.
 set -eu
 FIRST=${FIRST:?"FIRST: the first book (a directory or an engine file)"}
 SECOND=${SECOND:?"SECOND: the second book"}
 NODES=${NODES:-"100000 1000000"}
-OUT=${OUT:-target/compare-books.md}
-export NODES
+WORK=${WORK:-target}
+OUT=${OUT:-$WORK/compare-books.md}
+if [ -z "${MATCH:-}" ]; then
+  cargo build --release --quiet --bin match
+  MATCH=./target/release/match
+fi
+export NODES MATCH
 first_name=$(basename "$FIRST")
 second_name=$(basename "$SECOND")
 if [ "$first_name" = "$second_name" ]; then
@@ -27,8 +34,8 @@ if [ "$first_name" = "$second_name" ]; then
   exit 1
 fi
 here=$(dirname "$0")
-BOOK=$FIRST GAMES=target/games/$first_name OUT=target/matches-$first_name.md "$here/matches.sh"
-BOOK=$SECOND GAMES=target/games/$second_name OUT=target/matches-$second_name.md "$here/matches.sh"
+BOOK=$FIRST GAMES=$WORK/games/$first_name OUT=$WORK/matches-$first_name.md "$here/matches.sh"
+BOOK=$SECOND GAMES=$WORK/games/$second_name OUT=$WORK/matches-$second_name.md "$here/matches.sh"
 mkdir -p "$(dirname "$OUT")"
 {
   echo "| nodes/move | B: our engine with | $first_name minus $second_name ± s.e. | games | identical games |"
@@ -37,8 +44,8 @@ mkdir -p "$(dirname "$OUT")"
 for nodes in $NODES; do
   for opponent in none engine; do
     if [ "$opponent" = none ]; then b_name="no books"; else b_name="the engine's 2014 book, 2021 endgames"; fi
-    line=$(./target/release/match --compare "target/games/$first_name-$nodes-$opponent.games" \
-      "target/games/$second_name-$nodes-$opponent.games")
+    line=$("$MATCH" --compare "$WORK/games/$first_name-$nodes-$opponent.games" \
+      "$WORK/games/$second_name-$nodes-$opponent.games")
     case $line in
       *" minus "*" (paired by game, "*" over "*" games, "*" of them identical") ;;
       *) echo "$0: cannot read the comparison: $line" >&2; exit 1 ;;

@@ -10,6 +10,8 @@
 # clustered by opening), which tells whether two rules differ by more than
 # chance; that second table is appended to OUT.
 #
+# MATCH names a `match` binary to use instead of building one.
+#
 #   scripts/leave-rule.sh
 #   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
 set -eu
@@ -22,7 +24,10 @@ RULES=${RULES:-"--margin 0; --margin 0 --min-depth 4; --margin 0 --min-depth 8; 
 OUT=${OUT:-target/leave-rule.md}
 GAMES=${GAMES:-target/games/leave-rule}
 
-cargo build --release --quiet --bin match
+if [ -z "${MATCH:-}" ]; then
+  cargo build --release --quiet --bin match
+  MATCH=./target/release/match
+fi
 mkdir -p "$(dirname "$OUT")" "$(dirname "$GAMES")"
 n=0
 {
@@ -34,7 +39,7 @@ echo "$RULES" | tr ';' '\n' | while read -r rule; do
   n=$((n + 1))
   start=$(date +%s)
   # shellcheck disable=SC2086
-  line=$(./target/release/match --openings "$OPENINGS" --nodes "$NODES" $rule \
+  line=$("$MATCH" --openings "$OPENINGS" --nodes "$NODES" $rule \
     --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" --games "$GAMES-$n.games" | grep '^A scores')
   minutes=$(( ($(date +%s) - start + 30) / 60 ))
   row=$(match_row "$line")
@@ -51,7 +56,7 @@ echo "$RULES" | tr ';' '\n' | while read -r rule; do
   [ -n "$rule" ] || continue
   n=$((n + 1))
   [ "$n" -gt 1 ] || continue
-  line=$(./target/release/match --compare "$GAMES-$n.games" "$GAMES-1.games")
+  line=$("$MATCH" --compare "$GAMES-$n.games" "$GAMES-1.games")
   case $line in
     *" minus "*" (paired by game, "*" over "*" games, "*" of them identical") ;;
     *) echo "$0: cannot read the comparison: $line" >&2; exit 1 ;;

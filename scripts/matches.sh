@@ -15,6 +15,9 @@
 #   cargo run --release --bin match -- --compare target/games/book-10m-1000000-none.games \
 #       target/games/book-1000000-none.games
 #
+# MATCH names a `match` binary to use instead of building one
+# (target/release/match); tests/cli.rs runs the script so.
+#
 # (RULE and the paths are split at spaces: paths with spaces need a link.)
 set -eu
 . "$(dirname "$0")/match-row.sh"
@@ -28,7 +31,10 @@ ENGINE_TABLE=${ENGINE_TABLE:-tests/reference/aalina-2021-leaves.bin.zst}
 OUT=${OUT:-target/matches.md}
 GAMES=${GAMES:-target/games/$(basename "$BOOK")}
 
-cargo build --release --quiet --bin match
+if [ -z "${MATCH:-}" ]; then
+  cargo build --release --quiet --bin match
+  MATCH=./target/release/match
+fi
 mkdir -p "$(dirname "$OUT")" "$(dirname "$GAMES")"
 {
   echo "| nodes/move | A: our engine with | B: our engine with | A's score ± s.e. | W / D / L | book moves A / B | minutes |"
@@ -45,7 +51,7 @@ for nodes in $NODES; do
     fi
     start=$(date +%s)
     # shellcheck disable=SC2086
-    line=$(./target/release/match --openings "$OPENINGS" --nodes "$nodes" $RULE \
+    line=$("$MATCH" --openings "$OPENINGS" --nodes "$nodes" $RULE \
       --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$GAMES-$nodes-$opponent.games" | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
     row=$(match_row "$line")

@@ -284,3 +284,74 @@ fn an_error_line_names_its_cause() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
 }
+
+/// The rows of a Markdown table in `text` whose first cell is `first`.
+fn table_rows<'a>(text: &'a str, first: &str) -> Vec<Vec<&'a str>> {
+    text.lines()
+        .filter(|line| line.starts_with('|'))
+        .map(|line| line.trim_matches('|').split('|').map(str::trim).collect::<Vec<_>>())
+        .filter(|cells| cells[0] == first)
+        .collect()
+}
+
+/// W / D / L of a match row, summed.
+fn games_in(cell: &str) -> u32 {
+    cell.split('/').map(|n| n.trim().parse::<u32>().unwrap()).sum()
+}
+
+/// The scripts that regenerate the README's match tables, run at a tiny
+/// scale with this build's `match`. A book compared with itself under
+/// another name must play the very same games (matches with node limits
+/// are reproducible), and every table must hold the games it played.
+#[test]
+fn the_match_scripts_write_their_tables() {
+    let dir = std::env::temp_dir().join(format!("oware-cli-scripts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = std::fs::canonicalize("data/book-dir").unwrap();
+    std::os::unix::fs::symlink(&book, dir.join("first")).unwrap();
+    std::os::unix::fs::symlink(&book, dir.join("second")).unwrap();
+    let tiny = [("NODES", "2000"), ("OPENINGS", "2"), ("MATCH", env!("CARGO_BIN_EXE_match"))];
+
+    let out = Command::new("scripts/compare-books.sh")
+        .envs(tiny)
+        .env("FIRST", dir.join("first"))
+        .env("SECOND", dir.join("second"))
+        .env("WORK", &dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in ["first", "second"] {
+        let table = std::fs::read_to_string(dir.join(format!("matches-{name}.md"))).unwrap();
+        let rows = table_rows(&table, "2000");
+        assert_eq!(rows.len(), 2, "{table}");
+        for row in rows {
+            assert_eq!(games_in(row[4]), 4, "{table}");
+        }
+    }
+    let comparison = std::fs::read_to_string(dir.join("compare-books.md")).unwrap();
+    let rows = table_rows(&comparison, "2000");
+    assert_eq!(rows.len(), 2, "{comparison}");
+    for row in rows {
+        assert_eq!(&row[2..], ["+0.000 ± 0.000", "4", "4"], "{comparison}");
+    }
+
+    let leave = dir.join("leave-rule.md");
+    let out = Command::new("scripts/leave-rule.sh")
+        .envs(tiny)
+        .env("BOOK", &book)
+        .env("RULES", "--margin 0; --margin 0 --min-depth 4")
+        .env("OUT", &leave)
+        .env("GAMES", dir.join("leave-rule"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = std::fs::read_to_string(&leave).unwrap();
+    let played = table_rows(&table, "`--margin 0`");
+    assert_eq!(played.len(), 1, "{table}");
+    assert_eq!(games_in(played[0][2]), 4, "{table}");
+    let compared = table_rows(&table, "`--margin 0 --min-depth 4`");
+    assert_eq!(compared.len(), 2, "{table}"); // its match, then its comparison
+    assert!(compared[1][2].ends_with(" of 4"), "{table}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
