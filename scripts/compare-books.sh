@@ -14,12 +14,18 @@
 #   FIRST=data/book-10m SECOND=data/book NODES="300000 1000000" scripts/compare-books.sh
 #
 # OPENINGS, TABLE, RULE, ENGINE_BOOK and ENGINE_TABLE pass through to
-# scripts/matches.sh, and so does MATCH (a `match` binary to use instead of
-# building one). The books' directory or file names must differ.
+# scripts/matches.sh, and so does MATCH (the path of a `match` binary to use
+# instead of building one). The books' directory or file names must differ.
 set -eu
 FIRST=${FIRST:?"FIRST: the first book (a directory or an engine file)"}
 SECOND=${SECOND:?"SECOND: the second book"}
 NODES=${NODES:-"100000 1000000"}
+first_name=$(basename "$FIRST")
+second_name=$(basename "$SECOND")
+if [ "$first_name" = "$second_name" ]; then
+  echo "$0: the books' names are both '$first_name': their games files would be one" >&2
+  exit 1
+fi
 WORK=${WORK:-target}
 OUT=${OUT:-$WORK/compare-books.md}
 if [ -z "${MATCH:-}" ]; then
@@ -27,12 +33,6 @@ if [ -z "${MATCH:-}" ]; then
   MATCH=./target/release/match
 fi
 export NODES MATCH
-first_name=$(basename "$FIRST")
-second_name=$(basename "$SECOND")
-if [ "$first_name" = "$second_name" ]; then
-  echo "$0: the books' names are both '$first_name': their games files would be one" >&2
-  exit 1
-fi
 here=$(dirname "$0")
 BOOK=$FIRST GAMES=$WORK/games/$first_name OUT=$WORK/matches-$first_name.md "$here/matches.sh"
 BOOK=$SECOND GAMES=$WORK/games/$second_name OUT=$WORK/matches-$second_name.md "$here/matches.sh"

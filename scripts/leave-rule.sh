@@ -10,7 +10,7 @@
 # clustered by opening), which tells whether two rules differ by more than
 # chance; that second table is appended to OUT.
 #
-# MATCH names a `match` binary to use instead of building one.
+# MATCH is the path of a `match` binary to use instead of building one.
 #
 #   scripts/leave-rule.sh
 #   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
@@ -24,6 +24,12 @@ RULES=${RULES:-"--margin 0; --margin 0 --min-depth 4; --margin 0 --min-depth 8; 
 OUT=${OUT:-target/leave-rule.md}
 GAMES=${GAMES:-target/games/leave-rule}
 
+# The rules, one per line, blanks trimmed and empty ones dropped.
+rules=$(echo "$RULES" | tr ';' '\n' | sed -E 's/^[[:space:]]+|[[:space:]]+$//g' | grep -v '^$' || true)
+if [ -z "$rules" ]; then
+  echo "$0: RULES holds no rule" >&2
+  exit 2
+fi
 if [ -z "${MATCH:-}" ]; then
   cargo build --release --quiet --bin match
   MATCH=./target/release/match
@@ -34,28 +40,29 @@ n=0
   echo "| rule | A's score ± s.e. | W / D / L | book moves per game A / B | minutes |"
   echo "|---|---|---|---|---:|"
 } > "$OUT"
-echo "$RULES" | tr ';' '\n' | while read -r rule; do
-  [ -n "$rule" ] || continue
+echo "$rules" | while read -r rule; do
   n=$((n + 1))
   start=$(date +%s)
   # shellcheck disable=SC2086
-  line=$("$MATCH" --openings "$OPENINGS" --nodes "$NODES" $rule \
-    --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" --games "$GAMES-$n.games" | grep '^A scores')
+  # Captured whole first, so that a failing match (or games file) stops
+  # the script: sh has no pipefail.
+  out=$("$MATCH" --openings "$OPENINGS" --nodes "$NODES" $rule \
+    --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" --games "$GAMES-$n.games")
+  line=$(echo "$out" | grep '^A scores')
   minutes=$(( ($(date +%s) - start + 30) / 60 ))
   row=$(match_row "$line")
   echo "| \`$rule\` | $row | $minutes |" | tee -a "$OUT"
 done
-first_rule=$(echo "$RULES" | cut -d';' -f1 | sed -E 's/^ +| +$//g')
-{
-  echo
-  echo "| rule | minus \`$first_rule\` ± s.e. (paired by game) | identical games |"
-  echo "|---|---|---:|"
-} >> "$OUT"
-n=0
-echo "$RULES" | tr ';' '\n' | while read -r rule; do
-  [ -n "$rule" ] || continue
+if [ "$(echo "$rules" | wc -l)" -gt 1 ]; then
+  {
+    echo
+    echo "| rule | minus \`$(echo "$rules" | head -n 1)\` ± s.e. (paired by game) | identical games |"
+    echo "|---|---|---:|"
+  } >> "$OUT"
+fi
+n=1
+echo "$rules" | tail -n +2 | while read -r rule; do
   n=$((n + 1))
-  [ "$n" -gt 1 ] || continue
   line=$("$MATCH" --compare "$GAMES-$n.games" "$GAMES-1.games")
   case $line in
     *" minus "*" (paired by game, "*" over "*" games, "*" of them identical") ;;

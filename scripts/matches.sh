@@ -15,7 +15,7 @@
 #   cargo run --release --bin match -- --compare target/games/book-10m-1000000-none.games \
 #       target/games/book-1000000-none.games
 #
-# MATCH names a `match` binary to use instead of building one
+# MATCH is the path of a `match` binary to use instead of building one
 # (target/release/match); tests/cli.rs runs the script so.
 #
 # (RULE and the paths are split at spaces: paths with spaces need a link.)
@@ -51,8 +51,11 @@ for nodes in $NODES; do
     fi
     start=$(date +%s)
     # shellcheck disable=SC2086
-    line=$("$MATCH" --openings "$OPENINGS" --nodes "$nodes" $RULE \
-      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$GAMES-$nodes-$opponent.games" | grep '^A scores')
+    # Captured whole first, so that a failing match (or games file) stops
+    # the script: sh has no pipefail.
+    out=$("$MATCH" --openings "$OPENINGS" --nodes "$nodes" $RULE \
+      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$GAMES-$nodes-$opponent.games")
+    line=$(echo "$out" | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
     row=$(match_row "$line")
     echo "| $nodes | $BOOK, $TABLE | $b_name | $row | $minutes |" | tee -a "$OUT"

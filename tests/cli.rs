@@ -299,59 +299,96 @@ fn games_in(cell: &str) -> u32 {
     cell.split('/').map(|n| n.trim().parse::<u32>().unwrap()).sum()
 }
 
+/// The score of a cell "S ± E" (or "+D ± E").
+fn score_in(cell: &str) -> f64 {
+    cell.split(" ± ").next().unwrap().parse().unwrap()
+}
+
+/// The match scripts, run with this build's `match` and nothing else from
+/// the caller's environment: no cargo on the path (a script that ignored
+/// MATCH would fail), none of the scripts' own variables.
+fn script(name: &str) -> Command {
+    let mut command = Command::new(name);
+    for variable in [
+        "BOOK",
+        "TABLE",
+        "RULE",
+        "RULES",
+        "OUT",
+        "GAMES",
+        "WORK",
+        "ENGINE_BOOK",
+        "ENGINE_TABLE",
+        "FIRST",
+        "SECOND",
+    ] {
+        command.env_remove(variable);
+    }
+    command
+        .env("PATH", "/usr/bin:/bin")
+        .env("MATCH", env!("CARGO_BIN_EXE_match"))
+        .env("NODES", "2000")
+        .env("OPENINGS", "2");
+    command
+}
+
 /// The scripts that regenerate the README's match tables, run at a tiny
-/// scale with this build's `match`. A book compared with itself under
-/// another name must play the very same games (matches with node limits
-/// are reproducible), and every table must hold the games it played.
+/// scale. Every table must hold the games played, and every game-by-game
+/// comparison must be the difference of the two scores it compares, in
+/// the right order (with 4 games every score is a multiple of 1/8, printed
+/// exactly).
 #[test]
 fn the_match_scripts_write_their_tables() {
     let dir = std::env::temp_dir().join(format!("oware-cli-scripts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let book = std::fs::canonicalize("data/book-dir").unwrap();
-    std::os::unix::fs::symlink(&book, dir.join("first")).unwrap();
-    std::os::unix::fs::symlink(&book, dir.join("second")).unwrap();
-    let tiny = [("NODES", "2000"), ("OPENINGS", "2"), ("MATCH", env!("CARGO_BIN_EXE_match"))];
 
-    let out = Command::new("scripts/compare-books.sh")
-        .envs(tiny)
-        .env("FIRST", dir.join("first"))
-        .env("SECOND", dir.join("second"))
+    // At 3,000 nodes the two books score differently against no books
+    // (−0.25 today), so a comparison in the wrong order shows.
+    let out = script("scripts/compare-books.sh")
+        .env("NODES", "3000")
+        .env("FIRST", "data/book-dir")
+        .env("SECOND", "data/book")
         .env("WORK", &dir)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for name in ["first", "second"] {
+    let mut scores = Vec::new();
+    for name in ["book-dir", "book"] {
         let table = std::fs::read_to_string(dir.join(format!("matches-{name}.md"))).unwrap();
-        let rows = table_rows(&table, "2000");
-        assert_eq!(rows.len(), 2, "{table}");
-        for row in rows {
+        let rows = table_rows(&table, "3000");
+        assert_eq!(rows.len(), 2, "{table}"); // against no books, against the engine's
+        for row in &rows {
             assert_eq!(games_in(row[4]), 4, "{table}");
         }
+        scores.push(rows.iter().map(|row| score_in(row[3])).collect::<Vec<_>>());
     }
     let comparison = std::fs::read_to_string(dir.join("compare-books.md")).unwrap();
-    let rows = table_rows(&comparison, "2000");
+    let rows = table_rows(&comparison, "3000");
     assert_eq!(rows.len(), 2, "{comparison}");
-    for row in rows {
-        assert_eq!(&row[2..], ["+0.000 ± 0.000", "4", "4"], "{comparison}");
+    for (k, row) in rows.iter().enumerate() {
+        assert_eq!(score_in(row[2]), scores[0][k] - scores[1][k], "{comparison}");
+        assert_eq!(row[3], "4", "{comparison}");
     }
 
     let leave = dir.join("leave-rule.md");
-    let out = Command::new("scripts/leave-rule.sh")
-        .envs(tiny)
-        .env("BOOK", &book)
-        .env("RULES", "--margin 0; --margin 0 --min-depth 4")
+    let out = script("scripts/leave-rule.sh")
+        .env("BOOK", "data/book-dir")
+        .env("RULES", " ; --margin 0;--margin 0 --min-depth 4 ;")
         .env("OUT", &leave)
         .env("GAMES", dir.join("leave-rule"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = std::fs::read_to_string(&leave).unwrap();
-    let played = table_rows(&table, "`--margin 0`");
-    assert_eq!(played.len(), 1, "{table}");
-    assert_eq!(games_in(played[0][2]), 4, "{table}");
-    let compared = table_rows(&table, "`--margin 0 --min-depth 4`");
-    assert_eq!(compared.len(), 2, "{table}"); // its match, then its comparison
-    assert!(compared[1][2].ends_with(" of 4"), "{table}");
+    let first = table_rows(&table, "`--margin 0`");
+    assert_eq!(first.len(), 1, "{table}");
+    assert_eq!(games_in(first[0][2]), 4, "{table}");
+    let second = table_rows(&table, "`--margin 0 --min-depth 4`");
+    assert_eq!(second.len(), 2, "{table}"); // its match, then its comparison
+    assert_eq!(games_in(second[0][2]), 4, "{table}");
+    assert_eq!(score_in(second[1][1]), score_in(second[0][1]) - score_in(first[0][1]), "{table}");
+    assert!(second[1][2].ends_with(" of 4"), "{table}");
+    assert!(table.contains("minus `--margin 0` ± s.e."), "{table}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
