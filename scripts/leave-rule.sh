@@ -43,9 +43,9 @@ n=0
 echo "$rules" | while read -r rule; do
   n=$((n + 1))
   start=$(date +%s)
-  # shellcheck disable=SC2086
   # Captured whole first, so that a failing match (or games file) stops
   # the script: sh has no pipefail.
+  # shellcheck disable=SC2086
   out=$("$MATCH" --openings "$OPENINGS" --nodes "$NODES" $rule \
     --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" --games "$GAMES-$n.games")
   line=$(echo "$out" | grep '^A scores')

@@ -50,9 +50,9 @@ for nodes in $NODES; do
       b_name="the engine's 2014 book, 2021 endgames"
     fi
     start=$(date +%s)
-    # shellcheck disable=SC2086
     # Captured whole first, so that a failing match (or games file) stops
     # the script: sh has no pipefail.
+    # shellcheck disable=SC2086
     out=$("$MATCH" --openings "$OPENINGS" --nodes "$nodes" $RULE \
       --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$GAMES-$nodes-$opponent.games")
     line=$(echo "$out" | grep '^A scores')
