@@ -32,7 +32,7 @@ perft-check: build
 # ENDGAMES_SEEDS, with the threshold search on the layers up to
 # ENDGAMES_SEARCH at up to ENDGAMES_NODES nodes per question (each question
 # starts at 4,096 nodes and gets 8 times more per round). Layer 8 is the
-# long one (about 80 minutes of one core); once it is exact the bounds and a
+# long one (about 54 CPU minutes, 31 on 2 cores); once it is exact the bounds and a
 # second of search close every layer above. Then verified (with a second
 # opinion on a sample of search proofs) and copied to data/. Rerunning it
 # resumes the build where it stopped.
