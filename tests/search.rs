@@ -306,6 +306,24 @@ fn the_table_does_not_change_fixed_depth_scores() {
     assert!(repetitions > 1000, "{repetitions} {refused}");
 }
 
+/// The aspiration window is the caller's choice of any width, up to
+/// `i32::MAX` (which once overflowed the window's bounds): every width
+/// gives the full window's score at a fixed depth.
+#[test]
+fn any_aspiration_width_gives_the_full_windows_score() {
+    let text = include_str!("reference/bench-games.txt");
+    let states: Vec<GameState> =
+        bench_positions(text).unwrap().into_iter().map(|(_, s)| s).step_by(67).collect();
+    let options = |aspiration| Options { strict_depth: true, aspiration, ..no_table() };
+    for state in &states {
+        let full = search(&options(0), state, Limits::depth(9));
+        for width in [1, 30, 1 << 20, i32::MAX - 1, i32::MAX] {
+            let narrow = search(&options(width), state, Limits::depth(9));
+            assert_eq!(narrow.score, full.score, "{state}: aspiration {width}");
+        }
+    }
+}
+
 #[test]
 fn endgames_agree_with_brute_force() {
     let mut solver = Solver::default();

@@ -437,8 +437,9 @@ impl Searcher {
         let (mut alpha, mut beta) = (-INF, INF);
         if let Some(previous) = previous {
             if delta > 0 && depth >= 3 && previous.abs() < PROVEN && !self.options.full_width {
-                alpha = previous - delta;
-                beta = previous + delta;
+                // Saturating: `aspiration` is the caller's, any i32.
+                alpha = previous.saturating_sub(delta).max(-INF);
+                beta = previous.saturating_add(delta).min(INF);
             }
         }
         loop {
