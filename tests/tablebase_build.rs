@@ -130,6 +130,36 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     assert!(error.to_string().contains("layer-03.bin"), "{error}");
     assert_eq!(fs::read(&layer).unwrap().len(), bytes.len() - 1);
     fs::write(&layer, &bytes).unwrap();
+    // Files whose checksums match but which no build wrote: a layer
+    // holding an entry whose upper bound exceeds its 3 seeds, and layer 4's
+    // statistics claiming one position more; the manifest forged to match.
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    let forge = |file: &str, edit: &dyn Fn(&mut Vec<u8>)| {
+        let path = dir.join(file);
+        let good = fs::read(&path).unwrap();
+        let mut forged = good.clone();
+        edit(&mut forged);
+        fs::write(&path, &forged).unwrap();
+        let (old, new) = (format!("{:016x}", checksum(&good)), format!("{:016x}", checksum(&forged)));
+        assert!(manifest.contains(&old), "{manifest}");
+        fs::write(dir.join("manifest"), manifest.replace(&old, &new)).unwrap();
+        let error = build(&options(&dir, 5), &Silent).unwrap_err();
+        assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
+        assert!(error.to_string().contains(file), "{error}");
+        assert_eq!(fs::read(&path).unwrap(), forged, "the forged file was touched");
+        fs::write(&path, &good).unwrap();
+        fs::write(dir.join("manifest"), &manifest).unwrap();
+        error.to_string()
+    };
+    let error = forge("layer-03.bin", &|entries| entries[2] = 4);
+    assert!(error.contains("entry 0 is malformed"), "{error}");
+    // The statistics: a layout word, then the seeds, then the positions.
+    let error = forge("layer-04.stats", &|stats| {
+        let positions = u64::from_le_bytes(stats[16..24].try_into().unwrap());
+        stats[16..24].copy_from_slice(&(positions + 1).to_le_bytes());
+    });
+    assert!(error.contains("1366 positions, expected layer 4 with 1365"), "{error}");
+    build(&options(&dir, 5), &Silent).unwrap();
     // A corrupt checkpoint: kill a build once it has one inside layer 7
     // (the layer that takes seconds), then flip a byte of it.
     fs::remove_dir_all(&dir).unwrap();

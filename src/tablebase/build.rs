@@ -1154,13 +1154,34 @@ pub(super) fn open_layers(
     let mut solved = SolvedLayers::new();
     let mut all_stats = Vec::new();
     for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
-        let map = resumable::map_checked(&layer_path(dir, manifest.generation, n), bytes, sum)?;
+        let layer_file = layer_path(dir, manifest.generation, n);
+        let map = resumable::map_checked(&layer_file, bytes, sum)?;
+        // A checksum that matches proves the file is what was written, not
+        // that it was written by a build: the entries' form is checked too,
+        // as for any table read (the statistics below rely on it).
+        if let Some(index) = super::file::first_malformed(&map, n as u32) {
+            return Err(BuildError::Corrupt {
+                path: layer_file,
+                problem: format!("entry {index} is malformed"),
+            });
+        }
         let len = map.len();
         solved.push(LayerBytes::Mapped { map, offset: 0, len });
         let stats_file = stats_path(dir, manifest.generation, n);
         let data = read_checked(&stats_file, stats_bytes, stats_sum)?;
         let mut stats = LayerStats::decode(&mut Decoder::new(&data))
             .map_err(|e| BuildError::Corrupt { path: stats_file.clone(), problem: e.to_string() })?;
+        if stats.positions != layer_size(n as u32) || stats.seeds != n as u32 {
+            return Err(BuildError::Corrupt {
+                path: stats_file,
+                problem: format!(
+                    "statistics of layer {} with {} positions, expected layer {n} with {}",
+                    stats.seeds,
+                    stats.positions,
+                    layer_size(n as u32)
+                ),
+            });
+        }
         stats.finish(solved.layer_bytes(n as u32));
         all_stats.push(stats);
     }

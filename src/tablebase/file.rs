@@ -397,7 +397,7 @@ enum LayerCheck {
 
 /// The index of the first entry of `entries` (layer `n`'s, packed) that
 /// no writer makes ([`Entry::is_well_formed`]), if any.
-fn first_malformed(entries: &[u8], n: u32) -> Option<u64> {
+pub(super) fn first_malformed(entries: &[u8], n: u32) -> Option<u64> {
     use rayon::prelude::*;
     let found = entries
         .par_chunks_exact(ENTRY_BYTES)
