@@ -430,6 +430,7 @@ impl LayerSolver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rank::layer_size;
     use crate::tablebase::layer::NoCheckpoints;
     use crate::tablebase::LayerBytes;
 
@@ -480,6 +481,15 @@ mod tests {
             assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut], None).is_err());
         }
         assert!(LayerSolver::restore(3, &lower, budget, &bytes, None).is_err());
+        // A bound above the layer's 4 seeds (the first lower bound: after
+        // the magic, the layer, its size and the blob's length), which a
+        // file forged with a matching checksum could hold.
+        let first_lower = MAGIC.len() + 4 + 8 + 8;
+        assert_eq!(bytes[first_lower - 8..first_lower], (layer_size(4)).to_le_bytes());
+        let mut forged = bytes.clone();
+        forged[first_lower] = 5;
+        let error = LayerSolver::restore(4, &lower, budget, &forged, None).err().expect("refused");
+        assert!(error.to_string().contains("lower bounds: position 0 holds 5, above 4 seeds"), "{error}");
     }
 
     /// A contradiction with the table a build starts from, found before a

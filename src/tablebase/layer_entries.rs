@@ -113,6 +113,16 @@ fn atomics_from(bytes: &[u8], size: usize, what: &str) -> Result<Vec<AtomicU8>, 
     Ok(bytes.iter().map(|&b| AtomicU8::new(b)).collect())
 }
 
+/// `bytes`, if each is a value of a position with `seeds` seeds (at most
+/// `seeds`): a checkpoint's bounds and estimates are subtracted from the
+/// layer's seed count, so one out of range must be refused, not used.
+fn values_at_most<'b>(bytes: &'b [u8], seeds: u8, what: &str) -> Result<&'b [u8], DecodeError> {
+    match bytes.iter().position(|&b| b > seeds) {
+        Some(i) => Err(DecodeError(format!("{what}: position {i} holds {}, above {seeds} seeds", bytes[i]))),
+        None => Ok(bytes),
+    }
+}
+
 /// Writes a length-prefixed blob of atomic bytes in chunks, without a copy
 /// of the whole array (at 24 seeds a layer array is 400 MB).
 fn stream_blob(out: &mut dyn Write, array: &[AtomicU8]) -> io::Result<()> {
@@ -164,9 +174,10 @@ impl<'a> LayerEntries<'a> {
     /// Reads back what [`Self::write_arrays`] wrote.
     pub(crate) fn read_arrays(&mut self, d: &mut Decoder) -> Result<(), DecodeError> {
         let size = self.len;
-        self.lo = atomics_from(d.blob()?, size, "lower bounds")?;
-        self.hi = atomics_from(d.blob()?, size, "upper bounds")?;
-        self.est = atomics_from(d.blob()?, size, "estimates")?;
+        let seeds = self.n as u8;
+        self.lo = atomics_from(values_at_most(d.blob()?, seeds, "lower bounds")?, size, "lower bounds")?;
+        self.hi = atomics_from(values_at_most(d.blob()?, seeds, "upper bounds")?, size, "upper bounds")?;
+        self.est = atomics_from(values_at_most(d.blob()?, seeds, "estimates")?, size, "estimates")?;
         self.pending = atomics_from(d.blob()?, size, "counters")?;
         self.flags = atomics_from(d.blob()?, size, "flags")?;
         Ok(())
@@ -194,14 +205,15 @@ impl<'a> LayerEntries<'a> {
         d: &mut Decoder,
     ) -> Result<(), DecodeError> {
         let (from, to) = (window.start.max(self.base), window.end.min(self.base + self.len));
-        for (array, what) in [
-            (&self.lo, "lower bounds"),
-            (&self.hi, "upper bounds"),
-            (&self.est, "estimates"),
-            (&self.pending, "counters"),
-            (&self.flags, "flags"),
+        for (array, what, is_value) in [
+            (&self.lo, "lower bounds", true),
+            (&self.hi, "upper bounds", true),
+            (&self.est, "estimates", true),
+            (&self.pending, "counters", false),
+            (&self.flags, "flags", false),
         ] {
             let bytes = d.blob()?;
+            let bytes = if is_value { values_at_most(bytes, self.n as u8, what)? } else { bytes };
             if bytes.len() != window.len() {
                 return Err(DecodeError(format!(
                     "{what}: {} bytes for {} positions",
