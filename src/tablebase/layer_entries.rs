@@ -175,9 +175,10 @@ impl<'a> LayerEntries<'a> {
     pub(crate) fn read_arrays(&mut self, d: &mut Decoder) -> Result<(), DecodeError> {
         let size = self.len;
         let seeds = self.n as u8;
-        self.lo = atomics_from(values_at_most(d.blob()?, seeds, "lower bounds")?, size, "lower bounds")?;
-        self.hi = atomics_from(values_at_most(d.blob()?, seeds, "upper bounds")?, size, "upper bounds")?;
-        self.est = atomics_from(values_at_most(d.blob()?, seeds, "estimates")?, size, "estimates")?;
+        let mut values = |what| atomics_from(values_at_most(d.blob()?, seeds, what)?, size, what);
+        self.lo = values("lower bounds")?;
+        self.hi = values("upper bounds")?;
+        self.est = values("estimates")?;
         self.pending = atomics_from(d.blob()?, size, "counters")?;
         self.flags = atomics_from(d.blob()?, size, "flags")?;
         Ok(())
