@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use super::checkpoint::{GamesSnapshot, GamesState};
 use super::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
 use super::layer::{Checkpointer, LayerSolver};
-use super::members::MemberPositions;
+use super::members::{MemberNumbers, MemberPositions};
 use super::scc::Components;
 use crate::rank::layer_index;
 use crate::rules::Position;
@@ -286,6 +286,82 @@ impl LayerSolver<'_> {
         let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
         Ok(ComponentBounds { lower, upper, safety_rounds })
     }
+}
+
+/// Why a games' state read from a snapshot taken before threshold `t`
+/// (thresholds above `t` solved) cannot be one the games of component `k`
+/// left there, or `None` if it can: the invariants of
+/// `docs/cycle-bounds.md` §10, checked member by member (`state` holds
+/// `win(q,0), win(q,1), open(q,0), open(q,1)` per member, as snapshots
+/// store it). What they guarantee: every mark and count is one the games
+/// can meet, so resumed games neither wrap a count nor write a bound
+/// outside `0..=n`, and a won region that does not respect the rules of
+/// the attractor (or counts that do not match it) is refused.
+pub(crate) fn games_state_fault(
+    solver: &LayerSolver,
+    components: &Components,
+    k: usize,
+    t: u8,
+    state: &[u8],
+) -> Option<String> {
+    let members = components.of(k);
+    let n = solver.n as u8;
+    // (Unranked one by one: stored, the positions of a giant component
+    // would take 16 bytes a member.)
+    let positions = MemberPositions::with_limit(solver.n, members, 0);
+    let graph =
+        ImplicitComponent { ids: &components.id, component: k as u32, members, positions: &positions };
+    let numbers = MemberNumbers::new(members);
+    let member_of = |node: usize| numbers.of(node / 2);
+    let fault = |i: usize| -> Option<String> {
+        let m = members[i] as usize;
+        let (won_x, won_y, open_x, open_y) =
+            (state[4 * i], state[4 * i + 1], state[4 * i + 2], state[4 * i + 3]);
+        let (lower, upper, _) = solver.entries.interval(m);
+        // The threshold from which the opponent state may join.
+        let joins_from = n.saturating_sub(upper);
+        let won_at = |node: usize| member_of(node).map(|j| state[4 * j + node % 2]);
+        let say = |what: &str| Some(format!("position {m} of component {k}, before threshold {t}: {what}"));
+        if won_x != 0 && !(t < won_x && won_x <= n) {
+            return say(&format!("player state won at threshold {won_x}"));
+        }
+        if won_y != 0 && !(t < won_y && won_y <= joins_from) {
+            return say(&format!("opponent state won at threshold {won_y}, may join from {joins_from}"));
+        }
+        if open_x != 0 {
+            return say("a count at a player state");
+        }
+        if lower > t && won_x < lower {
+            return say(&format!("player state not won at its exit's threshold {lower}"));
+        }
+        let position = positions.get(i);
+        if won_x == 0 {
+            let mut won_child = false;
+            graph.for_each_child(&State::new(&position, m, 0), |c| {
+                won_child |= won_at(c.node as usize).is_some_and(|w| w != 0)
+            });
+            if won_child {
+                return say("player state not won with a child won");
+            }
+        }
+        if won_y == 0 {
+            let counted = joins_from > t;
+            let mut not_won = 0u32;
+            if counted {
+                graph.for_each_child(&State::new(&position, m, 1), |c| {
+                    not_won += won_at(c.node as usize).is_some_and(|w| w == 0) as u32
+                });
+            }
+            if open_y as u32 != not_won || (counted && not_won == 0) {
+                return say(&format!("opponent state counts {open_y} children not won of {not_won}"));
+            }
+        }
+        None
+    };
+    if state.len() != 4 * members.len() {
+        return Some(format!("{} bytes of games' state for {} members", state.len(), members.len()));
+    }
+    (0..members.len()).into_par_iter().with_min_len(1 << 12).find_map_first(fault)
 }
 
 /// An opponent state (member `i`) that may join from threshold `t` on

@@ -296,7 +296,9 @@ impl LayerSolver<'_> {
 
     /// Rebuilds a solver from a snapshot of layer `n`; a snapshot in parts
     /// gets its parts from `parts` (and comes back with them joined), once
-    /// the rest of it has been read and checked.
+    /// the rest of it has been read and checked. The games' state of a
+    /// snapshot taken inside the threshold games must be one they can
+    /// leave between two thresholds (`docs/cycle-bounds.md` §10).
     pub(crate) fn restore<'a>(
         n: u32,
         lower: &'a SolvedLayers,
@@ -304,7 +306,7 @@ impl LayerSolver<'_> {
         bytes: &[u8],
         parts: PartsOf,
     ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
-        if super::spread_checkpoint::is_spread(bytes) {
+        let (solver, cursor, components) = if super::spread_checkpoint::is_spread(bytes) {
             // A layer kept spread: its parts joined (`spread_checkpoint.rs`).
             if lower.len() != n {
                 return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
@@ -312,8 +314,33 @@ impl LayerSolver<'_> {
             let snapshot = super::spread_checkpoint::SpreadSnapshot::decode(bytes, n)?;
             let (solver, cursor, components) =
                 super::spread_checkpoint::join(&snapshot, parts, lower, budget)?;
-            return Ok((solver, cursor, Some(components)));
+            (solver, cursor, Some(components))
+        } else {
+            LayerSolver::decode_snapshot(n, lower, budget, bytes, parts)?
+        };
+        // A snapshot inside the threshold games: their state must be one
+        // the games can leave between two thresholds.
+        if let (Cursor::Resolving { k, step: Step::Bounds { t, state, .. } }, Some(c)) =
+            (&cursor, &components)
+        {
+            if *k < c.count() {
+                if let Some(fault) = super::bounds::games_state_fault(&solver, c, *k, *t, state) {
+                    return Err(DecodeError(format!("the threshold games' state: {fault}")));
+                }
+            }
         }
+        Ok((solver, cursor, components))
+    }
+
+    /// [`LayerSolver::restore`] of a one-process snapshot, short of the
+    /// games' state's invariants.
+    fn decode_snapshot<'a>(
+        n: u32,
+        lower: &'a SolvedLayers,
+        budget: SearchBudget,
+        bytes: &[u8],
+        parts: PartsOf,
+    ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
         let mut d = Decoder::new(bytes);
         let magic = d.blob_exact(MAGIC.len())?;
         if magic != MAGIC && magic != SECOND_MAGIC {
@@ -560,7 +587,100 @@ mod tests {
             .checkpoint_games(&mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
             .unwrap();
         assert!(streamed.0 == copied);
-        let (_, restored, _) = LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
+        let (_, restored, _) =
+            LayerSolver::decode_snapshot(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
         assert_eq!(restored, cursor);
+        // (Made up, the state is none the games could leave.)
+        let error =
+            LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied, None).err().expect("refused");
+        assert!(error.to_string().contains("threshold games' state"), "{error}");
+    }
+
+    /// Every snapshot the threshold games of a layer offer restores; one
+    /// whose games' state breaks an invariant of `docs/cycle-bounds.md`
+    /// §10 (as a file forged with a matching checksum could) is refused.
+    #[test]
+    fn games_states_that_break_the_games_invariants_are_refused() {
+        let mut lower = SolvedLayers::new();
+        for n in 0..8 {
+            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
+            lower.push(LayerBytes::Owned(bytes));
+        }
+        /// Restores every snapshot offered; keeps the largest one taken
+        /// inside the games (the giant component's).
+        struct Restoring<'l> {
+            lower: &'l SolvedLayers,
+            inside_games: usize,
+            largest: Vec<u8>,
+        }
+        impl Checkpointer for Restoring<'_> {
+            fn due(&mut self) -> bool {
+                true
+            }
+            fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+                let mut bytes = Vec::new();
+                write(&mut bytes)?;
+                let (_, cursor, _) = LayerSolver::restore(8, self.lower, SearchBudget::NONE, &bytes, None)
+                    .unwrap_or_else(|e| panic!("an offered snapshot is refused: {e}"));
+                if let Cursor::Resolving { step: Step::Bounds { .. }, .. } = cursor {
+                    self.inside_games += 1;
+                    if bytes.len() > self.largest.len() {
+                        self.largest = bytes;
+                    }
+                }
+                Ok(())
+            }
+        }
+        let mut offered = Restoring { lower: &lower, inside_games: 0, largest: Vec::new() };
+        LayerSolver::new(8, &lower, SearchBudget::NONE).run(Cursor::Start, None, &mut offered).unwrap();
+        assert!(offered.inside_games >= 5, "{} snapshots inside the games", offered.inside_games);
+        let (solver, cursor, components) =
+            LayerSolver::restore(8, &lower, SearchBudget::NONE, &offered.largest, None).unwrap();
+        let components = components.unwrap();
+        let Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state } } = cursor else {
+            panic!("inside the games")
+        };
+        let members = components.of(k);
+        assert!(members.len() > 1000 && t > 1);
+        // (`says`: what the refusal names, "" for any of the invariants.)
+        let refused = |forge: &dyn Fn(&mut Vec<u8>), what: &str, says: &str| {
+            let mut forged = state.clone();
+            forge(&mut forged);
+            assert!(forged != state, "{what}: nothing changed");
+            let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged } };
+            let mut bytes = Vec::new();
+            solver.write_snapshot(&cursor, Some(&components), None, &mut bytes).unwrap();
+            let error = LayerSolver::restore(8, &lower, SearchBudget::NONE, &bytes, None).err();
+            let error = error.unwrap_or_else(|| panic!("{what}: restored"));
+            let error = error.to_string();
+            assert!(error.contains("threshold games' state") && error.contains(says), "{what}: {error}");
+        };
+        let n = 8u8;
+        let won_x = (0..members.len()).filter(|&i| state[4 * i] != 0).collect::<Vec<_>>();
+        let counted_y = (0..members.len())
+            .filter(|&i| state[4 * i + 1] == 0 && n - solver.entries.interval(members[i] as usize).1 > t)
+            .collect::<Vec<_>>();
+        assert!(won_x.len() > 100 && counted_y.len() > 100, "{} {}", won_x.len(), counted_y.len());
+        // Marks outside the thresholds solved, or a Y mark above its exits.
+        refused(&|s| s[4 * won_x[0]] = t, "a player mark at the threshold to come", "player state won at");
+        refused(&|s| s[4 * won_x[0]] = n + 1, "a player mark above the seeds", "won at threshold 9");
+        if let Some(i) = (0..members.len()).find(|&i| {
+            let joins_from = n - solver.entries.interval(members[i] as usize).1;
+            state[4 * i + 1] == 0 && joins_from > t && joins_from < n
+        }) {
+            let joins_from = n - solver.entries.interval(members[i] as usize).1;
+            refused(&|s| s[4 * i + 1] = joins_from + 1, "an opponent mark above its exits", "may join from");
+        }
+        // A count at a player state, or a wrong one at an opponent state.
+        refused(&|s| s[4 * won_x[0] + 2] = 1, "a count at a player state", "a count at a player state");
+        for &i in counted_y.iter().step_by(counted_y.len() / 10) {
+            refused(&|s| s[4 * i + 3] += 1, "an opponent count one too many", "children not won of");
+            refused(&|s| s[4 * i + 3] -= 1, "an opponent count one too few", "children not won of");
+        }
+        // A player state won is never dropped unseen: it entered through an
+        // exit worth its mark or has a child won (§10).
+        for &i in won_x.iter().step_by(won_x.len() / 20) {
+            refused(&|s| s[4 * i] = 0, "a player state's mark dropped", "");
+        }
     }
 }

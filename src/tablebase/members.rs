@@ -101,6 +101,50 @@ impl<'a> MemberPositions<'a> {
     }
 }
 
+/// The member number of a layer index, for a sorted list of members: a bit
+/// per position from the first member to the last, and the members before
+/// each 64-position word. A quarter of a byte per position spanned (at 24
+/// seeds about 100 MB for the giant component, where a table of member
+/// numbers would take 1.7 GB), and a lookup reads two words where a binary
+/// search over the members reads about 28 scattered ones.
+pub(crate) struct MemberNumbers {
+    first: usize,
+    bits: Vec<u64>,
+    before: Vec<u32>,
+}
+
+impl MemberNumbers {
+    pub fn new(members: &[u32]) -> MemberNumbers {
+        let first = members.first().map_or(0, |&m| m as usize);
+        let span = members.last().map_or(0, |&last| last as usize + 1 - first);
+        let mut bits = vec![0u64; span.div_ceil(64)];
+        for &m in members {
+            let offset = m as usize - first;
+            bits[offset / 64] |= 1 << (offset % 64);
+        }
+        let mut total = 0u32;
+        let before = bits
+            .iter()
+            .map(|word| {
+                let here = total;
+                total += word.count_ones();
+                here
+            })
+            .collect();
+        MemberNumbers { first, bits, before }
+    }
+
+    /// The member number of layer index `index`, if it is a member.
+    #[inline]
+    pub fn of(&self, index: usize) -> Option<usize> {
+        let offset = index.checked_sub(self.first)?;
+        let word = *self.bits.get(offset / 64)?;
+        let bit = 1u64 << (offset % 64);
+        (word & bit != 0)
+            .then(|| self.before[offset / 64] as usize + (word & (bit - 1)).count_ones() as usize)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +170,23 @@ mod tests {
         for i in [0, 5, members.len() - 1] {
             assert_eq!(stored.get(i), unranked.get(i));
             assert_eq!(layer_index(&stored.get(i)), members[i] as u64);
+        }
+    }
+
+    #[test]
+    fn member_numbers_are_the_members_order() {
+        for members in [
+            vec![],
+            vec![0],
+            vec![63, 64],
+            (0..layer_size_u32(6)).filter(|i| i % 7 == 3 || i % 11 == 0).collect::<Vec<u32>>(),
+            (5..4000).step_by(63).collect(),
+        ] {
+            let numbers = MemberNumbers::new(&members);
+            let top = members.last().map_or(10, |&m| m as usize + 130);
+            for index in 0..top {
+                assert_eq!(numbers.of(index), members.binary_search(&(index as u32)).ok(), "{index}");
+            }
         }
     }
 
