@@ -963,11 +963,7 @@ mod tests {
     /// bounds.
     #[test]
     fn a_failed_snapshot_stops_the_games_and_the_ranks_stay_in_step() {
-        let mut solved = SolvedLayers::new();
-        for n in 0..8 {
-            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
-            solved.push(LayerBytes::Owned(bytes));
-        }
+        let solved = SolvedLayers::solved_below(8, SearchBudget::NONE);
         let mut solver = LayerSolver::new(8, &solved, SearchBudget::NONE);
         solver.retrograde_only();
         let components = solver.components();

@@ -195,6 +195,10 @@ pub(super) fn stream_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()>
     Ok(())
 }
 
+/// A solver rebuilt from a snapshot, where it stood, and its components
+/// (if it had found them).
+type Restored<'a> = (LayerSolver<'a>, Cursor, Option<Components>);
+
 impl LayerSolver<'_> {
     /// Offers a snapshot of the current state to `checkpoints`.
     pub(crate) fn checkpoint(
@@ -305,7 +309,7 @@ impl LayerSolver<'_> {
         budget: SearchBudget,
         bytes: &[u8],
         parts: PartsOf,
-    ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
+    ) -> Result<Restored<'a>, DecodeError> {
         let (solver, cursor, components) = if super::spread_checkpoint::is_spread(bytes) {
             // A layer kept spread: its parts joined (`spread_checkpoint.rs`).
             if lower.len() != n {
@@ -340,7 +344,7 @@ impl LayerSolver<'_> {
         budget: SearchBudget,
         bytes: &[u8],
         parts: PartsOf,
-    ) -> Result<(LayerSolver<'a>, Cursor, Option<Components>), DecodeError> {
+    ) -> Result<Restored<'a>, DecodeError> {
         let mut d = Decoder::new(bytes);
         let magic = d.blob_exact(MAGIC.len())?;
         if magic != MAGIC && magic != SECOND_MAGIC {
@@ -459,7 +463,6 @@ mod tests {
     use super::*;
     use crate::rank::layer_size;
     use crate::tablebase::layer::NoCheckpoints;
-    use crate::tablebase::LayerBytes;
 
     /// The premise of adopting an unnamed checkpoint: the decoder checks
     /// the frame's content checksum, so changed content is an error even
@@ -485,11 +488,7 @@ mod tests {
 
     #[test]
     fn snapshots_round_trip_and_damage_is_an_error() {
-        let mut lower = SolvedLayers::new();
-        for n in 0..4 {
-            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::default()).solve();
-            lower.push(LayerBytes::Owned(bytes));
-        }
+        let lower = SolvedLayers::solved_below(4, SearchBudget::default());
         let budget = SearchBudget::default();
         let mut solver = LayerSolver::new(4, &lower, budget);
         solver.retrograde_only();
@@ -524,11 +523,7 @@ mod tests {
     /// layer it should refuse).
     #[test]
     fn a_contradiction_found_before_a_snapshot_is_restored_with_it() {
-        let mut lower = SolvedLayers::new();
-        for n in 0..4 {
-            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
-            lower.push(LayerBytes::Owned(bytes));
-        }
+        let lower = SolvedLayers::solved_below(4, SearchBudget::NONE);
         let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
         let found = Contradiction { seeds: 4, index: 17, ours: (1, 2), theirs: (3, 4) };
         solver.entries.record_contradiction(found);
@@ -549,11 +544,7 @@ mod tests {
     /// to the layer of a build never interrupted.
     #[test]
     fn games_states_are_streamed_as_they_would_be_copied() {
-        let mut lower = SolvedLayers::new();
-        for n in 0..6 {
-            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
-            lower.push(LayerBytes::Owned(bytes));
-        }
+        let lower = SolvedLayers::solved_below(6, SearchBudget::NONE);
         let mut solver = LayerSolver::new(6, &lower, SearchBudget::NONE);
         solver.retrograde_only();
         let components = solver.components();
@@ -601,11 +592,7 @@ mod tests {
     /// §10 (as a file forged with a matching checksum could) is refused.
     #[test]
     fn games_states_that_break_the_games_invariants_are_refused() {
-        let mut lower = SolvedLayers::new();
-        for n in 0..8 {
-            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
-            lower.push(LayerBytes::Owned(bytes));
-        }
+        let lower = SolvedLayers::solved_below(8, SearchBudget::NONE);
         /// Restores every snapshot offered; keeps the largest one taken
         /// inside the games (the giant component's).
         struct Restoring<'l> {

@@ -388,7 +388,6 @@ fn part_limit(positions: u64, components: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tablebase::LayerBytes;
 
     /// Hands back the bytes it was given for every part, unchecked (so the
     /// decoder meets damage a checksum would have caught).
@@ -434,12 +433,7 @@ mod tests {
     }
 
     fn lower_layers() -> SolvedLayers {
-        let mut lower = SolvedLayers::new();
-        for n in 0..6 {
-            let (bytes, _) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
-            lower.push(LayerBytes::Owned(bytes));
-        }
-        lower
+        SolvedLayers::solved_below(6, SearchBudget::NONE)
     }
 
     /// A part read back by one rank is what was written; read by two
