@@ -260,7 +260,8 @@ impl LayerSolver<'_> {
                     frontier
                 }
             };
-            safety_rounds += if parallel {
+            // (Saturating: a resumed count comes from a file.)
+            safety_rounds = safety_rounds.saturating_add(if parallel {
                 let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
                 par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good)
             } else {
@@ -280,7 +281,7 @@ impl LayerSolver<'_> {
                     &mut |_, _| {},
                 );
                 rounds
-            };
+            });
         }
         let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
         let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
@@ -288,15 +289,43 @@ impl LayerSolver<'_> {
     }
 }
 
+/// Why one member's games' state, read from a snapshot taken before
+/// threshold `t` (thresholds above `t` played) in a layer of `n` seeds,
+/// cannot be one the games left there, judged against the member's own
+/// exits alone, `(lower, upper)` (`docs/cycle-bounds.md` §10, facts 1 to
+/// 3): `state` is `win(q,0), win(q,1), open(q,0), open(q,1)`.
+pub(crate) fn member_state_fault(n: u8, t: u8, (lower, upper): (u8, u8), state: [u8; 4]) -> Option<String> {
+    let [won_x, won_y, open_x, open_y] = state;
+    // The threshold from which the opponent state may join.
+    let joins_from = n.saturating_sub(upper);
+    if won_x != 0 && !(t < won_x && won_x <= n) {
+        return Some(format!("player state won at threshold {won_x}"));
+    }
+    if won_y != 0 && !(t < won_y && won_y <= joins_from) {
+        return Some(format!("opponent state won at threshold {won_y}, may join from {joins_from}"));
+    }
+    if lower > t && won_x < lower {
+        return Some(format!("player state won at {won_x}, below its exit's threshold {lower}"));
+    }
+    if open_x != 0 {
+        return Some("a count at a player state".into());
+    }
+    if won_y == 0 && joins_from <= t && open_y != 0 {
+        return Some(format!("a count at an opponent state that may join only from {joins_from}"));
+    }
+    None
+}
+
 /// Why a games' state read from a snapshot taken before threshold `t`
-/// (thresholds above `t` solved) cannot be one the games of component `k`
-/// left there, or `None` if it can: the invariants of
-/// `docs/cycle-bounds.md` §10, checked member by member (`state` holds
-/// `win(q,0), win(q,1), open(q,0), open(q,1)` per member, as snapshots
-/// store it). What they guarantee: every mark and count is one the games
-/// can meet, so resumed games neither wrap a count nor write a bound
-/// outside `0..=n`, and a won region that does not respect the rules of
-/// the attractor (or counts that do not match it) is refused.
+/// cannot be one the games of component `k` left there, or `None` if it
+/// can: every member's state on its own ([`member_state_fault`]), then
+/// against its children's (`docs/cycle-bounds.md` §10, facts 4 to 6: the
+/// marks the games' rules give a state from its exits and its children's
+/// marks, and an opponent's count of children not won). `state` holds
+/// each member's four bytes, as snapshots store them. So every mark and
+/// count is one the games can meet (resumed games neither wrap a count
+/// nor write a bound outside `0..=n`), and only marks forged consistently
+/// around cycles, all at one threshold, could pass.
 pub(crate) fn games_state_fault(
     solver: &LayerSolver,
     components: &Components,
@@ -305,6 +334,9 @@ pub(crate) fn games_state_fault(
     state: &[u8],
 ) -> Option<String> {
     let members = components.of(k);
+    if state.len() != 4 * members.len() {
+        return Some(format!("{} bytes of games' state for {} members", state.len(), members.len()));
+    }
     let n = solver.n as u8;
     // (Unranked one by one: stored, the positions of a giant component
     // would take 16 bytes a member.)
@@ -312,55 +344,45 @@ pub(crate) fn games_state_fault(
     let graph =
         ImplicitComponent { ids: &components.id, component: k as u32, members, positions: &positions };
     let numbers = MemberNumbers::new(members);
-    let member_of = |node: usize| numbers.of(node / 2);
+    // A child state's mark (children are members: `for_each_child` keeps
+    // to the component).
+    let mark = |child: &State| numbers.of(child.index()).map_or(0, |j| state[4 * j + child.parity()]);
     let fault = |i: usize| -> Option<String> {
         let m = members[i] as usize;
-        let (won_x, won_y, open_x, open_y) =
-            (state[4 * i], state[4 * i + 1], state[4 * i + 2], state[4 * i + 3]);
+        let bytes = [state[4 * i], state[4 * i + 1], state[4 * i + 2], state[4 * i + 3]];
+        let [won_x, won_y, _, open_y] = bytes;
         let (lower, upper, _) = solver.entries.interval(m);
-        // The threshold from which the opponent state may join.
-        let joins_from = n.saturating_sub(upper);
-        let won_at = |node: usize| member_of(node).map(|j| state[4 * j + node % 2]);
-        let say = |what: &str| Some(format!("position {m} of component {k}, before threshold {t}: {what}"));
-        if won_x != 0 && !(t < won_x && won_x <= n) {
-            return say(&format!("player state won at threshold {won_x}"));
-        }
-        if won_y != 0 && !(t < won_y && won_y <= joins_from) {
-            return say(&format!("opponent state won at threshold {won_y}, may join from {joins_from}"));
-        }
-        if open_x != 0 {
-            return say("a count at a player state");
-        }
-        if lower > t && won_x < lower {
-            return say(&format!("player state not won at its exit's threshold {lower}"));
+        let say = |what: String| Some(format!("position {m} of component {k}, before threshold {t}: {what}"));
+        if let Some(what) = member_state_fault(n, t, (lower, upper), bytes) {
+            return say(what);
         }
         let position = positions.get(i);
-        if won_x == 0 {
-            let mut won_child = false;
-            graph.for_each_child(&State::new(&position, m, 0), |c| {
-                won_child |= won_at(c.node as usize).is_some_and(|w| w != 0)
-            });
-            if won_child {
-                return say("player state not won with a child won");
-            }
+        // Fact 4: the player joins at its exit's threshold or its first
+        // child's, whichever comes first.
+        let mut best_child = 0u8;
+        graph.for_each_child(&State::new(&position, m, 0), |c| best_child = best_child.max(mark(&c)));
+        let joins_at = best_child.max(if lower > t { lower } else { 0 });
+        if won_x != joins_at {
+            return say(format!("player state won at {won_x}, at {joins_at} by its exit and children"));
         }
-        if won_y == 0 {
-            let counted = joins_from > t;
-            let mut not_won = 0u32;
-            if counted {
-                graph.for_each_child(&State::new(&position, m, 1), |c| {
-                    not_won += won_at(c.node as usize).is_some_and(|w| w == 0) as u32
-                });
-            }
-            if open_y as u32 != not_won || (counted && not_won == 0) {
-                return say(&format!("opponent state counts {open_y} children not won of {not_won}"));
-            }
+        // Facts 5 and 6: the opponent joins once it may and its last
+        // child has joined; until then it counts its children not won.
+        let joins_from = n.saturating_sub(upper);
+        let (mut not_won, mut last_child) = (0u32, u8::MAX);
+        graph.for_each_child(&State::new(&position, m, 1), |c| {
+            let w = mark(&c);
+            not_won += (w == 0) as u32;
+            last_child = last_child.min(w);
+        });
+        let joins_at = if joins_from > t && not_won == 0 { joins_from.min(last_child) } else { 0 };
+        if won_y != joins_at {
+            return say(format!("opponent state won at {won_y}, at {joins_at} by its exits and children"));
+        }
+        if won_y == 0 && joins_from > t && open_y as u32 != not_won {
+            return say(format!("opponent state counts {open_y} children not won of {not_won}"));
         }
         None
     };
-    if state.len() != 4 * members.len() {
-        return Some(format!("{} bytes of games' state for {} members", state.len(), members.len()));
-    }
     (0..members.len()).into_par_iter().with_min_len(1 << 12).find_map_first(fault)
 }
 

@@ -143,7 +143,7 @@ impl LayerSolver<'_> {
         }
         let lower = wins.iter().step_by(2).copied().collect();
         let upper = wins.iter().skip(1).step_by(2).map(|&w| n - w).collect();
-        Ok(ComponentBounds { lower, upper, safety_rounds: rounds_before + added })
+        Ok(ComponentBounds { lower, upper, safety_rounds: rounds_before.saturating_add(added) })
     }
 }
 
@@ -353,7 +353,7 @@ impl Lead for RankZero<'_, '_> {
         };
         let saved = part_records(replies).and_then(|records| {
             let games = GamesSnapshot::Parts { sequence, records: &records };
-            let at = (self.k, t, self.rounds_before + added);
+            let at = (self.k, t, self.rounds_before.saturating_add(added));
             self.solver.checkpoint_games(self.checkpoints, at, self.components, &games)
         });
         self.error = saved.err();

@@ -593,12 +593,11 @@ mod tests {
     #[test]
     fn games_states_that_break_the_games_invariants_are_refused() {
         let lower = SolvedLayers::solved_below(8, SearchBudget::NONE);
-        /// Restores every snapshot offered; keeps the largest one taken
-        /// inside the games (the giant component's).
+        /// Restores every snapshot offered; keeps those taken inside the
+        /// games.
         struct Restoring<'l> {
             lower: &'l SolvedLayers,
-            inside_games: usize,
-            largest: Vec<u8>,
+            inside_games: Vec<Vec<u8>>,
         }
         impl Checkpointer for Restoring<'_> {
             fn due(&mut self) -> bool {
@@ -610,19 +609,20 @@ mod tests {
                 let (_, cursor, _) = LayerSolver::restore(8, self.lower, SearchBudget::NONE, &bytes, None)
                     .unwrap_or_else(|e| panic!("an offered snapshot is refused: {e}"));
                 if let Cursor::Resolving { step: Step::Bounds { .. }, .. } = cursor {
-                    self.inside_games += 1;
-                    if bytes.len() > self.largest.len() {
-                        self.largest = bytes;
-                    }
+                    self.inside_games.push(bytes);
                 }
                 Ok(())
             }
         }
-        let mut offered = Restoring { lower: &lower, inside_games: 0, largest: Vec::new() };
+        let mut offered = Restoring { lower: &lower, inside_games: Vec::new() };
         LayerSolver::new(8, &lower, SearchBudget::NONE).run(Cursor::Start, None, &mut offered).unwrap();
-        assert!(offered.inside_games >= 5, "{} snapshots inside the games", offered.inside_games);
+        let inside = offered.inside_games;
+        assert!(inside.len() >= 5, "{} snapshots inside the games", inside.len());
+        // One halfway through the giant component's thresholds.
+        let largest = inside.iter().map(Vec::len).max().unwrap();
+        let giants: Vec<&Vec<u8>> = inside.iter().filter(|bytes| bytes.len() == largest).collect();
         let (solver, cursor, components) =
-            LayerSolver::restore(8, &lower, SearchBudget::NONE, &offered.largest, None).unwrap();
+            LayerSolver::restore(8, &lower, SearchBudget::NONE, giants[giants.len() / 2], None).unwrap();
         let components = components.unwrap();
         let Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state } } = cursor else {
             panic!("inside the games")
@@ -664,10 +664,28 @@ mod tests {
             refused(&|s| s[4 * i + 3] += 1, "an opponent count one too many", "children not won of");
             refused(&|s| s[4 * i + 3] -= 1, "an opponent count one too few", "children not won of");
         }
-        // A player state won is never dropped unseen: it entered through an
-        // exit worth its mark or has a child won (§10).
+        let interval = |i: usize| solver.entries.interval(members[i] as usize);
+        if let Some(i) = (0..members.len()).find(|&i| state[4 * i + 1] == 0 && n - interval(i).1 <= t) {
+            refused(&|s| s[4 * i + 3] = 1, "a count before its state may join", "may join only from");
+        }
+        // A mark the member's own exits already deny (fact 3).
+        let exit_won = (0..members.len()).find(|&i| interval(i).0 > t).expect("an exit above t");
+        refused(&|s| s[4 * exit_won] = 0, "a player state not won at its exit", "below its exit's");
+        // Marks moved within the thresholds played: the exits and the
+        // children's marks say otherwise (facts 4 and 5).
         for &i in won_x.iter().step_by(won_x.len() / 20) {
             refused(&|s| s[4 * i] = 0, "a player state's mark dropped", "");
+            if state[4 * i] < n {
+                refused(&|s| s[4 * i] += 1, "a player state's mark raised", "");
+            }
+        }
+        let won_y = (0..members.len()).filter(|&i| state[4 * i + 1] != 0).collect::<Vec<_>>();
+        assert!(won_y.len() > 100, "{}", won_y.len());
+        for &i in won_y.iter().step_by(won_y.len() / 20) {
+            refused(&|s| s[4 * i + 1] = 0, "an opponent state's mark dropped", "");
+            if state[4 * i + 1] > t + 1 {
+                refused(&|s| s[4 * i + 1] -= 1, "an opponent state's mark lowered", "");
+            }
         }
     }
 }

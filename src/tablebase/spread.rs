@@ -205,7 +205,7 @@ fn resolve_components(
         let games = resume.take().map(|(t, _, state)| (t, state));
         let (bounds, added, mut mine) = spread_bounds(comm, n, mine, lower, upper, games, &mut lead)?;
         part.stats.seconds.bounds += clock.elapsed().as_secs_f64();
-        part.stats.safety_rounds += (rounds_before + added) as u64;
+        part.stats.safety_rounds += rounds_before as u64 + added as u64;
         // As one process decides a component without a search.
         for (&m, &(lower, upper)) in mine.iter().zip(&bounds) {
             let m = m as usize;
@@ -342,7 +342,7 @@ impl Lead for SpreadLead<'_, '_> {
                 k,
                 games: match at {
                     SnapshotAt::Begin => None,
-                    SnapshotAt::Threshold { t, added } => Some((t, rounds_before + added)),
+                    SnapshotAt::Threshold { t, added } => Some((t, rounds_before.saturating_add(added))),
                 },
                 odd: self.odd.to_vec(),
                 sequence,

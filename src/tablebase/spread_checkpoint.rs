@@ -39,6 +39,7 @@
 
 use std::io::{self, Write};
 
+use super::bounds::member_state_fault;
 use super::checkpoint::{stream_words, PartRecord, PartsOf, SnapshotParts};
 use super::codec::{DecodeError, Decoder, Encoder};
 use super::layer::{Cursor, LayerSolver, SearchBudget, Step};
@@ -232,10 +233,22 @@ pub(crate) fn read_range<'a>(
             solver.entries.record_contradiction(found);
         }
         let inside = |m: &u32| mine.contains(&(*m as u64));
-        if snapshot.games.is_some() {
+        if let Some((t, _)) = snapshot.games {
+            // Each member's state, checked against its own exits (the
+            // rest of `docs/cycle-bounds.md` §10 needs its children's,
+            // which other ranks may hold).
             let k = &lists[snapshot.k];
-            for (m, bytes) in k.iter().zip(state.chunks_exact(4)) {
-                if inside(m) {
+            for (&m, bytes) in k.iter().zip(state.chunks_exact(4)) {
+                if inside(&m) {
+                    let (lower, upper, _) = solver.entries.interval(m as usize);
+                    let four = [bytes[0], bytes[1], bytes[2], bytes[3]];
+                    if let Some(fault) = member_state_fault(snapshot.n as u8, t, (lower, upper), four) {
+                        return Err(format!(
+                            "part {part}: the threshold games' state: position {m} of component {}, \
+                             before threshold {t}: {fault}",
+                            snapshot.k
+                        ));
+                    }
                     games.extend_from_slice(bytes);
                 }
             }
@@ -408,13 +421,40 @@ mod tests {
     }
 
     /// Layer 6 after its retrograde analysis, with its components, as one
-    /// rank's part inside the games of component 0 (some state per member).
-    fn one_part(lower: &SolvedLayers) -> (SpreadSnapshot, Vec<u8>, Vec<Vec<u32>>, Vec<u8>) {
+    /// rank's part inside the games of component 0 before threshold 3:
+    /// some state per member, different from member to member, that each
+    /// member's own exits allow (`bounds::member_state_fault`); `forge`
+    /// may change it before it is written.
+    fn one_part_forged(
+        lower: &SolvedLayers,
+        forge: impl FnOnce(&mut Vec<u8>),
+    ) -> (SpreadSnapshot, Vec<u8>, Vec<Vec<u32>>, Vec<u8>) {
         let mut solver = LayerSolver::new(6, lower, SearchBudget::NONE);
         solver.retrograde_only();
         let components = solver.components();
         let members: Vec<Vec<u32>> = (0..components.count()).map(|k| components.of(k).to_vec()).collect();
-        let games: Vec<u8> = (0..4 * members[0].len()).map(|i| (i % 7) as u8).collect();
+        let (n, t) = (6u8, 3u8);
+        let mut games: Vec<u8> = members[0]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &m)| {
+                let (lower, upper, _) = solver.entries.interval(m as usize);
+                let joins_from = n - upper;
+                let won_x = match (lower > t, i % 2) {
+                    (true, _) => lower.max(t + 1 + (i % 3) as u8),
+                    (false, 1) => t + 1 + (i % 3) as u8,
+                    (false, _) => 0,
+                };
+                let won_y = if joins_from > t && i % 3 == 0 {
+                    t + 1 + (i % (joins_from - t) as usize) as u8
+                } else {
+                    0
+                };
+                let open_y = if won_y == 0 && joins_from <= t { 0 } else { (i % 5) as u8 };
+                [won_x, won_y, 0, open_y]
+            })
+            .collect();
+        forge(&mut games);
         let mut bytes = Vec::new();
         write_part(&mut bytes, &solver, (0, 1), &members, (0, &members[0]), &games).unwrap();
         let snapshot = SpreadSnapshot {
@@ -430,6 +470,10 @@ mod tests {
             }],
         };
         (snapshot, bytes, members, games)
+    }
+
+    fn one_part(lower: &SolvedLayers) -> (SpreadSnapshot, Vec<u8>, Vec<Vec<u32>>, Vec<u8>) {
+        one_part_forged(lower, |_| {})
     }
 
     fn lower_layers() -> SolvedLayers {
@@ -495,6 +539,13 @@ mod tests {
             damaged[at] ^= 0xA5;
             let _ = read_range(&snapshot, &Given(damaged), (0, 2), &lower, SearchBudget::NONE);
         }
+        // Well formed, but a state no games leave (a player state won at
+        // a threshold above the layer's seeds), as a part forged with a
+        // matching checksum could hold.
+        let (snapshot, bytes, _, _) = one_part_forged(&lower, |games| games[4] = 7);
+        let error = read_range(&snapshot, &Given(bytes.clone()), (0, 1), &lower, SearchBudget::NONE);
+        let error = error.err().expect("refused");
+        assert!(error.contains("threshold games' state") && error.contains("won at threshold 7"), "{error}");
         let none = SpreadSnapshot::unreadable(6);
         assert!(read_range(&none, &Given(bytes), (0, 1), &lower, SearchBudget::NONE).is_err());
     }
