@@ -436,7 +436,8 @@ impl LayerSolver<'_> {
             }
             let consistent = match step {
                 Step::Begin => true,
-                Step::Bounds { t, state, .. } => state.len() == 4 * members && (*t as u32) <= n,
+                // (Taken before a threshold still to play: 1 at the least.)
+                Step::Bounds { t, state, .. } => state.len() == 4 * members && 1 <= *t && (*t as u32) <= n,
                 // The history-free bounds are intervals of the layer's
                 // values, and a search only narrows a member's within them.
                 Step::Search { lower, upper, done } => {
@@ -642,6 +643,12 @@ mod tests {
             let error = error.to_string();
             assert!(error.contains("threshold games' state") && error.contains(says), "{what}: {error}");
         };
+        // No snapshot is taken after the last threshold, 1.
+        let after_the_last =
+            Cursor::Resolving { k, step: Step::Bounds { t: 0, safety_rounds, state: state.clone() } };
+        let mut bytes = Vec::new();
+        solver.write_snapshot(&after_the_last, Some(&components), None, &mut bytes).unwrap();
+        assert!(LayerSolver::restore(8, &lower, SearchBudget::NONE, &bytes, None).is_err());
         let n = 8u8;
         let won_x = (0..members.len()).filter(|&i| state[4 * i] != 0).collect::<Vec<_>>();
         let counted_y = (0..members.len())
