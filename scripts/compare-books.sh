@@ -13,8 +13,13 @@
 #
 #   FIRST=data/book-10m SECOND=data/book NODES="300000 1000000" scripts/compare-books.sh
 #
-# OPENINGS, TABLE, RULE, ENGINE_BOOK and ENGINE_TABLE pass through to
-# scripts/matches.sh, and so does MATCH (the path of a `match` binary to use
+# With RESUME=1 (scripts/matches.sh) a match already played with the same
+# settings and files is not played again, so a comparison can be stopped
+# between matches and run again, and a book's games can be played first
+# and kept (data/book-compare holds the shipped book's).
+#
+# OPENINGS, TABLE, RULE, ENGINE_BOOK, ENGINE_TABLE and RESUME pass
+# through to scripts/matches.sh, and so does MATCH (the path of a `match` binary to use
 # instead of building one). The books' directory or file names must differ.
 set -eu
 FIRST=${FIRST:?"FIRST: the first book (a directory or an engine file)"}

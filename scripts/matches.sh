@@ -18,6 +18,17 @@
 # MATCH is the path of a `match` binary to use instead of building one
 # (target/release/match); tests/cli.rs runs the script so.
 #
+# Resuming: after each match the script records, beside its games file
+# (GAMES-NODES-OPPONENT.played), the match's settings with a checksum of
+# every file it read (a book directory by its manifest) and the table's
+# row. With RESUME=1 a match whose games file and record exist, with the
+# same settings and files, is not played again: its recorded row is used.
+# So a set of matches too long for one sitting can be stopped (between
+# matches) and run again. The record does not know the search: reuse
+# games only while the search gives what it gave when they were played
+# (with node limits a match is reproducible to the byte; tests/book.rs's
+# `shipped_books_hold_what_the_search_gives_today` guards the search).
+#
 # (RULE and the paths are split at spaces: paths with spaces need a link.)
 set -eu
 . "$(dirname "$0")/match-row.sh"
@@ -35,6 +46,24 @@ if [ -z "${MATCH:-}" ]; then
   cargo build --release --quiet --bin match
   MATCH=./target/release/match
 fi
+RESUME=${RESUME:-0}
+case $RESUME in
+  0 | 1) ;;
+  *) echo "$0: RESUME is '$RESUME': 0 or 1" >&2; exit 2 ;;
+esac
+# What a file or a directory holds, as `cksum` sees it: a book or build
+# directory by its manifest, which names its files and their checksums.
+# A directory without one gets a mark of this run, so that its record is
+# never reused.
+content() {
+  if [ -f "$1/manifest" ]; then
+    cksum < "$1/manifest"
+  elif [ -d "$1" ]; then
+    echo "no manifest: run $$ at $(date +%s)"
+  else
+    cksum < "$1"
+  fi
+}
 mkdir -p "$(dirname "$OUT")" "$(dirname "$GAMES")"
 {
   echo "| nodes/move | A: our engine with | B: our engine with | A's score ± s.e. | W / D / L | book moves A / B | minutes |"
@@ -49,16 +78,32 @@ for nodes in $NODES; do
       b_args="--book-b $ENGINE_BOOK --tablebase-b $ENGINE_TABLE"
       b_name="the engine's 2014 book, 2021 endgames"
     fi
+    games=$GAMES-$nodes-$opponent.games
+    record=$GAMES-$nodes-$opponent.played
+    settings="--openings $OPENINGS --nodes $nodes $RULE --book-a $BOOK ($(content "$BOOK")) --tablebase-a $TABLE ($(content "$TABLE"))"
+    if [ "$opponent" = engine ]; then
+      settings="$settings --book-b $ENGINE_BOOK ($(content "$ENGINE_BOOK")) --tablebase-b $ENGINE_TABLE ($(content "$ENGINE_TABLE"))"
+    fi
+    if [ "$RESUME" = 1 ] && [ -f "$games" ] && [ -f "$record" ] &&
+      [ "$(sed -n 1p "$record")" = "settings: $settings" ]; then
+      echo "$0: $games was played before with these settings and files (RESUME=1)" >&2
+      sed -n 2p "$record" | sed 's/^row: //' | tee -a "$OUT"
+      continue
+    fi
     start=$(date +%s)
     # Captured whole first, so that a failing match (or games file) stops
     # the script: sh has no pipefail.
     # shellcheck disable=SC2086
     out=$("$MATCH" --openings "$OPENINGS" --nodes "$nodes" $RULE \
-      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$GAMES-$nodes-$opponent.games")
+      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$games")
     line=$(echo "$out" | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
-    row=$(match_row "$line")
-    echo "| $nodes | $BOOK, $TABLE | $b_name | $row | $minutes |" | tee -a "$OUT"
+    row="| $nodes | $BOOK, $TABLE | $b_name | $(match_row "$line") | $minutes |"
+    # The record is written whole and renamed into place after the games
+    # file, so a record never speaks for games that were not written.
+    printf 'settings: %s\nrow: %s\n' "$settings" "$row" > "$record.tmp"
+    mv "$record.tmp" "$record"
+    echo "$row" | tee -a "$OUT"
   done
 done
 echo "written: $OUT"

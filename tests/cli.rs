@@ -321,6 +321,7 @@ fn script(name: &str) -> Command {
         "ENGINE_TABLE",
         "FIRST",
         "SECOND",
+        "RESUME",
     ] {
         command.env_remove(variable);
     }
@@ -370,6 +371,28 @@ fn the_match_scripts_write_their_tables() {
         assert_eq!(score_in(row[2]), scores[0][k] - scores[1][k], "{comparison}");
         assert_eq!(row[3], "4", "{comparison}");
     }
+
+    // Resumed, a match played before with the same settings and files is
+    // not played again (`false` as the match would fail the script): the
+    // table is the first run's, row for row. With another setting, it is.
+    let again = dir.join("again.md");
+    let resumed = |rule: &str| {
+        script("scripts/matches.sh")
+            .env("NODES", "3000")
+            .env("BOOK", "data/book")
+            .env("GAMES", dir.join("games/book"))
+            .env("OUT", &again)
+            .env("RESUME", "1")
+            .env("RULE", rule)
+            .env("MATCH", "/bin/false")
+            .output()
+            .unwrap()
+    };
+    let out = resumed("--margin 0 --min-count 0");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = std::fs::read_to_string(dir.join("matches-book.md")).unwrap();
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), first);
+    assert!(!resumed("--margin 1 --min-count 0").status.success());
 
     let leave = dir.join("leave-rule.md");
     let out = script("scripts/leave-rule.sh")
