@@ -76,7 +76,11 @@ kill_with_parts() {
   mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet \
     --checkpoint-seconds 0.05 "$@" >/dev/null 2>&1 &
   job=$!
-  for _ in $(seq 1 1500); do
+  # Watched until the job ends, or for at most 10 minutes: on a loaded
+  # machine (3 ranks that spin while they wait, on 2 shared cores) a
+  # count of polls ran out before the last layers began.
+  local deadline=$(($(date +%s) + 600))
+  while [ "$(date +%s)" -lt "$deadline" ]; do
     # shellcheck disable=SC2046
     set -- $(named "$dir")
     if [ -n "${1:-}" ] && [ "$1" -ge $((seeds - 1)) ] && has_part "$dir" "$1" "$2" "$rank"; then
