@@ -76,9 +76,10 @@ kill_with_parts() {
   mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet \
     --checkpoint-seconds 0.05 "$@" >/dev/null 2>&1 &
   job=$!
-  # Watched until the job ends, or for at most 10 minutes: on a loaded
-  # machine (3 ranks that spin while they wait, on 2 shared cores) a
-  # count of polls ran out before the last layers began.
+  # Watched until the job ends, or for at most 10 minutes of wall time:
+  # a bound in polls (1,500 of them) once ended the watch on a loaded
+  # machine (3 ranks that spin while they wait, on 2 shared cores) with
+  # no checkpoint of the last layers, most likely before they began.
   local deadline=$(($(date +%s) + 600))
   while [ "$(date +%s)" -lt "$deadline" ]; do
     # shellcheck disable=SC2046
