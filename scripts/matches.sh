@@ -64,6 +64,18 @@ content() {
     cksum < "$1"
   fi
 }
+# The record's settings: the match's arguments, each that names a file or
+# a directory followed by what it holds, so that one list of arguments
+# both runs the match and decides whether an earlier run can stand for it.
+settings_of() {
+  for word in "$@"; do
+    if [ -e "$word" ]; then
+      printf ' %s (%s)' "$word" "$(content "$word")"
+    else
+      printf ' %s' "$word"
+    fi
+  done | sed 's/^ //'
+}
 mkdir -p "$(dirname "$OUT")" "$(dirname "$GAMES")"
 {
   echo "| nodes/move | A: our engine with | B: our engine with | A's score ± s.e. | W / D / L | book moves A / B | minutes |"
@@ -80,10 +92,9 @@ for nodes in $NODES; do
     fi
     games=$GAMES-$nodes-$opponent.games
     record=$GAMES-$nodes-$opponent.played
-    settings="--openings $OPENINGS --nodes $nodes $RULE --book-a $BOOK ($(content "$BOOK")) --tablebase-a $TABLE ($(content "$TABLE"))"
-    if [ "$opponent" = engine ]; then
-      settings="$settings --book-b $ENGINE_BOOK ($(content "$ENGINE_BOOK")) --tablebase-b $ENGINE_TABLE ($(content "$ENGINE_TABLE"))"
-    fi
+    args="--openings $OPENINGS --nodes $nodes $RULE --book-a $BOOK --tablebase-a $TABLE $b_args"
+    # shellcheck disable=SC2086
+    settings=$(settings_of $args)
     if [ "$RESUME" = 1 ] && [ -f "$games" ] && [ -f "$record" ] &&
       [ "$(sed -n 1p "$record")" = "settings: $settings" ]; then
       echo "$0: $games was played before with these settings and files (RESUME=1)" >&2
@@ -94,8 +105,7 @@ for nodes in $NODES; do
     # Captured whole first, so that a failing match (or games file) stops
     # the script: sh has no pipefail.
     # shellcheck disable=SC2086
-    out=$("$MATCH" --openings "$OPENINGS" --nodes "$nodes" $RULE \
-      --book-a "$BOOK" --tablebase-a "$TABLE" $b_args --games "$games")
+    out=$("$MATCH" $args --games "$games")
     line=$(echo "$out" | grep '^A scores')
     minutes=$(( ($(date +%s) - start + 30) / 60 ))
     row="| $nodes | $BOOK, $TABLE | $b_name | $(match_row "$line") | $minutes |"

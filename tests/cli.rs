@@ -394,6 +394,30 @@ fn the_match_scripts_write_their_tables() {
     assert_eq!(std::fs::read_to_string(&again).unwrap(), first);
     assert!(!resumed("--margin 1 --min-count 0").status.success());
 
+    // Nor is it reused when a file it read has changed under the same name.
+    let table = dir.join("table.owtb.zst");
+    std::fs::copy("data/endgames-12.owtb.zst", &table).unwrap();
+    let with_table = |matcher: &str| {
+        script("scripts/matches.sh")
+            .env("NODES", "3000")
+            .env("BOOK", "data/book")
+            .env("TABLE", &table)
+            .env("GAMES", dir.join("games/copy"))
+            .env("OUT", &again)
+            .env("RESUME", "1")
+            .env("MATCH", matcher)
+            .output()
+            .unwrap()
+    };
+    let out = with_table(env!("CARGO_BIN_EXE_match"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = with_table("/bin/false");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut changed = std::fs::read("data/endgames-12.owtb.zst").unwrap();
+    changed.push(0);
+    std::fs::write(&table, changed).unwrap();
+    assert!(!with_table("/bin/false").status.success());
+
     let leave = dir.join("leave-rule.md");
     let out = script("scripts/leave-rule.sh")
         .env("BOOK", "data/book-dir")
