@@ -376,47 +376,39 @@ fn the_match_scripts_write_their_tables() {
     // not played again (`false` as the match would fail the script): the
     // table is the first run's, row for row. With another setting, it is.
     let again = dir.join("again.md");
-    let resumed = |rule: &str| {
+    let resumed = |rule: &str, table: &std::path::Path, games: &str, matcher: &str| {
         script("scripts/matches.sh")
             .env("NODES", "3000")
             .env("BOOK", "data/book")
-            .env("GAMES", dir.join("games/book"))
+            .env("TABLE", table)
+            .env("GAMES", dir.join(games))
             .env("OUT", &again)
             .env("RESUME", "1")
             .env("RULE", rule)
-            .env("MATCH", "/bin/false")
-            .output()
-            .unwrap()
-    };
-    let out = resumed("--margin 0 --min-count 0");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let first = std::fs::read_to_string(dir.join("matches-book.md")).unwrap();
-    assert_eq!(std::fs::read_to_string(&again).unwrap(), first);
-    assert!(!resumed("--margin 1 --min-count 0").status.success());
-
-    // Nor is it reused when a file it read has changed under the same name.
-    let table = dir.join("table.owtb.zst");
-    std::fs::copy("data/endgames-12.owtb.zst", &table).unwrap();
-    let with_table = |matcher: &str| {
-        script("scripts/matches.sh")
-            .env("NODES", "3000")
-            .env("BOOK", "data/book")
-            .env("TABLE", &table)
-            .env("GAMES", dir.join("games/copy"))
-            .env("OUT", &again)
-            .env("RESUME", "1")
             .env("MATCH", matcher)
             .output()
             .unwrap()
     };
-    let out = with_table(env!("CARGO_BIN_EXE_match"));
+    let shipped = std::path::Path::new("data/endgames-12.owtb.zst");
+    let out = resumed("--margin 0 --min-count 0", shipped, "games/book", "/bin/false");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = with_table("/bin/false");
+    let first = std::fs::read_to_string(dir.join("matches-book.md")).unwrap();
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), first);
+    let out = resumed("--margin 1 --min-count 0", shipped, "games/book", "/bin/false");
+    assert!(!out.status.success());
+
+    // Nor is it reused when a file it read has changed under the same name.
+    let table = dir.join("table.owtb.zst");
+    std::fs::copy(shipped, &table).unwrap();
+    let rule = "--margin 0 --min-count 0";
+    let out = resumed(rule, &table, "games/copy", env!("CARGO_BIN_EXE_match"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut changed = std::fs::read("data/endgames-12.owtb.zst").unwrap();
+    let out = resumed(rule, &table, "games/copy", "/bin/false");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut changed = std::fs::read(shipped).unwrap();
     changed.push(0);
     std::fs::write(&table, changed).unwrap();
-    assert!(!with_table("/bin/false").status.success());
+    assert!(!resumed(rule, &table, "games/copy", "/bin/false").status.success());
 
     let leave = dir.join("leave-rule.md");
     let out = script("scripts/leave-rule.sh")
