@@ -1,7 +1,8 @@
 //! `match`: our engine against itself, each side with its own opening book
 //! and endgame table (ours or the engine's files, or none), from a set of
 //! distinct balanced openings, each played with both colours; or, with
-//! `--compare`, two matches' games files compared game by game.
+//! `--compare`, two matches' games files compared game by game (or several
+//! pairs of them, pooled).
 
 mod common;
 
@@ -15,9 +16,10 @@ use clap::Parser;
 
 use common::run;
 use oware::book::eval::Negamax;
-use oware::book::games_file::{self, paired_difference};
+use oware::book::games_file::{self, pooled_paired_difference};
 use oware::book::play::{
-    a_and_b_seeds, opening_set, run_match, BookRule, MatchOptions, Mover, OpeningSetOptions, Player,
+    a_and_b_seeds, opening_set, run_match, BookRule, GameRecord, MatchOptions, Mover, OpeningSetOptions,
+    Player,
 };
 use oware::book::AnyBook;
 use oware::search::Limits;
@@ -94,7 +96,9 @@ struct Args {
     games: Option<PathBuf>,
     /// Play nothing: compare two games files of matches played from the
     /// same openings, game by game (the first's score minus the second's).
-    #[arg(long, num_args = 2, value_names = ["FIRST", "SECOND"])]
+    /// More pairs (FIRST SECOND FIRST SECOND …) are pooled: one difference
+    /// over all their games, clustered by opening across the pairs.
+    #[arg(long, num_args = 2.., value_names = ["FIRST", "SECOND"])]
     compare: Option<Vec<PathBuf>>,
     /// Games longer than this are adjudicated (each side takes its row);
     /// above --opening-plies.
@@ -116,7 +120,7 @@ fn main() {
     run("match", || -> anyhow::Result<()> {
         let args = Args::parse();
         if let Some(files) = &args.compare {
-            return compare(&files[0], &files[1]);
+            return compare(files);
         }
         if args.openings == 0 {
             bail!("--openings must be positive");
@@ -254,13 +258,25 @@ fn main() {
     });
 }
 
-/// `--compare FIRST SECOND`.
-fn compare(first: &std::path::Path, second: &std::path::Path) -> anyhow::Result<()> {
-    let paired = paired_difference(&games_file::read(first)?, &games_file::read(second)?)?;
+/// `--compare FIRST SECOND [FIRST SECOND …]`.
+fn compare(files: &[PathBuf]) -> anyhow::Result<()> {
+    if !files.len().is_multiple_of(2) {
+        bail!("--compare takes pairs of games files (FIRST SECOND …), not {} files", files.len());
+    }
+    let mut matches = Vec::with_capacity(files.len());
+    for path in files {
+        matches.push(games_file::read(path)?);
+    }
+    let pairs: Vec<(&[GameRecord], &[GameRecord])> =
+        matches.chunks(2).map(|pair| (pair[0].as_slice(), pair[1].as_slice())).collect();
+    let paired = pooled_paired_difference(&pairs)?;
+    let names = |side: usize| {
+        files.iter().skip(side).step_by(2).map(|p| p.display().to_string()).collect::<Vec<_>>().join(" + ")
+    };
     say!(
         "{} minus {}: {:+.3} ± {} (paired by game, standard error clustered by opening) over {} games, {} of them identical",
-        first.display(),
-        second.display(),
+        names(0),
+        names(1),
         paired.difference,
         paired.standard_error.map_or("n/a".to_string(), |e| format!("{e:.3}")),
         paired.games,

@@ -929,6 +929,22 @@ fn a_short_match_runs_and_counts() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && stdout.contains("over 6 games"), "{stdout}");
     assert!(stdout.contains(&format!("{:+.3} ± ", paired.difference)), "{stdout}");
+    // The same pair twice, pooled, is the pair over twice the games; an
+    // odd number of files is refused.
+    let out = Command::new(env!("CARGO_BIN_EXE_match"))
+        .arg("--compare")
+        .args([&with, &without, &with, &without])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && stdout.contains("over 12 games"), "{stdout}");
+    assert!(stdout.contains(&format!("{:+.3} ± ", paired.difference)), "{stdout}");
+    let out = Command::new(env!("CARGO_BIN_EXE_match"))
+        .arg("--compare")
+        .args([&with, &without, &with])
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("pairs of games files"));
     // A games file is never written over a book's files, and an opening
     // longer than the game is refused before anything is played.
     let refused = |extra: &[&str]| {

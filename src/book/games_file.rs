@@ -153,7 +153,7 @@ pub struct PairedDifference {
     /// Its standard error: the per-game differences, clustered by opening;
     /// `None` with fewer than two openings.
     pub standard_error: Option<f64>,
-    /// Games compared (each match's).
+    /// Games compared (each match's; pooled, the sum over the pairs).
     pub games: usize,
     /// Games whose moves were the same in both matches.
     pub identical: usize,
@@ -162,37 +162,55 @@ pub struct PairedDifference {
 /// Compares two matches game by game: they must have been played from the
 /// same openings, in the same order, with the same colours.
 pub fn paired_difference(first: &[GameRecord], second: &[GameRecord]) -> Result<PairedDifference, BookError> {
-    if first.len() != second.len() {
-        return Err(BookError::BadOption(format!(
-            "the matches have {} and {} games: they were not played from the same openings",
-            first.len(),
-            second.len()
-        )));
-    }
-    let mut differences = Vec::with_capacity(first.len());
-    for (i, (a, b)) in first.iter().zip(second).enumerate() {
-        let opening = |g: &GameRecord| g.moves.chars().take(g.opening_plies).collect::<String>();
-        if a.opening != b.opening || a.a_south != b.a_south || opening(a) != opening(b) {
+    pooled_paired_difference(&[(first, second)])
+}
+
+/// Several pairs of matches compared game by game and pooled: the mean of
+/// every pair's per-game differences, its standard error clustered by
+/// opening across the pairs. Pairs played from the same openings (the
+/// same setups against two opponents, say) put an opening's games from
+/// every pair in one cluster, since what the opening favours is shared;
+/// an opening is its index in the match together with its moves, so
+/// pairs from different opening sets do not mix theirs. Each pair must
+/// meet [`paired_difference`]'s conditions.
+pub fn pooled_paired_difference(
+    pairs: &[(&[GameRecord], &[GameRecord])],
+) -> Result<PairedDifference, BookError> {
+    let opening = |g: &GameRecord| g.moves.chars().take(g.opening_plies).collect::<String>();
+    let mut clusters: std::collections::BTreeMap<(usize, String), usize> = std::collections::BTreeMap::new();
+    let mut differences = Vec::new();
+    let (mut games, mut identical) = (0, 0);
+    for (pair, &(first, second)) in pairs.iter().enumerate() {
+        let which = if pairs.len() > 1 { format!("pair {}: ", pair + 1) } else { String::new() };
+        if first.len() != second.len() {
             return Err(BookError::BadOption(format!(
-                "game {}: opening {} ({}) with A {} against opening {} ({}) with A {}: not the same openings",
-                i + 1,
-                a.opening.saturating_add(1),
-                opening(a),
-                if a.a_south { "South" } else { "North" },
-                b.opening.saturating_add(1),
-                opening(b),
-                if b.a_south { "South" } else { "North" },
+                "{which}the matches have {} and {} games: they were not played from the same openings",
+                first.len(),
+                second.len()
             )));
         }
-        differences.push((a.opening, a.points_a - b.points_a));
+        for (i, (a, b)) in first.iter().zip(second).enumerate() {
+            if a.opening != b.opening || a.a_south != b.a_south || opening(a) != opening(b) {
+                return Err(BookError::BadOption(format!(
+                    "{which}game {}: opening {} ({}) with A {} against opening {} ({}) with A {}: not the same openings",
+                    i + 1,
+                    a.opening.saturating_add(1),
+                    opening(a),
+                    if a.a_south { "South" } else { "North" },
+                    b.opening.saturating_add(1),
+                    opening(b),
+                    if b.a_south { "South" } else { "North" },
+                )));
+            }
+            let next = clusters.len();
+            let cluster = *clusters.entry((a.opening, opening(a))).or_insert(next);
+            differences.push((cluster, a.points_a - b.points_a));
+        }
+        games += first.len();
+        identical += first.iter().zip(second).filter(|(a, b)| a.moves == b.moves).count();
     }
     let (difference, standard_error) = clustered_mean(&differences);
-    Ok(PairedDifference {
-        difference,
-        standard_error,
-        games: first.len(),
-        identical: first.iter().zip(second).filter(|(a, b)| a.moves == b.moves).count(),
-    })
+    Ok(PairedDifference { difference, standard_error, games, identical })
 }
 
 #[cfg(test)]
@@ -279,5 +297,31 @@ mod tests {
         moved[0] = game(0, true, "FeEa");
         assert!(paired_difference(&first, &moved).is_err(), "another opening under the same index");
         assert!(paired_difference(&first, &second[1..]).is_err());
+
+        // Pooled: the same pair twice is the pair (every cluster's residual
+        // and the game count both double); a pair and its reverse cancel
+        // within each opening, so the error is 0.
+        let twice = pooled_paired_difference(&[(&first, &second), (&first, &second)]).unwrap();
+        assert_eq!(twice.difference, 0.125);
+        assert!((twice.standard_error.unwrap() - expected).abs() < 1e-12);
+        assert_eq!((twice.games, twice.identical), (40, 40));
+        let reversed = pooled_paired_difference(&[(&first, &second), (&second, &first)]).unwrap();
+        assert_eq!((reversed.difference, reversed.standard_error), (0.0, Some(0.0)));
+        // Pairs from other openings (other indices) are other clusters. Here
+        // the second pair's differences are all 0: mean 2.5/40 = 0.0625; 20
+        // clusters, the first pair's with residual sums ½ − ⅛ or −⅛, the
+        // second's −⅛.
+        let shifted = |games: &[GameRecord]| -> Vec<GameRecord> {
+            games.iter().map(|g| GameRecord { opening: g.opening + 10, ..g.clone() }).collect()
+        };
+        let (level_first, level_second) = (shifted(&second), shifted(&second));
+        let apart = pooled_paired_difference(&[(&first, &second), (&level_first, &level_second)]).unwrap();
+        assert_eq!(apart.difference, 0.0625);
+        let residuals =
+            5.0 * (0.5f64 - 2.0 * 0.0625).powi(2) + 5.0 * (2.0f64 * 0.0625).powi(2) + 10.0 * 0.125f64.powi(2);
+        let expected_apart = (20.0f64 / 19.0 * residuals).sqrt() / 40.0;
+        assert!((apart.standard_error.unwrap() - expected_apart).abs() < 1e-12);
+        let error = pooled_paired_difference(&[(&first, &second), (&first, &other)]).unwrap_err();
+        assert!(error.to_string().contains("pair 2: game 4:"), "{error}");
     }
 }
