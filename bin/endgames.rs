@@ -12,9 +12,10 @@ use clap::{Args, Parser, Subcommand};
 
 use common::{parse_game, run, seconds_argument, thousands, Console};
 use oware::formats::endgames::EndgamesVersion;
-use oware::tablebase::build::{BuildOptions, TABLEBASE_FILE};
-use oware::tablebase::export::export_engine;
-use oware::tablebase::improve::{improve, ImproveOptions, Improvement};
+use oware::tablebase::directory::build::BuildOptions;
+use oware::tablebase::directory::improve::{improve, ImproveOptions, Improvement};
+use oware::tablebase::directory::names::TABLEBASE_FILE;
+use oware::tablebase::engine::export_engine;
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
 use oware::tablebase::{
     AnyTable, BuildReport, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase,
@@ -211,7 +212,7 @@ fn main() {
                     .with_context(|| format!("--layout {layout}: the engine's layouts are 1.0 and 2.0"))?;
                 let table = open(&tablebase)?;
                 export_engine(&table, table.path(), version, date.as_deref(), &out)?;
-                let layers = oware::tablebase::export::engine_layers(&table);
+                let layers = oware::tablebase::engine::engine_layers(&table);
                 let note = if layers < table.header().max_seeds {
                     ": the engine's index covers at most 15 seeds"
                 } else {

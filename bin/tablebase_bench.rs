@@ -44,7 +44,7 @@ struct Options {
 fn main() {
     run("tablebase-bench", || -> anyhow::Result<()> {
         let options = Options::parse();
-        let most = oware::tablebase::build::MAX_BUILD_SEEDS;
+        let most = oware::tablebase::params::MAX_BUILD_SEEDS;
         if options.max_seeds > most {
             anyhow::bail!("-n {}: give at most {most} seeds", options.max_seeds);
         }

@@ -10,6 +10,14 @@
 
 use std::io::{self, Read};
 
+/// The four bytes every zstd frame starts with.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// Whether `start` (a file's first bytes) begins with zstd's magic number.
+pub(crate) fn is_zstd(start: &[u8]) -> bool {
+    start.len() >= 4 && start[..4] == ZSTD_MAGIC
+}
+
 /// The largest window a reader accepts: 2 GiB, zstd's largest, which our
 /// compressed tables use (long-distance matching).
 const WINDOW_LOG_MAX: u32 = 31;

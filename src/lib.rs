@@ -57,6 +57,7 @@
 pub mod book;
 pub mod checksum;
 pub mod cluster;
+mod codec;
 mod compressed;
 pub mod cpu;
 pub mod error;

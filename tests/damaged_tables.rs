@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use oware::progress::Silent;
 use oware::rank::layer_positions;
-use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
+use oware::tablebase::directory::build::BuildOptions;
+use oware::tablebase::directory::names::{COMPRESSED_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, Entry, SearchBudget, Tablebase};
 use proptest::prelude::*;
 
@@ -180,7 +181,7 @@ fn a_malformed_entry_behind_good_checksums_is_refused() {
     // Entry 5 of layer 4: a reserved bit set.
     layers[4][5 * 3 + 1] |= 0x80;
     let bad = dir.join("bad.owtb");
-    oware::tablebase::file::write_tablebase(
+    oware::tablebase::owtb::write_tablebase(
         &bad,
         header.budget,
         header.provenance,

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use oware::cluster::run_ranks;
 use oware::progress::Silent;
-use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
+use oware::tablebase::directory::build::BuildOptions;
+use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, build_across, BuildError, SearchBudget};
 
 fn scratch(name: &str) -> PathBuf {
@@ -65,7 +66,7 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
             // 2 on (a layer of one or two positions has few to send).
             let traffic = &reports[0].traffic;
             assert_eq!(traffic.len(), 11);
-            let agreed = |t: &oware::tablebase::distributed::LayerTraffic| {
+            let agreed = |t: &oware::tablebase::LayerTraffic| {
                 (t.rounds, t.rounds_traffic, t.split_traffic, t.gather_traffic, t.bounds_traffic)
             };
             for report in &reports[1..] {

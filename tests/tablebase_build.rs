@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use oware::checksum::checksum;
 use oware::progress::Silent;
-use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
+use oware::tablebase::directory::build::BuildOptions;
+use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, BuildError, Entry, SearchBudget, Tablebase};
 
 fn scratch(name: &str) -> PathBuf {
@@ -388,7 +389,7 @@ fn engine_hash(pits: [u8; 12]) -> usize {
 fn engine_files_of_thirteen_seeds_read_as_the_engine_reads_them(dir: &Path) {
     use oware::formats::endgames::{EndgameFile, EndgamesVersion};
     use oware::rank::{layer_offset, layer_positions};
-    use oware::tablebase::export::{engine_byte, export_engine};
+    use oware::tablebase::engine::{engine_byte, export_engine};
     let table = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     for version in [EndgamesVersion::V1_0, EndgamesVersion::V2_0] {
         let path = dir.join(format!("engine-{}.bin", version.as_str()));

@@ -13,10 +13,11 @@ use std::time::Duration;
 use oware::checksum::checksum;
 use oware::cluster::run_ranks;
 use oware::progress::Silent;
-use oware::tablebase::build::{BuildOptions, COMPRESSED_FILE, TABLEBASE_FILE};
+use oware::tablebase::directory::build::BuildOptions;
+use oware::tablebase::directory::improve::{improve, ImproveOptions, Improvement, PASS_DIR};
+use oware::tablebase::directory::names::{COMPRESSED_FILE, TABLEBASE_FILE};
 use oware::tablebase::entry::{Entry, ENTRY_BYTES};
-use oware::tablebase::file::{write_tablebase, Provenance};
-use oware::tablebase::improve::{improve, ImproveOptions, Improvement, PASS_DIR};
+use oware::tablebase::owtb::{write_tablebase, Provenance};
 use oware::tablebase::{build, build_across, BuildError, Proof, SearchBudget, Tablebase};
 
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");

@@ -157,7 +157,7 @@ impl AnyBook {
         }
         let io = |error| BookError::Io { path: path.to_path_buf(), error };
         let mut bytes = std::fs::read(path).map_err(io)?;
-        if crate::tablebase::file::is_zstd(&bytes) {
+        if crate::compressed::is_zstd(&bytes) {
             bytes = crate::compressed::read_within_memory(&bytes[..]).map_err(io)?;
         }
         let format = |error| BookError::Format { path: Some(path.to_path_buf()), error };

@@ -50,25 +50,10 @@
 //!   estimates (flag 1) and, from 6 seeds up, 97,660 EXACT entries whose
 //!   values rest on them.
 //!
-//! # Probing ([`crate::tablebase::EndgameTable`])
-//!
-//! | flag | lower | upper | estimate | on_cycle |
-//! |---|---|---|---|---|
-//! | 3 EXACT | c | c | c | false (true with n ≤ 2 seeds) |
-//! | 1 LOWER (engine: on a cycle, value an estimate) | 0 | n | c | true |
-//! | 2 UPPER | 0 | n | c | true |
-//! | 0 EMPTY | 0 | n | n / 2 | true |
-//!
-//! with `c` the captures and `n` the seeds on the board. Nothing in these
-//! files is a proof ([`EndgameTable::proves`] is false: the cycle values
-//! are estimates and the EXACT values above rest on them), and the search
-//! uses EXACT entries as estimates only. The engine itself uses a non-EXACT entry only right
-//! after a capture, as an estimate, whatever its flag, so flags 1 and 2 map
-//! alike. An EMPTY entry carries no value, so its estimate is the neutral
-//! half of the board. An entry claiming more captures than `n` is corrupt:
-//! [`EndgameFile::verify`] reports the first one with its index (opt-in,
-//! one pass over the body), and a probe of such an entry returns `None`
-//! rather than a value outside `0..=n`.
+//! # Probing
+//! What these bytes mean as our tablebase's probes (bounds, estimate, on a
+//! cycle) is the tablebase's to say: `crate::tablebase::engine` reads an
+//! [`EndgameFile`] as a table.
 
 use std::fmt;
 use std::fs::File;
@@ -82,7 +67,6 @@ use super::FormatError;
 use crate::rank::{self, layer_offset, MAX_SEEDS};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
-use crate::tablebase::{EndgameTable, Probe};
 
 /// The format name in the signature.
 pub const FORMAT: &str = "Oware Endgames";
@@ -172,24 +156,6 @@ impl Entry {
     /// Bits 0..2.
     pub fn flag(self) -> Flag {
         Flag::ALL[(self.0 & 3) as usize]
-    }
-
-    /// What this entry says of a position with `seeds` seeds on the board
-    /// (the mapping in the module documentation); `None` when it claims
-    /// more captures than `seeds`, or `seeds` exceeds 48.
-    pub fn probe(self, seeds: u32) -> Option<Probe> {
-        let captures = self.captures();
-        if seeds > MAX_SEEDS || captures as u32 > seeds {
-            return None;
-        }
-        let n = seeds as u8;
-        Some(match self.flag() {
-            // With at most 2 seeds the files call every entry EXACT, even
-            // the positions that shuttle round the board on a cycle.
-            Flag::Exact => Probe { lower: captures, upper: captures, estimate: captures, on_cycle: n <= 2 },
-            Flag::Lower | Flag::Upper => Probe { lower: 0, upper: n, estimate: captures, on_cycle: true },
-            Flag::Empty => Probe { lower: 0, upper: n, estimate: n / 2, on_cycle: true },
-        })
     }
 }
 
@@ -345,7 +311,7 @@ impl EndgameFile {
 
     /// The seeds on the board and the entry, if covered. The seeds are
     /// summed pit by pit, so no pit count can overflow the rank.
-    fn seeds_and_entry(&self, position: &Position) -> Option<(u32, Entry)> {
+    pub fn seeds_and_entry(&self, position: &Position) -> Option<(u32, Entry)> {
         let seeds: u32 = position.pits().iter().map(|&s| s as u32).sum();
         if seeds > self.max_seeds {
             return None;
@@ -378,26 +344,6 @@ impl EndgameFile {
     /// Saves the file atomically to `path`, exactly as read.
     pub fn save(&self, path: &Path) -> Result<(), FormatError> {
         save_parts(path, &self.header, self.bytes(), self.trailing())
-    }
-}
-
-impl EndgameTable for EndgameFile {
-    fn max_seeds(&self) -> u32 {
-        self.max_seeds
-    }
-
-    /// `None` above `max_seeds` seeds, and for a corrupt entry (captures
-    /// above the seeds on the board).
-    fn probe(&self, position: &Position) -> Option<Probe> {
-        let (seeds, entry) = self.seeds_and_entry(position)?;
-        entry.probe(seeds)
-    }
-
-    /// The engine's values on cycles are estimates, and the EXACT values
-    /// above them rest on those (its two files disagree on 97,660 of
-    /// them): nothing here is a proof.
-    fn proves(&self) -> bool {
-        false
     }
 }
 
@@ -554,21 +500,6 @@ mod tests {
     }
 
     #[test]
-    fn entries_map_to_probes() {
-        let exact = Entry::new(5, Flag::Exact).unwrap();
-        assert_eq!(exact.byte(), 0x17);
-        assert_eq!(exact.probe(9), Some(Probe { lower: 5, upper: 5, estimate: 5, on_cycle: false }));
-        let cycle = Entry::from_byte(5 << 2 | 1);
-        assert_eq!(cycle.flag(), Flag::Lower);
-        assert_eq!(cycle.probe(9), Some(Probe { lower: 0, upper: 9, estimate: 5, on_cycle: true }));
-        assert_eq!(Entry::from_byte(5 << 2 | 2).probe(9), cycle.probe(9));
-        assert_eq!(Entry::from_byte(5 << 2).probe(9).unwrap().estimate, 4);
-        assert_eq!(exact.probe(4), None);
-        assert_eq!(exact.probe(49), None);
-        assert_eq!(Entry::new(64, Flag::Exact), None);
-    }
-
-    #[test]
     fn synthetic_table_round_trips_and_probes() {
         let indexes = small_table();
         let mut bytes = Vec::new();
@@ -590,13 +521,10 @@ mod tests {
         let mut pits = [0u8; 12];
         pits[3] = 1;
         pits[9] = 1;
-        let probe = file.probe(&Position::new(pits)).unwrap();
-        // Two seeds: EXACT in the file, but such a position may shuttle on a
-        // cycle, so its value is used only where reached by a capture.
-        assert_eq!((probe.lower, probe.upper, probe.on_cycle), (1, 1, true));
-        assert!(!file.proves());
+        let (seeds, entry) = file.seeds_and_entry(&Position::new(pits)).unwrap();
+        assert_eq!((seeds, entry.captures(), entry.flag()), (2, 1, Flag::Exact));
         pits[0] = 1;
-        assert_eq!(file.probe(&Position::new(pits)), None);
+        assert_eq!(file.seeds_and_entry(&Position::new(pits)), None);
         let mut again = Vec::new();
         file.write_to(&mut again).unwrap();
         assert_eq!(again, bytes);
@@ -649,6 +577,6 @@ mod tests {
         ));
         let position = rank::position_at(20).unwrap();
         assert_eq!(file.entry_of(&position).unwrap().captures(), 3);
-        assert_eq!(file.probe(&position), None);
+        assert_eq!(file.seeds_and_entry(&position).map(|(seeds, _)| seeds), Some(2));
     }
 }

@@ -8,7 +8,7 @@
 //! byte 2: upper (bits 0-5) | 0 (bits 6-7)
 //! ```
 
-use super::Probe;
+use crate::tablebase::table::Probe;
 
 /// Size of a packed entry in bytes.
 pub const ENTRY_BYTES: usize = 3;

@@ -14,9 +14,12 @@
 
 use std::fmt;
 
-use super::{AnyTable, EndgameTable, FileError, Proof};
 use crate::game::{GameEnd, GameState, Outcome, Side};
 use crate::rules::{Pit, Position};
+use crate::tablebase::entry::Proof;
+use crate::tablebase::open::AnyTable;
+use crate::tablebase::owtb::FileError;
+use crate::tablebase::table::EndgameTable;
 
 /// How far a value can be trusted.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

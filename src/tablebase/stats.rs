@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::codec::{DecodeError, Decoder, Encoder};
-use super::entry::{Entry, Proof, ENTRY_BYTES};
+use crate::codec::{DecodeError, Decoder, Encoder};
+use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
 
 /// First word of the second stats layout (the first layout began with the
 /// seed count, at most 48).

@@ -14,11 +14,12 @@
 
 use rayon::prelude::*;
 
-use super::entry::{Entry, Proof, ENTRY_BYTES};
-use super::file::Tablebase;
-use super::solved::SolvedLayers;
 use crate::rank::{layer_index, layer_positions_from, layer_size};
 use crate::rules::Position;
+use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::owtb::Tablebase;
+use crate::tablebase::params::SearchBudget;
 
 /// Anything that holds packed layers.
 pub trait LayerSource: Sync {
@@ -29,7 +30,7 @@ pub trait LayerSource: Sync {
     fn layer(&self, n: u32) -> &[u8];
     /// Layer `n` after checking it against its checksum, where the source
     /// has one (a file); layers in memory are returned as they are.
-    fn checked_layer(&self, n: u32) -> Result<&[u8], super::FileError> {
+    fn checked_layer(&self, n: u32) -> Result<&[u8], crate::tablebase::owtb::FileError> {
         Ok(self.layer(n))
     }
 }
@@ -41,7 +42,7 @@ impl LayerSource for Tablebase {
     fn layer(&self, n: u32) -> &[u8] {
         Tablebase::layer(self, n)
     }
-    fn checked_layer(&self, n: u32) -> Result<&[u8], super::FileError> {
+    fn checked_layer(&self, n: u32) -> Result<&[u8], crate::tablebase::owtb::FileError> {
         Tablebase::checked_layer(self, n)
     }
 }
@@ -227,8 +228,8 @@ pub struct DeepSample {
 /// each sampled entry's bounds. Its bounds must contain the entry's value.
 pub fn verify_deep(source: &dyn LayerSource, sample: DeepSample) -> DeepReport {
     let DeepSample { per_layer, cut_nodes, seed, max_seeds } = sample;
-    use super::layer::{Audit, LayerSolver, SearchBudget};
-    use super::solved::LayerBytes;
+    use crate::tablebase::layers::LayerBytes;
+    use crate::tablebase::solve::solver::{Audit, LayerSolver};
     let mut report = DeepReport::default();
     let mut lower = SolvedLayers::new();
     let mut random = seed | 1;

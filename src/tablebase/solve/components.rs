@@ -5,7 +5,7 @@
 //! connected components that hold a cycle need the cycle phases; every
 //! other undecided position is decided by retrograde propagation as soon
 //! as the components below it are (`resolve.rs`). The components are
-//! found on every thread by [`super::split`] over the layer's quiet moves.
+//! found on every thread by [`crate::tablebase::solve::split`] over the layer's quiet moves.
 //!
 //! We work on the normalized graph (positions seen from the mover) and
 //! derive the components of game states (position and side to move, the
@@ -19,19 +19,16 @@ use std::sync::atomic::AtomicU32;
 
 use rayon::prelude::*;
 
-use super::layer::LayerSolver;
-use super::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
 use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
+use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
 
-pub(crate) use super::split::NONE;
+pub(crate) use crate::tablebase::solve::split::NONE;
 
 /// Gaps between two wanted positions up to this many are stepped across
 /// rather than unranked.
 const STEP_ACROSS: usize = 24;
-
-/// Parts of at most this many positions go to Pearce's algorithm.
-pub(crate) const PEARCE_UP_TO: usize = 1 << 16;
 
 /// The cycle components, sinks first.
 pub struct Components {
@@ -220,7 +217,7 @@ fn size_class(size: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tablebase::split::tests::check_split;
+    use crate::tablebase::solve::split::tests::check_split;
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     /// On the layers themselves, whatever the parts sent to Pearce's

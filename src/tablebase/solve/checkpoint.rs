@@ -1,7 +1,7 @@
 //! Snapshots of a layer under construction, so an interrupted build resumes
 //! where it stood and ends with the same bytes as an uninterrupted one.
 //!
-//! Layout (little-endian, see [`super::codec`]; the build directory stores it
+//! Layout (little-endian, see [`crate::codec`]; the build directory stores it
 //! as one zstd frame with a content checksum, and records the file's size and
 //! checksum in the manifest):
 //!
@@ -39,101 +39,24 @@
 
 use std::io::{self, Write};
 
-use super::codec::{DecodeError, Decoder, Encoder};
-use super::layer::{Checkpointer, Cursor, LayerSolver, SearchBudget, Step};
-use super::layer_entries::Contradiction;
-use super::scc::Components;
-use super::solved::SolvedLayers;
-use super::stats::LayerStats;
+use crate::codec::{DecodeError, Decoder, Encoder};
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::snapshot::join_parts;
+use crate::tablebase::snapshot::stream_words;
+use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::snapshot::GamesSnapshot;
+use crate::tablebase::snapshot::PartRecord;
+use crate::tablebase::snapshot::PartsOf;
+use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
+use crate::tablebase::stats::LayerStats;
 
 const MAGIC: &[u8; 8] = b"OWCKPT03";
 
 /// The second layout's magic: no contradiction field.
 const SECOND_MAGIC: &[u8; 8] = b"OWCKPT02";
-
-/// The threshold games' state of a component, read from the work arrays:
-/// per member `win(q,0), win(q,1), open(q,0), open(q,1)`.
-pub(crate) struct GamesState<'s> {
-    pub members: &'s [u32],
-    pub win: &'s [u8],
-    pub open: &'s [u8],
-}
-
-impl GamesState<'_> {
-    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut buffer = Vec::with_capacity(1 << 18);
-        for chunk in self.members.chunks(1 << 16) {
-            buffer.clear();
-            for &m in chunk {
-                let m = m as usize;
-                buffer.extend_from_slice(&self.win[2 * m..2 * m + 2]);
-                buffer.extend_from_slice(&self.open[2 * m..2 * m + 2]);
-            }
-            out.write_all(&buffer)?;
-        }
-        Ok(())
-    }
-}
-
-/// A rank's part of a snapshot taken inside games spread over the ranks
-/// (step 3 above): what the snapshot records of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PartRecord {
-    /// Size of the part as stored.
-    pub bytes: u64,
-    /// [`crate::checksum::checksum`] of the part as stored.
-    pub checksum: u64,
-}
-
-impl PartRecord {
-    const BYTES: usize = 16;
-
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        [self.bytes.to_le_bytes(), self.checksum.to_le_bytes()].concat()
-    }
-
-    pub(crate) fn decode(d: &mut Decoder) -> Result<PartRecord, DecodeError> {
-        Ok(PartRecord { bytes: d.u64()?, checksum: d.u64()? })
-    }
-}
-
-/// Where the ranks of a distributed build keep their parts of snapshots
-/// (in a build directory: one file per part beside the snapshot).
-pub trait SnapshotParts: Sync {
-    /// Writes rank `rank`'s part of snapshot `sequence`, the bytes `write`
-    /// streams, durably and atomically, before the snapshot that names it
-    /// is saved.
-    fn write_part_with(
-        &self,
-        sequence: u64,
-        rank: usize,
-        write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
-    ) -> io::Result<PartRecord>;
-    /// [`SnapshotParts::write_part_with`] of the bytes `state`.
-    fn write_part(&self, sequence: u64, rank: usize, state: &[u8]) -> io::Result<PartRecord> {
-        self.write_part_with(sequence, rank, &mut |out| out.write_all(state))
-    }
-    /// Reads a part back, checked against its record: its state bytes,
-    /// refused if they would be more than `limit`.
-    fn read_part(
-        &self,
-        sequence: u64,
-        rank: usize,
-        record: PartRecord,
-        limit: usize,
-    ) -> Result<Vec<u8>, String>;
-}
-
-/// The parts of the snapshot being restored: where they are kept, and the
-/// sequence number of the snapshot (which it records too).
-pub(crate) type PartsOf<'p> = Option<(&'p dyn SnapshotParts, u64)>;
-
-/// The games' state a snapshot inside the threshold games holds: streamed
-/// from one process's work arrays, or kept by the ranks in parts.
-pub(crate) enum GamesSnapshot<'s> {
-    Arrays(&'s GamesState<'s>),
-    Parts { sequence: u64, records: &'s [PartRecord] },
-}
 
 /// The first layout's magic.
 const EARLIER_MAGIC: &[u8; 8] = b"OWCKPT01";
@@ -149,50 +72,6 @@ pub(crate) fn earlier_layout(snapshot: &[u8]) -> bool {
 /// not resume it (the layer is built again from its start).
 pub(crate) fn lacks_contradiction(snapshot: &[u8]) -> bool {
     snapshot.starts_with(SECOND_MAGIC)
-}
-
-/// Whether a compressed checkpoint starts with a zstd frame that carries a
-/// content checksum (checked by the decoder), as this version writes them.
-pub(crate) fn frame_has_checksum(compressed: &[u8]) -> bool {
-    const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
-    const CONTENT_CHECKSUM_FLAG: u8 = 0x04;
-    compressed.len() > 4 && compressed[..4] == ZSTD_MAGIC && compressed[4] & CONTENT_CHECKSUM_FLAG != 0
-}
-
-/// The games' state of snapshot `sequence` joined from its parts, each
-/// checked against its record, at most `expected` bytes in all.
-fn join_parts(
-    parts: PartsOf,
-    sequence: u64,
-    records: Vec<PartRecord>,
-    expected: usize,
-) -> Result<Vec<u8>, DecodeError> {
-    let Some((store, restoring)) = parts else {
-        return Err(DecodeError("a snapshot in parts, and nowhere to read them from".into()));
-    };
-    if sequence != restoring {
-        return Err(DecodeError(format!("snapshot {restoring} records the parts of snapshot {sequence}")));
-    }
-    let mut state = Vec::with_capacity(expected);
-    for (rank, record) in records.into_iter().enumerate() {
-        let part = store
-            .read_part(sequence, rank, record, expected - state.len())
-            .map_err(|e| DecodeError(format!("part {rank} of the games' state: {e}")))?;
-        state.extend_from_slice(&part);
-    }
-    Ok(state)
-}
-
-/// Writes length-prefixed `u32` words in chunks.
-pub(super) fn stream_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
-    out.write_all(&(words.len() as u64).to_le_bytes())?;
-    let mut buffer = Vec::with_capacity(1 << 18);
-    for chunk in words.chunks(1 << 16) {
-        buffer.clear();
-        buffer.extend(chunk.iter().flat_map(|w| w.to_le_bytes()));
-        out.write_all(&buffer)?;
-    }
-    Ok(())
 }
 
 /// A solver rebuilt from a snapshot, where it stood, and its components
@@ -310,14 +189,14 @@ impl LayerSolver<'_> {
         bytes: &[u8],
         parts: PartsOf,
     ) -> Result<Restored<'a>, DecodeError> {
-        let (solver, cursor, components) = if super::spread_checkpoint::is_spread(bytes) {
+        let (solver, cursor, components) = if crate::tablebase::across::checkpoint::is_spread(bytes) {
             // A layer kept spread: its parts joined (`spread_checkpoint.rs`).
             if lower.len() != n {
                 return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
             }
-            let snapshot = super::spread_checkpoint::SpreadSnapshot::decode(bytes, n)?;
+            let snapshot = crate::tablebase::across::checkpoint::SpreadSnapshot::decode(bytes, n)?;
             let (solver, cursor, components) =
-                super::spread_checkpoint::join(&snapshot, parts, lower, budget)?;
+                crate::tablebase::across::checkpoint::join(&snapshot, parts, lower, budget)?;
             (solver, cursor, Some(components))
         } else {
             LayerSolver::decode_snapshot(n, lower, budget, bytes, parts)?
@@ -328,7 +207,9 @@ impl LayerSolver<'_> {
             (&cursor, &components)
         {
             if *k < c.count() {
-                if let Some(fault) = super::bounds::games_state_fault(&solver, c, *k, *t, state) {
+                if let Some(fault) =
+                    crate::tablebase::solve::bounds::games_state_fault(&solver, c, *k, *t, state)
+                {
                     return Err(DecodeError(format!("the threshold games' state: {fault}")));
                 }
             }
@@ -409,7 +290,11 @@ impl LayerSolver<'_> {
             0 => None,
             1 => {
                 let ids = d.words()?;
-                if ids.len() != size || ids.iter().any(|&r| r != super::scc::NONE && r as usize >= size) {
+                if ids.len() != size
+                    || ids
+                        .iter()
+                        .any(|&r| r != crate::tablebase::solve::components::NONE && r as usize >= size)
+                {
                     return Err(DecodeError("component ids do not match the layer".into()));
                 }
                 Some(Components::from_ids(ids))
@@ -463,7 +348,8 @@ impl LayerSolver<'_> {
 mod tests {
     use super::*;
     use crate::rank::layer_size;
-    use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::snapshot::NoCheckpoints;
+    use crate::tablebase::snapshot::{frame_has_checksum, GamesState};
 
     /// The premise of adopting an unnamed checkpoint: the decoder checks
     /// the frame's content checksum, so changed content is an error even

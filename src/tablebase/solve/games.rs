@@ -3,14 +3,14 @@
 //! of game states.
 //!
 //! Three users share them: the history-free bounds of a whole component
-//! ([`bounds`](super::bounds), over the layer's implicit graph of moves and
+//! ([`bounds`](crate::tablebase::solve::bounds), over the layer's implicit graph of moves and
 //! un-moves, which needs no edge lists even at 24 seeds), the path-cut
-//! re-solves ([`cut_search`](super::cut_search)) and the history-proof
-//! leaves of the threshold search ([`threshold_search`](super::threshold_search)),
+//! re-solves ([`cut_search`](crate::tablebase::solve::search::cut)) and the history-proof
+//! leaves of the threshold search ([`threshold_search`](crate::tablebase::solve::search::threshold)),
 //! both over a component copied into edge lists
-//! ([`ComponentGraph`](super::component::ComponentGraph)). A distributed
+//! ([`ComponentGraph`](crate::tablebase::solve::graph::ComponentGraph)). A distributed
 //! build plays the large components' games across its ranks in a form of
-//! their own ([`bounds_across`](super::bounds_across): every read of a
+//! their own ([`bounds_across`](crate::tablebase::across::bounds): every read of a
 //! neighbour turned into a message from it), checked against these.
 //!
 //! Vocabulary: the *player* wants at least the threshold; it moves at the
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::frontier::Frontier;
+use crate::tablebase::solve::search::frontier::Frontier;
 
 /// A graph of game states: every move goes from a state of one parity to a
 /// state of the other.

@@ -11,11 +11,11 @@ use std::sync::atomic::AtomicU8;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Mutex;
 
-use super::codec::{DecodeError, Decoder};
-use super::entry::{Entry, Proof, ENTRY_BYTES};
-use super::solved::SolvedLayers;
+use crate::codec::{DecodeError, Decoder};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
+use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
+use crate::tablebase::layers::SolvedLayers;
 
 /// Flags byte of a position under construction.
 const DECIDED: u8 = 0x80;
@@ -36,7 +36,7 @@ pub struct Contradiction {
 
 impl Contradiction {
     /// Appends `found` (a rank's contradiction, if any) to a message.
-    pub(crate) fn encode_found(found: Option<&Contradiction>, e: &mut super::codec::Encoder) {
+    pub(crate) fn encode_found(found: Option<&Contradiction>, e: &mut crate::codec::Encoder) {
         match found {
             Some(c) => {
                 e.u8(1);
@@ -51,9 +51,9 @@ impl Contradiction {
 
     /// Reads what [`Contradiction::encode_found`] wrote, for layer `seeds`.
     pub(crate) fn decode_found(
-        d: &mut super::codec::Decoder,
+        d: &mut crate::codec::Decoder,
         seeds: u32,
-    ) -> Result<Option<Contradiction>, super::codec::DecodeError> {
+    ) -> Result<Option<Contradiction>, crate::codec::DecodeError> {
         if d.u8()? == 0 {
             return Ok(None);
         }

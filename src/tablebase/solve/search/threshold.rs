@@ -25,8 +25,8 @@
 
 use std::collections::VecDeque;
 
-use super::component::ComponentGraph;
-use super::games::{narrow, peel, safety_set, Answer, Candidate};
+use crate::tablebase::solve::games::{narrow, peel, safety_set, Answer, Candidate};
+use crate::tablebase::solve::graph::ComponentGraph;
 
 /// The history-proof leaves of one component: `bits[t][i]` has bit 0 set
 /// when the mover at member `i` can secure at least `t` whatever the

@@ -6,11 +6,11 @@
 //! `2i + 1` (the opponent to move). A quiet move from `i` to `j` links
 //! `2i → 2j + 1` and `2i + 1 → 2j`.
 
-use super::games::StateGraph;
-use super::layer::LayerSolver;
-use super::members::MemberPositions;
-use super::scc::Components;
 use crate::rank::layer_index;
+use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::games::StateGraph;
+use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::solver::LayerSolver;
 
 pub(crate) struct ComponentGraph {
     pub n: u8,

@@ -40,13 +40,14 @@ use std::sync::OnceLock;
 
 use memmap2::Mmap;
 
-use super::entry::{Entry, ENTRY_BYTES};
-use super::layer::SearchBudget;
-use super::{EndgameTable, Probe};
 use crate::checksum::{checksum, Checksum};
 use crate::rank::{index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
+use crate::tablebase::entry::{Entry, ENTRY_BYTES};
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::params::MAX_FILE_SEEDS;
+use crate::tablebase::table::{EndgameTable, Probe};
 
 /// The first eight bytes of every `.owtb` file.
 pub const MAGIC: &[u8; 8] = b"OWARETB\0";
@@ -58,11 +59,6 @@ const OLDEST_VERSION: u32 = 2;
 /// `docs/rules-and-values.md` (the only ones this crate plays).
 pub const RULES_ABAPA: u32 = 1;
 const LAYER_RECORD: usize = 24;
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
-
-/// The largest N a file may declare (positions up to 48 seeds exist, but a
-/// table of every layer beyond this would not fit any disk).
-pub const MAX_FILE_SEEDS: u32 = 32;
 
 /// Why a tablebase file was refused.
 #[derive(Debug)]
@@ -375,11 +371,6 @@ pub(crate) fn decompress(path: &Path) -> io::Result<Vec<u8>> {
     crate::compressed::read_bounded_by_start(File::open(path)?, 32, declared)
 }
 
-/// Whether a file starts with zstd's magic number.
-pub(crate) fn is_zstd(start: &[u8]) -> bool {
-    start.len() >= 4 && start[..4] == ZSTD_MAGIC
-}
-
 enum Storage {
     Mapped(Mmap),
     Owned(Vec<u8>),
@@ -428,7 +419,7 @@ impl Tablebase {
         let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
         let mut file = File::open(path).map_err(io_error)?;
         let mut magic = [0u8; 4];
-        let compressed = file.read_exact(&mut magic).is_ok() && is_zstd(&magic);
+        let compressed = file.read_exact(&mut magic).is_ok() && crate::compressed::is_zstd(&magic);
         let storage = if compressed {
             Storage::Owned(decompress(path).map_err(io_error)?)
         } else {

@@ -22,13 +22,15 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::checkpoint::{GamesSnapshot, GamesState};
-use super::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
-use super::layer::{Checkpointer, LayerSolver};
-use super::members::{MemberNumbers, MemberPositions};
-use super::scc::Components;
 use crate::rank::layer_index;
 use crate::rules::Position;
+use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::snapshot::GamesSnapshot;
+use crate::tablebase::snapshot::GamesState;
+use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
+use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
+use crate::tablebase::solve::solver::LayerSolver;
 
 /// Per-state scratch arrays over the whole layer (two states a position),
 /// reused by every component.
@@ -148,11 +150,6 @@ impl ParallelStateGraph for ImplicitComponent<'_> {
         })
     }
 }
-
-/// Components at least this large are solved by the parallel games
-/// (`par_peel`); below, one thread's sequential `peel` is faster than
-/// sharing out a few hundred states per frontier.
-pub(crate) const PARALLEL_MEMBERS: usize = 1 << 13;
 
 /// The bounds of one component and where they came from.
 pub(crate) struct ComponentBounds {
@@ -417,7 +414,7 @@ fn count_not_won(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     /// The parallel games give every component of a layer the bounds and

@@ -4,7 +4,7 @@
 //! A position reached with history `H` (the game states since the last
 //! capture) plays the as-root game of the component in which the states of
 //! `H` have become terminals: moving into one repeats it, and each side
-//! takes its own row. So the threshold games Γ_t of [`bounds`](super::bounds)
+//! takes its own row. So the threshold games Γ_t of [`bounds`](crate::tablebase::solve::bounds)
 //! can be solved again at any search node on this *path-cut* graph, and
 //! they prove bounds for that node under its history
 //! (`docs/cycle-bounds.md`, "Path-cut bounds"). The search asks one
@@ -23,9 +23,9 @@
 
 use std::collections::VecDeque;
 
-use super::component::ComponentGraph;
-use super::games::{narrow, peel, Answer};
-use super::layer::SearchBudget;
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::solve::games::{narrow, peel, Answer};
+use crate::tablebase::solve::graph::ComponentGraph;
 
 /// A threshold game's starting point, the same at every node of a
 /// question: per game state, won at once (1) or not (0), the opponent's

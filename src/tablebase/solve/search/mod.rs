@@ -1,20 +1,25 @@
 //! The searches that close the gaps the history-free bounds leave in one
 //! cycle component: the threshold search with history-proof leaves
-//! ([`threshold_search`](super::threshold_search)), then, where a budget
-//! asks for it, the path-cut search ([`cut_search`](super::cut_search)).
+//! ([`threshold_search`](crate::tablebase::solve::search::threshold)), then, where a budget
+//! asks for it, the path-cut search ([`cut_search`](crate::tablebase::solve::search::cut)).
 //!
 //! Members are searched in batches, in parallel; a member's result depends
 //! only on the member (its questions use the component's structure, its
 //! proven exits and its history-free sets, never another member's search),
 //! so the layer's bytes do not depend on thread count or batch boundaries.
 
+pub(crate) mod cut;
+pub(crate) mod frontier;
+pub(crate) mod threshold;
+
 use rayon::prelude::*;
 
-use super::component::ComponentGraph;
-use super::cut_search::CutSearch;
-use super::layer::LayerSolver;
-use super::stats::NodeHistogram;
-use super::threshold_search::{ProofLeaves, ThresholdSearch};
+use crate::tablebase::solve::graph::ComponentGraph;
+use crate::tablebase::solve::search::cut::CutSearch;
+use crate::tablebase::solve::search::threshold::{ProofLeaves, ThresholdSearch};
+use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::tuning::FIRST_BUDGET;
+use crate::tablebase::stats::NodeHistogram;
 
 /// A component prepared for searching.
 pub(crate) struct SearchView<'a> {
@@ -94,7 +99,3 @@ impl LayerSolver<'_> {
         total
     }
 }
-
-/// Nodes of a member's first round of questions; each further round gets
-/// eight times more, up to the budget's `nodes_per_search`.
-pub(crate) const FIRST_BUDGET: u64 = 4_096;

@@ -24,25 +24,32 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::checkpoint::{PartRecord, SnapshotParts};
-use super::codec::{Decoder, Encoder};
-use super::distributed::{sum_traffic, Across, LayerTraffic};
-use super::file::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
-use super::layer::{
-    Checkpointer, Contradiction, Cursor, LayerError, LayerSolver, SearchBudget, Step, LEFT_UNDECIDED,
-};
-use super::solved::{LayerBytes, SolvedLayers};
-use super::spread::{resume_spread, SpreadCheckpoints, SpreadError};
-use super::spread_checkpoint::SpreadSnapshot;
-use super::stats::LayerStats;
 use crate::checksum::checksum;
 use crate::cluster::{Communicator, Partition, Solo};
+use crate::codec::{Decoder, Encoder};
 use crate::formats::endgames::EndgamesVersion;
 use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
 use crate::resumable::atomic::write_atomically;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
+use crate::tablebase::across::checkpoint::SpreadSnapshot;
+use crate::tablebase::across::layer::{sum_traffic, Across, LayerTraffic};
+use crate::tablebase::across::spread::{resume_spread, SpreadCheckpoints, SpreadError};
+use crate::tablebase::directory::names::{
+    checkpoint_name, checkpoint_path, layer_name, layer_path, part_name, stats_name, stats_path,
+    COMPRESSED_FILE, ENGINE_FILE, STATS_FILE, TABLEBASE_FILE,
+};
 use crate::tablebase::entry::ENTRY_BYTES;
+use crate::tablebase::layers::{LayerBytes, SolvedLayers};
+use crate::tablebase::owtb::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
+use crate::tablebase::params::ParamError;
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::params::MAX_BUILD_SEEDS;
+use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::snapshot::PartRecord;
+use crate::tablebase::snapshot::SnapshotParts;
+use crate::tablebase::solve::solver::{Contradiction, Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
+use crate::tablebase::stats::LayerStats;
 
 const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
 /// Manifests of builds made by older builders: before the path-cut search
@@ -50,18 +57,6 @@ const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
 /// builds could start from a proven table (3).
 const OLD_SIGNATURES: [&str; 3] =
     ["oware-tablebase-build 1", "oware-tablebase-build 2", "oware-tablebase-build 3"];
-/// The finished tablebase in a build directory (our format).
-pub const TABLEBASE_FILE: &str = "tablebase.owtb";
-/// The most seeds a build takes: layer 24 alone holds 417 million
-/// positions, and the arrays are indexed for that size.
-pub const MAX_BUILD_SEEDS: u32 = 24;
-/// Its zstd-compressed copy, written when [`BuildOptions::compress`] asks.
-pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
-/// The build's parameters and per-layer figures, as JSON.
-pub const STATS_FILE: &str = "stats.json";
-/// The same table in the engine's "Oware Endgames 2.0" layout.
-pub const ENGINE_FILE: &str = "endgames-2.0.bin";
-
 /// What to build and how.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -129,10 +124,8 @@ pub enum BuildError {
     },
     /// A search path longer than the searches allow
     /// ([`SearchBudget::MAX_PATH`]).
-    PathTooLong {
-        /// The longest path asked for.
-        max_path: usize,
-    },
+    /// A parameter out of its range.
+    Param(ParamError),
     /// The table to start from could not be used.
     StartFrom(FileError),
     /// Another rank of a distributed build stopped, for this reason.
@@ -163,6 +156,12 @@ pub enum BuildError {
     },
 }
 
+impl From<ParamError> for BuildError {
+    fn from(error: ParamError) -> BuildError {
+        BuildError::Param(error)
+    }
+}
+
 impl From<resumable::DirectoryError> for BuildError {
     fn from(error: resumable::DirectoryError) -> BuildError {
         match error {
@@ -191,9 +190,7 @@ impl fmt::Display for BuildError {
             BuildError::TooManySeeds { max_seeds } => {
                 write!(f, "{max_seeds} seeds is beyond what this builder supports ({MAX_BUILD_SEEDS})")
             }
-            BuildError::PathTooLong { max_path } => {
-                write!(f, "search paths of {max_path} plies: at most {}", SearchBudget::MAX_PATH)
-            }
+            BuildError::Param(error) => error.fmt(f),
             BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
             BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
             BuildError::Invariant { layer, index, broken } => write!(
@@ -372,46 +369,6 @@ impl Manifest {
     }
 }
 
-/// The file of finished layer `n` in a generation (`Manifest::generation`).
-pub(super) fn layer_path(dir: &Path, generation: u32, n: usize) -> PathBuf {
-    dir.join(layer_name(generation, n))
-}
-
-fn layer_name(generation: u32, n: usize) -> String {
-    match generation {
-        0 => format!("layer-{n:02}.bin"),
-        g => format!("layer-{n:02}-g{g}.bin"),
-    }
-}
-
-/// The statistics of finished layer `n` in a generation.
-pub(super) fn stats_path(dir: &Path, generation: u32, n: usize) -> PathBuf {
-    dir.join(stats_name(generation, n))
-}
-
-fn stats_name(generation: u32, n: usize) -> String {
-    match generation {
-        0 => format!("layer-{n:02}.stats"),
-        g => format!("layer-{n:02}-g{g}.stats"),
-    }
-}
-
-fn checkpoint_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
-    dir.join(checkpoint_name(n, sequence))
-}
-
-/// The name of [`checkpoint_path`] (`resumable::BUILD_DIRECTORY` lists its
-/// pattern).
-fn checkpoint_name(n: usize, sequence: u64) -> String {
-    format!("checkpoint-{n:02}-{sequence:06}.zst")
-}
-
-/// The name of rank `rank`'s part of checkpoint `sequence` of layer `n`
-/// (`resumable::BUILD_DIRECTORY` lists its pattern).
-fn part_name(n: usize, sequence: u64, rank: usize) -> String {
-    format!("checkpoint-{n:02}-{sequence:06}-r{rank:04}.zst")
-}
-
 /// Where the ranks keep their parts of layer `n`'s checkpoints: files
 /// beside them in the build directory (shared by the ranks), each a zstd
 /// frame with its own checksum; the checkpoint records each part's size
@@ -538,7 +495,7 @@ pub struct BuildReport {
     pub resumed_checkpoint: bool,
     /// Per layer whose retrograde analysis was spread over several ranks,
     /// what that cost (all ranks together).
-    pub traffic: Vec<super::distributed::LayerTraffic>,
+    pub traffic: Vec<crate::tablebase::across::layer::LayerTraffic>,
     /// Checkpoints this run wrote.
     pub checkpoints_written: u64,
 }
@@ -557,7 +514,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
 /// kept spread or inside the games the ranks play together, and its slice
 /// of a layer kept spread), and it alone reports to its `observer`. Each
 /// fresh layer's retrograde analysis and component search are spread over
-/// the ranks by index range ([`super::distributed`]); then either the
+/// the ranks by index range ([`crate::tablebase::across::layer`]); then either the
 /// layer is kept spread to its end (`BuildOptions::keep_layers_spread`),
 /// or rank 0 leads its cycle phases, in which every rank plays the large
 /// components' threshold games. A layer resumed from a checkpoint goes on
@@ -718,7 +675,7 @@ fn lead(
                     }
                     None => {
                         let keep = options.keep_layers_spread.then_some(lead);
-                        super::distributed::layer_across(
+                        crate::tablebase::across::layer::layer_across(
                             comm,
                             n,
                             &solved,
@@ -795,7 +752,7 @@ fn lead(
         });
         // (A layer kept spread played its games in `layer_across`.)
         if others.is_some() && !kept_spread {
-            super::bounds_across::end_bounds(comm);
+            crate::tablebase::across::bounds::end_bounds(comm);
             let games = sum_traffic(comm, comm.traffic().since(games_from));
             match report.traffic.last_mut().filter(|t| plan == PLAN_ACROSS && t.seeds == n) {
                 Some(traffic) => {
@@ -852,7 +809,16 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
         let across = if plan == [PLAN_ACROSS] {
             let keep = options.keep_layers_spread.then_some(SpreadCheckpoints::Follow(&parts));
             // Only rank 0 reads what the ranks send (and reports its errors).
-            super::distributed::layer_across(comm, n, &solved, options.budget, seed, &SILENT, keep).ok()
+            crate::tablebase::across::layer::layer_across(
+                comm,
+                n,
+                &solved,
+                options.budget,
+                seed,
+                &SILENT,
+                keep,
+            )
+            .ok()
         } else if plan == [PLAN_RESUME_SPREAD] {
             // (Rank 0 has checked the snapshot; a damaged one stops all.)
             let snapshot = comm.broadcast(Vec::new());
@@ -885,7 +851,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
         }
         if !kept_spread {
             let games_from = comm.traffic();
-            super::bounds_across::serve_bounds(comm, n, &parts);
+            crate::tablebase::across::bounds::serve_bounds(comm, n, &parts);
             let games = sum_traffic(comm, comm.traffic().since(games_from));
             if let Some(traffic) = report.traffic.last_mut().filter(|t| t.seeds == n) {
                 traffic.bounds_traffic = games;
@@ -1039,8 +1005,9 @@ fn usable_checkpoint(
     observer: &dyn Observer,
 ) -> Option<(u64, Vec<u8>)> {
     let (sequence, snapshot) = checkpoint?;
-    let lacks_contradiction = super::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
-    if super::checkpoint::earlier_layout(&snapshot) || lacks_contradiction {
+    let lacks_contradiction =
+        crate::tablebase::solve::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
+    if crate::tablebase::solve::checkpoint::earlier_layout(&snapshot) || lacks_contradiction {
         observer.line(&format!(
             "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
         ));
@@ -1084,7 +1051,7 @@ fn layer_start<'a>(
 }
 
 /// A layer's solver, where it starts, and its components once known.
-type LayerStart<'a> = (LayerSolver<'a>, Cursor, Option<super::scc::Components>);
+type LayerStart<'a> = (LayerSolver<'a>, Cursor, Option<crate::tablebase::solve::components::Components>);
 
 /// Runs a layer's solver from `cursor` to its end, with checkpoints.
 /// On rank 0 of several, `others` are the ranks that play the large
@@ -1159,7 +1126,7 @@ pub(super) fn open_layers(
         // A checksum that matches proves the file is what was written, not
         // that it was written by a build: the entries' form is checked too,
         // as for any table read (the statistics below rely on it).
-        if let Some(index) = super::file::first_malformed(&map, n as u32) {
+        if let Some(index) = crate::tablebase::owtb::first_malformed(&map, n as u32) {
             return Err(BuildError::Corrupt {
                 path: layer_file,
                 problem: format!("entry {index} is malformed"),
@@ -1338,7 +1305,7 @@ fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Option<String
     let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
     // A frame without a checksum (written by an earlier version) cannot be
     // checked without the manifest's record.
-    if !super::checkpoint::frame_has_checksum(&data) {
+    if !crate::tablebase::snapshot::frame_has_checksum(&data) {
         return Err(corrupt(
             "the manifest does not name this checkpoint, and it carries no checksum of its own (an \
              earlier version wrote it): remove it to build the layer from its start"
@@ -1376,7 +1343,7 @@ fn write_outputs(
         write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
     }
     let engine = dir.join(ENGINE_FILE);
-    super::export::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
+    crate::tablebase::engine::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
         .map_err(|e| BuildError::Io { path: engine.clone(), error: io::Error::other(e.to_string()) })?;
     let stats = dir.join(STATS_FILE);
     let json = stats_json(options, &report.layers);
@@ -1547,7 +1514,7 @@ mod resume_tests {
     use super::*;
     use crate::cluster::run_ranks;
     use crate::progress::SILENT;
-    use crate::tablebase::bounds_across::{end_bounds, serve_bounds};
+    use crate::tablebase::across::bounds::{end_bounds, serve_bounds};
     use std::cell::Cell;
     use std::fs;
     use std::sync::Mutex;
@@ -1819,7 +1786,7 @@ mod resume_tests {
                     None => SpreadCheckpoints::Follow(&parts),
                 };
                 let budget = SearchBudget::default();
-                let across = super::super::distributed::layer_across(
+                let across = crate::tablebase::across::layer::layer_across(
                     comm,
                     9,
                     &solved,

@@ -21,10 +21,10 @@
 
 use rayon::prelude::*;
 
-use super::entry::Proof;
-use super::layer::LayerSolver;
 use crate::rank::{layer_index, layer_positions_from};
 use crate::rules::Position;
+use crate::tablebase::entry::Proof;
+use crate::tablebase::solve::solver::LayerSolver;
 
 /// Positions per parallel task in the first pass.
 const CHUNK: usize = 1 << 14;

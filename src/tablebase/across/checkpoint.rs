@@ -39,16 +39,20 @@
 
 use std::io::{self, Write};
 
-use super::bounds::member_state_fault;
-use super::checkpoint::{stream_words, PartRecord, PartsOf, SnapshotParts};
-use super::codec::{DecodeError, Decoder, Encoder};
-use super::layer::{Cursor, LayerSolver, SearchBudget, Step};
-use super::layer_entries::Contradiction;
-use super::scc::{Components, NONE};
-use super::solved::SolvedLayers;
-use super::stats::LayerStats;
 use crate::cluster::Partition;
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::rank::layer_size;
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::snapshot::stream_words;
+use crate::tablebase::snapshot::PartRecord;
+use crate::tablebase::snapshot::PartsOf;
+use crate::tablebase::snapshot::SnapshotParts;
+use crate::tablebase::solve::bounds::member_state_fault;
+use crate::tablebase::solve::components::{Components, NONE};
+use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
+use crate::tablebase::stats::LayerStats;
 
 const MAGIC: &[u8; 8] = b"OWSPRD01";
 const PART_MAGIC: &[u8; 8] = b"OWSPPT01";

@@ -22,15 +22,18 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::build::{
-    build, io_at, layer_path, stats_path, BuildError, BuildOptions, BuildReport, Manifest, COMPRESSED_FILE,
-    ENGINE_FILE, STATS_FILE, TABLEBASE_FILE,
-};
-use super::file::{write_compressed, Tablebase};
-use super::layer::SearchBudget;
 use crate::progress::Observer;
 use crate::resumable::atomic::write_bytes_atomically;
 use crate::resumable::{HeldDirectory, BUILD_DIRECTORY};
+use crate::tablebase::directory::build::{build, io_at, BuildError, BuildOptions, BuildReport, Manifest};
+use crate::tablebase::directory::names::layer_path;
+use crate::tablebase::directory::names::stats_path;
+use crate::tablebase::directory::names::COMPRESSED_FILE;
+use crate::tablebase::directory::names::ENGINE_FILE;
+use crate::tablebase::directory::names::STATS_FILE;
+use crate::tablebase::directory::names::TABLEBASE_FILE;
+use crate::tablebase::owtb::{write_compressed, Tablebase};
+use crate::tablebase::params::SearchBudget;
 
 /// The subdirectory holding a pass in progress.
 pub const PASS_DIR: &str = "improve";

@@ -34,8 +34,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
 use rayon::prelude::*;
 
 use crate::cluster::{gaps, Communicator, Partition, Solo, Traffic};
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::progress::Observer;
-use crate::tablebase::codec::{DecodeError, Decoder, Encoder};
 use crate::text::thousands;
 
 /// Marks a node in no cycle component (or outside the graph).

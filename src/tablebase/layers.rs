@@ -3,10 +3,10 @@
 
 use memmap2::Mmap;
 
-use super::entry::{Entry, ENTRY_BYTES};
-use super::{EndgameTable, Probe};
 use crate::rank::{layer_index, layer_size};
 use crate::rules::Position;
+use crate::tablebase::entry::{Entry, ENTRY_BYTES};
+use crate::tablebase::table::{EndgameTable, Probe};
 
 /// The bytes of one layer: `ENTRY_BYTES` per position.
 pub enum LayerBytes {
@@ -49,10 +49,10 @@ impl SolvedLayers {
     /// Layers 0 to `n − 1` solved in memory, one after the other (for
     /// tests of a layer's solver on the layers below it).
     #[cfg(test)]
-    pub(crate) fn solved_below(n: u32, budget: super::SearchBudget) -> SolvedLayers {
+    pub(crate) fn solved_below(n: u32, budget: crate::tablebase::params::SearchBudget) -> SolvedLayers {
         let mut lower = SolvedLayers::new();
         for seeds in 0..n {
-            let (bytes, _) = super::layer::LayerSolver::new(seeds, &lower, budget).solve();
+            let (bytes, _) = crate::tablebase::solve::solver::LayerSolver::new(seeds, &lower, budget).solve();
             lower.push(LayerBytes::Owned(bytes));
         }
         lower

@@ -13,21 +13,20 @@ use rayon::prelude::*;
 use crate::cluster::Communicator;
 use crate::rank::layer_index;
 
-use super::bounds::BoundWork;
-use super::bounds_across::spread;
-use super::component::ComponentGraph;
-use super::cycle_search::SearchView;
-use super::entry::Proof;
-use super::layer::{Checkpointer, Cursor, LayerError, LayerSolver, Step};
-use super::members::MemberPositions;
-use super::scc::Components;
-use super::threshold_search::ProofLeaves;
+use crate::tablebase::across::bounds::spread;
+use crate::tablebase::entry::Proof;
+use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::solve::bounds::BoundWork;
+use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::graph::ComponentGraph;
+use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::search::threshold::ProofLeaves;
+use crate::tablebase::solve::search::SearchView;
+use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step};
+use crate::tablebase::solve::tuning::SEARCH_BATCH;
 
 /// [`LayerError::Invariant`]: a cycle member whose exits are incomplete.
 const WAITS_OUTSIDE: &str = "waits for a move out of its cycle component";
-
-/// Open members searched between two checkpoint opportunities.
-const SEARCH_BATCH: usize = 256;
 
 impl LayerSolver<'_> {
     pub(crate) fn resolve_components(
@@ -253,7 +252,7 @@ impl LayerSolver<'_> {
     /// `k`, from their history-free bounds.
     fn audit_component(
         &self,
-        audit: &super::layer::Audit,
+        audit: &crate::tablebase::solve::solver::Audit,
         components: &Components,
         k: usize,
         positions: &MemberPositions,
@@ -270,7 +269,7 @@ impl LayerSolver<'_> {
         audited
             .par_iter()
             .map(|&i| {
-                let mut search = super::cut_search::CutSearch::new(&graph);
+                let mut search = crate::tablebase::solve::search::cut::CutSearch::new(&graph);
                 let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
                 (members[i], low, high)
             })
@@ -281,7 +280,7 @@ impl LayerSolver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tablebase::layer::NoCheckpoints;
+    use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::{SearchBudget, SolvedLayers};
 
     /// Layers 0 to 9 through to their components (8 in all): when each
@@ -312,7 +311,7 @@ mod tests {
             }
             let (bytes, undecided) = solver.entries.packed();
             assert_eq!(undecided, None, "layer {n}");
-            solved.push(crate::tablebase::LayerBytes::Owned(bytes));
+            solved.push(crate::tablebase::layers::LayerBytes::Owned(bytes));
         }
         assert_eq!(checked, 8);
     }

@@ -7,7 +7,7 @@
 //! large one it hands every rank the members in its index range with the
 //! intervals of their best exits (and, when resuming, the games' state of
 //! those members). Then all ranks play the games of
-//! [`bounds`](super::bounds) together, threshold by threshold: the
+//! [`bounds`](crate::tablebase::solve::bounds) together, threshold by threshold: the
 //! attractor, the safety sets and the co-Büchi peeling. Each rule that
 //! reads a neighbour's state in one process is turned around into a
 //! message from the neighbour:
@@ -42,17 +42,20 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::bounds::ComponentBounds;
-use super::checkpoint::{GamesSnapshot, PartRecord, SnapshotParts};
-use super::codec::{DecodeError, Decoder, Encoder};
-use super::games::leaves_with_child;
-use super::layer::{Checkpointer, LayerSolver};
-use super::members::MemberPositions;
-use super::scc::Components;
-use super::split::exchange_parts;
 use crate::cluster::{Communicator, Partition};
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::rank::{layer_index, layer_size};
 use crate::rules::Position;
+use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::snapshot::GamesSnapshot;
+use crate::tablebase::snapshot::PartRecord;
+use crate::tablebase::snapshot::SnapshotParts;
+use crate::tablebase::solve::bounds::ComponentBounds;
+use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::games::leaves_with_child;
+use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::split::exchange_parts;
 
 /// Rank 0's commands to the ranks waiting in [`serve_bounds`].
 const END: u8 = 0;
@@ -469,7 +472,7 @@ struct Share<'a> {
     slot: Vec<u32>,
     assignment: &'a Assignment,
     positions: MemberPositions<'a>,
-    /// Per state (two per member), as in [`super::bounds::BoundWork`]:
+    /// Per state (two per member), as in [`crate::tablebase::solve::bounds::BoundWork`]:
     /// the threshold at which it was won, children not won (opponent
     /// states, counted from the start), the safety game's scratch.
     win: Vec<AtomicU8>,
@@ -638,7 +641,7 @@ impl<'a> Share<'a> {
         }
     }
 
-    /// The safety set at threshold `t` (as [`super::games::safety_set`]:
+    /// The safety set at threshold `t` (as [`crate::tablebase::solve::games::safety_set`]:
     /// the greatest set of candidates from which the player can stay among
     /// them or move into the won region), in any order; `safe` is left
     /// all zero.
@@ -823,9 +826,9 @@ impl<'a> Share<'a> {
 mod tests {
     use super::*;
     use crate::cluster::run_ranks;
-    use crate::tablebase::bounds::BoundWork;
-    use crate::tablebase::layer::NoCheckpoints;
-    use crate::tablebase::layer::{Cursor, Step};
+    use crate::tablebase::snapshot::NoCheckpoints;
+    use crate::tablebase::solve::bounds::BoundWork;
+    use crate::tablebase::solve::solver::{Cursor, Step};
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     use std::collections::HashMap;

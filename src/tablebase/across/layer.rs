@@ -23,21 +23,20 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
-use super::codec::{DecodeError, Decoder, Encoder};
-use super::layer::{LayerSolver, SearchBudget};
-use super::layer_entries::Contradiction;
-use super::scc::{Components, QuietMoves};
-use super::solved::SolvedLayers;
-use super::split::{number_components, split_labels};
-use super::spread::{members_by_component, resolve_spread, SpreadCheckpoints, SpreadStart};
 use crate::cluster::{Communicator, Partition, Traffic};
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::progress::{Observer, SILENT};
-use crate::rank::{layer_index, layer_size, position_in_layer};
-
-/// Bytes of one update: `u32` offset, then lower, upper, estimate.
-const UPDATE_BYTES: usize = 7;
+use crate::rank::{layer_index, layer_size};
+use crate::tablebase::across::propagate::propagate_across;
+use crate::tablebase::across::spread::{
+    members_by_component, resolve_spread, SpreadCheckpoints, SpreadStart,
+};
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::solve::components::{Components, QuietMoves};
+use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::split::{number_components, split_labels};
 
 /// What spreading one layer's retrograde analysis and component search
 /// cost, over all ranks.
@@ -135,7 +134,7 @@ pub(crate) enum Across<'a> {
     Gathered(Option<Gathered<'a>>),
     /// Finished with its entries kept spread (`spread.rs`): every rank
     /// holds the packed entries of its range, rank 0 the layer's figures.
-    Finished(super::spread::FinishedSpread),
+    Finished(crate::tablebase::across::spread::FinishedSpread),
 }
 
 /// Whether layer `n` can finish with its entries kept spread, when the
@@ -190,7 +189,7 @@ pub(crate) fn layer_across<'a>(
         let clock = Instant::now();
         let split_traffic = split.traffic;
         let before = comm.traffic();
-        let numbered = super::split::components_across(comm, &partition, &graph, split);
+        let numbered = crate::tablebase::solve::split::components_across(comm, &partition, &graph, split);
         let numbering_traffic = comm.traffic().since(before);
         let split_seconds = split_seconds + clock.elapsed().as_secs_f64();
         let mut part = part;
@@ -203,10 +202,11 @@ pub(crate) fn layer_across<'a>(
                 let members = members_by_component(ids, window.start as usize, odd.len());
                 resolve_spread(comm, &mut part, members, &odd, SpreadStart::FIRST, checkpoints)
             }
-            Err(problem) => super::spread::FinishedSpread {
+            Err(problem) => crate::tablebase::across::spread::FinishedSpread {
                 slice: Vec::new(),
-                finished: (comm.rank() == 0)
-                    .then_some(Err(super::spread::SpreadError::Failed { rank: 0, problem })),
+                finished: (comm.rank() == 0).then_some(Err(
+                    crate::tablebase::across::spread::SpreadError::Failed { rank: 0, problem },
+                )),
                 slice_sums: Vec::new(),
             },
         };
@@ -322,82 +322,4 @@ fn run_rounds<'a>(
     part.stats.retrograde_rounds = rounds;
     part.finish_retrograde();
     (part, rounds)
-}
-
-/// Frontier positions told per exchange: a round whose frontier is longer
-/// on some rank goes in several exchanges, so that what a rank sends at
-/// once stays near 7 bytes times the parents of this many positions.
-const PROPAGATION_SLICE: usize = 1 << 20;
-
-/// Rounds of retrograde propagation across the ranks from `frontier`
-/// (layer indexes of positions of this rank's part just decided) until no
-/// rank decides a position; returns the rounds and how many positions
-/// this rank decided in them. Telling a parent is a maximum and a
-/// decrement, which commute: the positions decided, and their entries, are
-/// those of one process's rounds from the same frontiers, however a round
-/// is cut into exchanges. Collective.
-pub(crate) fn propagate_across(
-    comm: &dyn Communicator,
-    part: &LayerSolver,
-    partition: &Partition,
-    mut frontier: Vec<u32>,
-    detail: impl Fn(u64) -> String,
-) -> (u64, u64) {
-    let (ranks, n) = (comm.ranks(), part.n);
-    let start = partition.range(comm.rank()).start as usize;
-    let (mut rounds, mut decided_here) = (0, 0);
-    while comm.sum(frontier.len() as u64) > 0 {
-        rounds += 1;
-        part.progress.detail(&detail(rounds));
-        let slices = comm.max(frontier.len().div_ceil(PROPAGATION_SLICE) as u64) as usize;
-        let mut next: Vec<u32> = Vec::new();
-        for s in 0..slices {
-            let slice = &frontier[(s * PROPAGATION_SLICE).min(frontier.len())
-                ..((s + 1) * PROPAGATION_SLICE).min(frontier.len())];
-            // Each task tells the parents held here and writes one buffer
-            // per rank for the others; the buffers are then joined per rank.
-            let (decided, outgoing) = slice
-                .par_chunks(1 << 12)
-                .map(|children| {
-                    let mut decided = Vec::new();
-                    let mut outgoing = vec![Vec::new(); ranks];
-                    for &child in children {
-                        let child = position_in_layer(n, child as u64).expect("an index of the layer");
-                        part.propagate_to(&child, &mut decided, |index, option| {
-                            let (owner, offset) = partition.locate(index as u64);
-                            let buffer: &mut Vec<u8> = &mut outgoing[owner];
-                            buffer.extend_from_slice(&offset.to_le_bytes());
-                            buffer.extend_from_slice(&[option.0, option.1, option.2]);
-                        });
-                    }
-                    let decided: Vec<u32> = decided.iter().map(|p| layer_index(p) as u32).collect();
-                    (decided, outgoing)
-                })
-                .reduce(
-                    || (Vec::new(), vec![Vec::new(); ranks]),
-                    |(mut decided, mut outgoing), (more, buffers)| {
-                        decided.extend(more);
-                        for (all, buffer) in outgoing.iter_mut().zip(buffers) {
-                            all.extend_from_slice(&buffer);
-                        }
-                        (decided, outgoing)
-                    },
-                );
-            next.extend(decided);
-            let incoming = comm.exchange(outgoing);
-            let received: Vec<u32> = incoming
-                .par_iter()
-                .flat_map_iter(|message| message.chunks_exact(UPDATE_BYTES))
-                .filter_map(|update| {
-                    let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
-                    let index = start + offset;
-                    part.receive(index, (update[4], update[5], update[6])).then_some(index as u32)
-                })
-                .collect();
-            next.extend(received);
-        }
-        decided_here += next.len() as u64;
-        frontier = next;
-    }
-    (rounds, decided_here)
 }

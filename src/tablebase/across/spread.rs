@@ -27,22 +27,25 @@
 use std::io;
 use std::time::Instant;
 
-use super::bounds_across::{offer_snapshot, part_records, spread_bounds, Lead, SnapshotAt, Stopped};
-use super::checkpoint::{PartRecord, SnapshotParts};
-use super::codec::{DecodeError, Decoder, Encoder};
-use super::distributed::propagate_across;
-use super::entry::Proof;
-use super::layer::Checkpointer;
-use super::layer::LayerSolver;
-use super::layer::SearchBudget;
-use super::layer_entries::Contradiction;
-use super::solved::SolvedLayers;
-use super::split::NONE;
-use super::spread_checkpoint::{self, read_range, RankPart, SpreadSnapshot};
-use super::stats::{EntryCounts, LayerStats};
 use crate::cluster::{Communicator, Partition};
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::memory::release_free_memory;
 use crate::progress::{Observer, SILENT};
+use crate::tablebase::across::bounds::{
+    offer_snapshot, part_records, spread_bounds, Lead, SnapshotAt, Stopped,
+};
+use crate::tablebase::across::checkpoint::{read_range, RankPart, SpreadSnapshot};
+use crate::tablebase::across::propagate::propagate_across;
+use crate::tablebase::entry::Proof;
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::params::SearchBudget;
+use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::snapshot::PartRecord;
+use crate::tablebase::snapshot::SnapshotParts;
+use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::split::NONE;
+use crate::tablebase::stats::{EntryCounts, LayerStats};
 
 /// What rank 0 gets of a layer finished spread: its figures, or why it
 /// could not be finished.
@@ -239,7 +242,7 @@ fn resolve_components(
 
 /// Resumes layer `n` kept spread from rank 0's `snapshot`, each rank from
 /// the parts that cover its range (its own part alone, with as many ranks
-/// as wrote them: `spread_checkpoint::read_range`), and finishes it as
+/// as wrote them: `crate::tablebase::across::checkpoint::read_range`), and finishes it as
 /// [`resolve_spread`] does; `seed` is the layer's entries
 /// in the table the build starts from, if any. Collective.
 #[allow(clippy::too_many_arguments)]
@@ -328,7 +331,14 @@ impl Lead for SpreadLead<'_, '_> {
             .ok_or_else(|| io::Error::other("no place to write a snapshot's part"))?;
         let (rank, ranks, k, _) = self.at;
         parts.write_part_with(sequence, rank, &mut |out| {
-            spread_checkpoint::write_part(out, self.part, (rank, ranks), self.members, (k, members), state)
+            crate::tablebase::across::checkpoint::write_part(
+                out,
+                self.part,
+                (rank, ranks),
+                self.members,
+                (k, members),
+                state,
+            )
         })
     }
 

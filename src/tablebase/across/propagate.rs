@@ -1,0 +1,91 @@
+//! Retrograde propagation across the ranks of a distributed build: each
+//! rank tells the parents it holds directly, and sends what it has for the
+//! parents other ranks hold, 7 bytes an update (the parent's offset in its
+//! owner's range and the option's lower bound, upper bound and estimate).
+
+use rayon::prelude::*;
+
+use crate::cluster::{Communicator, Partition};
+use crate::rank::{layer_index, position_in_layer};
+use crate::tablebase::solve::solver::LayerSolver;
+
+/// Bytes of one update: `u32` offset, then lower, upper, estimate.
+const UPDATE_BYTES: usize = 7;
+
+/// Frontier positions told per exchange: a round whose frontier is longer
+/// on some rank goes in several exchanges, so that what a rank sends at
+/// once stays near 7 bytes times the parents of this many positions.
+const PROPAGATION_SLICE: usize = 1 << 20;
+
+/// Rounds of retrograde propagation across the ranks from `frontier`
+/// (layer indexes of positions of this rank's part just decided) until no
+/// rank decides a position; returns the rounds and how many positions
+/// this rank decided in them. Telling a parent is a maximum and a
+/// decrement, which commute: the positions decided, and their entries, are
+/// those of one process's rounds from the same frontiers, however a round
+/// is cut into exchanges. Collective.
+pub(crate) fn propagate_across(
+    comm: &dyn Communicator,
+    part: &LayerSolver,
+    partition: &Partition,
+    mut frontier: Vec<u32>,
+    detail: impl Fn(u64) -> String,
+) -> (u64, u64) {
+    let (ranks, n) = (comm.ranks(), part.n);
+    let start = partition.range(comm.rank()).start as usize;
+    let (mut rounds, mut decided_here) = (0, 0);
+    while comm.sum(frontier.len() as u64) > 0 {
+        rounds += 1;
+        part.progress.detail(&detail(rounds));
+        let slices = comm.max(frontier.len().div_ceil(PROPAGATION_SLICE) as u64) as usize;
+        let mut next: Vec<u32> = Vec::new();
+        for s in 0..slices {
+            let slice = &frontier[(s * PROPAGATION_SLICE).min(frontier.len())
+                ..((s + 1) * PROPAGATION_SLICE).min(frontier.len())];
+            // Each task tells the parents held here and writes one buffer
+            // per rank for the others; the buffers are then joined per rank.
+            let (decided, outgoing) = slice
+                .par_chunks(1 << 12)
+                .map(|children| {
+                    let mut decided = Vec::new();
+                    let mut outgoing = vec![Vec::new(); ranks];
+                    for &child in children {
+                        let child = position_in_layer(n, child as u64).expect("an index of the layer");
+                        part.propagate_to(&child, &mut decided, |index, option| {
+                            let (owner, offset) = partition.locate(index as u64);
+                            let buffer: &mut Vec<u8> = &mut outgoing[owner];
+                            buffer.extend_from_slice(&offset.to_le_bytes());
+                            buffer.extend_from_slice(&[option.0, option.1, option.2]);
+                        });
+                    }
+                    let decided: Vec<u32> = decided.iter().map(|p| layer_index(p) as u32).collect();
+                    (decided, outgoing)
+                })
+                .reduce(
+                    || (Vec::new(), vec![Vec::new(); ranks]),
+                    |(mut decided, mut outgoing), (more, buffers)| {
+                        decided.extend(more);
+                        for (all, buffer) in outgoing.iter_mut().zip(buffers) {
+                            all.extend_from_slice(&buffer);
+                        }
+                        (decided, outgoing)
+                    },
+                );
+            next.extend(decided);
+            let incoming = comm.exchange(outgoing);
+            let received: Vec<u32> = incoming
+                .par_iter()
+                .flat_map_iter(|message| message.chunks_exact(UPDATE_BYTES))
+                .filter_map(|update| {
+                    let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
+                    let index = start + offset;
+                    part.receive(index, (update[4], update[5], update[6])).then_some(index as u32)
+                })
+                .collect();
+            next.extend(received);
+        }
+        decided_here += next.len() as u64;
+        frontier = next;
+    }
+    (rounds, decided_here)
+}

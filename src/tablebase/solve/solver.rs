@@ -1,0 +1,174 @@
+//! Solving one seed layer, given every lower layer.
+//!
+//! The phases, each in its own module:
+//! 1. [`retrograde`](crate::tablebase::solve::retrograde): terminal positions, captures into
+//!    the solved lower layers, then propagation through un-moves with child
+//!    counters until nothing more follows without cycles.
+//! 2. [`scc`](crate::tablebase::solve::components): Pearce's strongly connected components of the
+//!    still-undecided positions, in reverse topological order.
+//! 3. Component by component, sinks first: a component on no cycle is
+//!    decided from its (now decided) children; a cycle component gets the
+//!    proven [`bounds`](crate::tablebase::solve::bounds) of `docs/cycle-bounds.md`, then the
+//!    [`cycle_search`](crate::tablebase::solve::search) over simple paths and the
+//!    history-aware [`cut_search`](crate::tablebase::solve::search::cut) try to close the
+//!    remaining gaps. Its positions are then decided and their parents told.
+//!
+//! Values are mover-relative: an option of the mover at a position with `n`
+//! seeds is worth `n − V(child)` whether or not it captures (the captured
+//! seeds plus what the opponent leaves of the rest).
+
+use crate::progress::{Observer, SILENT};
+use crate::rank::layer_size;
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::params::SearchBudget;
+pub use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::entries::LayerEntries;
+use crate::tablebase::stats::LayerStats;
+
+/// Where the build of a layer stands: everything before it is done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cursor {
+    Start,
+    /// The first retrograde pass is done; these positions (local indexes)
+    /// are decided but their parents not told yet.
+    Propagating {
+        frontier: Vec<u32>,
+    },
+    /// Retrograde analysis is done.
+    Retrograded,
+    /// Components are known; those before `k` are resolved.
+    Resolving {
+        k: usize,
+        step: Step,
+    },
+    Done,
+}
+
+/// Progress inside one cycle component.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Begin,
+    /// Thresholds above `t` are solved; per member the bytes
+    /// `win(q,0), win(q,1), open(q,0), open(q,1)`.
+    Bounds {
+        t: u8,
+        safety_rounds: u32,
+        state: Vec<u8>,
+    },
+    /// Bounds are known; the first `done.len()` members are searched.
+    Search {
+        lower: Vec<u8>,
+        upper: Vec<u8>,
+        done: Vec<(u8, u8)>,
+    },
+}
+
+/// The state of a layer being solved.
+pub struct LayerSolver<'a> {
+    pub(crate) n: u32,
+    pub(crate) size: usize,
+    /// The layer's entries under construction (their only owner).
+    pub(crate) entries: LayerEntries<'a>,
+    pub(crate) budget: SearchBudget,
+    pub(crate) progress: &'a dyn Observer,
+    /// The layer's figures so far, complete once it is solved.
+    pub stats: LayerStats,
+    /// A second opinion asked of some cycle positions (`verify --deep`).
+    pub(crate) audit: Option<Audit>,
+    /// Components with at least this many members get the parallel
+    /// threshold games (`bounds::PARALLEL_MEMBERS`; the tests vary it).
+    pub(crate) parallel_members: usize,
+    /// Parts of the component search up to this size go to Pearce's
+    /// algorithm (`scc::PEARCE_UP_TO`; the tests vary it).
+    pub(crate) pearce_up_to: usize,
+}
+
+/// Why a layer could not be finished.
+#[derive(Debug)]
+pub enum LayerError {
+    /// A checkpoint could not be written.
+    Io(std::io::Error),
+    Contradiction(Contradiction),
+    /// A position (this layer index, the least) breaks an invariant the
+    /// proofs rest on (`broken` says which): a builder bug, refused rather
+    /// than written as an entry.
+    Invariant {
+        index: u64,
+        broken: &'static str,
+    },
+}
+
+/// [`LayerError::Invariant`]: a position undecided at the end of its layer.
+pub(crate) const LEFT_UNDECIDED: &str = "was left undecided";
+
+impl From<std::io::Error> for LayerError {
+    fn from(error: std::io::Error) -> LayerError {
+        LayerError::Io(error)
+    }
+}
+
+/// Cycle positions to re-prove with the path-cut search from their
+/// history-free bounds, leaving the layer's own results untouched.
+pub(crate) struct Audit {
+    /// Layer indexes, sorted.
+    pub wanted: Vec<u32>,
+    pub cut_nodes: u64,
+    /// Per audited position: its layer index and the bounds the path-cut
+    /// search proved.
+    pub found: Vec<(u32, u8, u8)>,
+}
+
+impl<'a> LayerSolver<'a> {
+    /// Prepares layer `n`; `lower` must hold layers `0..n`.
+    pub fn new(n: u32, lower: &'a SolvedLayers, budget: SearchBudget) -> LayerSolver<'a> {
+        Self::window(n, lower, budget, 0..layer_size(n) as usize)
+    }
+
+    /// Prepares the positions `window` of layer `n` only (one rank's part
+    /// of a distributed build: its retrograde passes, never the cycle
+    /// phases, which need the whole layer).
+    pub(crate) fn window(
+        n: u32,
+        lower: &'a SolvedLayers,
+        budget: SearchBudget,
+        window: std::ops::Range<usize>,
+    ) -> LayerSolver<'a> {
+        assert_eq!(lower.len(), n, "layers below {n} must be solved first");
+        let size = layer_size(n) as usize;
+        LayerSolver {
+            n,
+            size,
+            entries: LayerEntries::window(n, lower, window),
+            budget,
+            progress: &SILENT,
+            stats: LayerStats::new(n, size as u64),
+            audit: None,
+            parallel_members: crate::tablebase::solve::tuning::PARALLEL_GAMES_FROM,
+            pearce_up_to: crate::tablebase::solve::tuning::PEARCE_UP_TO,
+        }
+    }
+
+    /// Intersects every interval this layer proves with `entries`, the
+    /// packed entries of the same layer in a table proven before (an
+    /// interval that does not meet is a `Contradiction`).
+    pub fn with_seed(mut self, entries: &'a [u8]) -> Self {
+        self.entries.set_seed(entries);
+        self
+    }
+
+    /// Solves the cycle bounds of components with at least `members`
+    /// members with the frontier-parallel threshold games, and smaller ones
+    /// on one thread (default: [`crate::tablebase::solve::tuning::PARALLEL_GAMES_FROM`], 8,192). The bytes are
+    /// the same whatever the choice; benchmarks compare the speed
+    /// (`usize::MAX`: the sequential games everywhere).
+    pub fn with_parallel_games_from(mut self, members: usize) -> Self {
+        self.parallel_members = members;
+        self
+    }
+
+    /// Reports each phase's progress to `observer`.
+    pub fn with_observer(mut self, observer: &'a dyn Observer) -> Self {
+        self.progress = observer;
+        self
+    }
+}
