@@ -46,18 +46,6 @@ impl SolvedLayers {
         SolvedLayers::default()
     }
 
-    /// Layers 0 to `n − 1` solved in memory, one after the other (for
-    /// tests of a layer's solver on the layers below it).
-    #[cfg(test)]
-    pub(crate) fn solved_below(n: u32, budget: crate::tablebase::params::SearchBudget) -> SolvedLayers {
-        let mut lower = SolvedLayers::new();
-        for seeds in 0..n {
-            let (bytes, _) = crate::tablebase::solve::solver::LayerSolver::new(seeds, &lower, budget).solve();
-            lower.push(LayerBytes::Owned(bytes));
-        }
-        lower
-    }
-
     /// Appends the next layer (`n = self.len()`). The caller checks the size.
     pub fn push(&mut self, layer: LayerBytes) {
         debug_assert_eq!(

@@ -54,6 +54,7 @@ use crate::tablebase::solve::bounds::ComponentBounds;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::leaves_with_child;
 use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::resolve::SharedGames;
 use crate::tablebase::solve::solver::LayerSolver;
 use crate::tablebase::solve::split::exchange_parts;
 
@@ -79,6 +80,28 @@ const EXCHANGE_SLICE: usize = 1 << 22;
 /// from which one process plays the parallel games (when it has threads).
 pub(crate) fn spread(solver: &LayerSolver, components: &Components, k: usize) -> bool {
     components.of(k).len() >= solver.parallel_members
+}
+
+/// The threshold games of the large components played by every rank of
+/// a distributed build (the solver runs on rank 0, the other ranks wait
+/// in [`serve_bounds`]).
+pub(crate) struct RankGames<'c>(pub &'c dyn Communicator);
+
+impl SharedGames for RankGames<'_> {
+    fn takes(&self, solver: &LayerSolver, components: &Components, k: usize) -> bool {
+        spread(solver, components, k)
+    }
+
+    fn bounds(
+        &self,
+        solver: &LayerSolver,
+        components: &Components,
+        k: usize,
+        resume: Option<(u8, u32, Vec<u8>)>,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> io::Result<ComponentBounds> {
+        solver.bounds_across(self.0, components, k, resume, checkpoints)
+    }
 }
 
 impl LayerSolver<'_> {
@@ -966,7 +989,7 @@ mod tests {
     /// bounds.
     #[test]
     fn a_failed_snapshot_stops_the_games_and_the_ranks_stay_in_step() {
-        let solved = SolvedLayers::solved_below(8, SearchBudget::NONE);
+        let solved = crate::tablebase::solve::run::solved_below(8, SearchBudget::NONE);
         let mut solver = LayerSolver::new(8, &solved, SearchBudget::NONE);
         solver.retrograde_only();
         let components = solver.components();

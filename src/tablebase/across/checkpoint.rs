@@ -49,6 +49,7 @@ use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::PartsOf;
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::bounds::member_state_fault;
+use crate::tablebase::solve::checkpoint::{check_games_state, Restored};
 use crate::tablebase::solve::components::{Components, NONE};
 use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
@@ -402,6 +403,30 @@ fn part_limit(positions: u64, components: usize) -> usize {
     (13 * positions + 8 * components as u64 + (1 << 20)) as usize
 }
 
+/// Rebuilds a solver from any snapshot of layer `n` a build writes: one
+/// kept spread over ranks, its parts joined, or a one-process snapshot
+/// ([`LayerSolver::restore`]); the games' state of either is checked
+/// ([`check_games_state`]).
+pub(crate) fn restore<'a>(
+    n: u32,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+    bytes: &[u8],
+    parts: PartsOf,
+) -> Result<Restored<'a>, DecodeError> {
+    if !is_spread(bytes) {
+        return LayerSolver::restore(n, lower, budget, bytes, parts);
+    }
+    if lower.len() != n {
+        return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
+    }
+    let snapshot = SpreadSnapshot::decode(bytes, n)?;
+    let (solver, cursor, components) = join(&snapshot, parts, lower, budget)?;
+    let restored = (solver, cursor, Some(components));
+    check_games_state(&restored)?;
+    Ok(restored)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,7 +506,7 @@ mod tests {
     }
 
     fn lower_layers() -> SolvedLayers {
-        SolvedLayers::solved_below(6, SearchBudget::NONE)
+        crate::tablebase::solve::run::solved_below(6, SearchBudget::NONE)
     }
 
     /// A part read back by one rank is what was written; read by two

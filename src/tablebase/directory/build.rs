@@ -32,7 +32,8 @@ use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
 use crate::resumable::atomic::write_atomically;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
-use crate::tablebase::across::checkpoint::SpreadSnapshot;
+use crate::tablebase::across::bounds::RankGames;
+use crate::tablebase::across::checkpoint::{restore, SpreadSnapshot};
 use crate::tablebase::across::layer::{sum_traffic, Across, LayerTraffic};
 use crate::tablebase::across::spread::{resume_spread, SpreadCheckpoints, SpreadError};
 use crate::tablebase::directory::names::{
@@ -1035,7 +1036,7 @@ fn layer_start<'a>(
             let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
             let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
             let parts = Some((&parts as &dyn SnapshotParts, sequence));
-            let restored = LayerSolver::restore(n, solved, options.budget, &snapshot, parts)
+            let restored = restore(n, solved, options.budget, &snapshot, parts)
                 .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
             observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
             report.resumed_checkpoint = true;
@@ -1076,7 +1077,7 @@ fn run_layer(
         saved: 0,
     };
     let result = match others {
-        Some(comm) => solver.run_across(cursor, components, &mut checkpoints, comm),
+        Some(comm) => solver.run_sharing(cursor, components, &mut checkpoints, &RankGames(comm)),
         None => solver.run(cursor, components, &mut checkpoints),
     };
     report.checkpoints_written += checkpoints.saved;
@@ -1681,7 +1682,7 @@ mod resume_tests {
             let mut checkpoints =
                 StopAfterParts { inner, asked_for_parts: Cell::new(false), saved_parts: false };
             let solver = LayerSolver::new(9, &solved, SearchBudget::default());
-            let result = solver.run_across(Cursor::Start, None, &mut checkpoints, comm);
+            let result = solver.run_sharing(Cursor::Start, None, &mut checkpoints, &RankGames(comm));
             end_bounds(comm);
             Some(result.err().map(|e| format!("{e:?}")))
         });

@@ -48,6 +48,7 @@ use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::PartsOf;
+use crate::tablebase::solve::bounds::games_state_fault;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
@@ -76,7 +77,21 @@ pub(crate) fn lacks_contradiction(snapshot: &[u8]) -> bool {
 
 /// A solver rebuilt from a snapshot, where it stood, and its components
 /// (if it had found them).
-type Restored<'a> = (LayerSolver<'a>, Cursor, Option<Components>);
+pub(crate) type Restored<'a> = (LayerSolver<'a>, Cursor, Option<Components>);
+
+/// A snapshot inside the threshold games, however it was taken: the
+/// games' state must be one the games can leave between two thresholds
+/// (`docs/cycle-bounds.md` §10).
+pub(crate) fn check_games_state((solver, cursor, components): &Restored) -> Result<(), DecodeError> {
+    if let (Cursor::Resolving { k, step: Step::Bounds { t, state, .. } }, Some(c)) = (cursor, components) {
+        if *k < c.count() {
+            if let Some(fault) = games_state_fault(solver, c, *k, *t, state) {
+                return Err(DecodeError(format!("the threshold games' state: {fault}")));
+            }
+        }
+    }
+    Ok(())
+}
 
 impl LayerSolver<'_> {
     /// Offers a snapshot of the current state to `checkpoints`.
@@ -177,11 +192,11 @@ impl LayerSolver<'_> {
         out.write_all(&e.bytes)
     }
 
-    /// Rebuilds a solver from a snapshot of layer `n`; a snapshot in parts
-    /// gets its parts from `parts` (and comes back with them joined), once
-    /// the rest of it has been read and checked. The games' state of a
-    /// snapshot taken inside the threshold games must be one they can
-    /// leave between two thresholds (`docs/cycle-bounds.md` §10).
+    /// Rebuilds a solver from a one-process snapshot of layer `n`; a
+    /// snapshot in parts gets its parts from `parts` (and comes back with
+    /// them joined), once the rest of it has been read and checked. A
+    /// snapshot of a layer kept spread over ranks is
+    /// `across::checkpoint::restore`'s to read.
     pub(crate) fn restore<'a>(
         n: u32,
         lower: &'a SolvedLayers,
@@ -189,32 +204,9 @@ impl LayerSolver<'_> {
         bytes: &[u8],
         parts: PartsOf,
     ) -> Result<Restored<'a>, DecodeError> {
-        let (solver, cursor, components) = if crate::tablebase::across::checkpoint::is_spread(bytes) {
-            // A layer kept spread: its parts joined (`spread_checkpoint.rs`).
-            if lower.len() != n {
-                return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
-            }
-            let snapshot = crate::tablebase::across::checkpoint::SpreadSnapshot::decode(bytes, n)?;
-            let (solver, cursor, components) =
-                crate::tablebase::across::checkpoint::join(&snapshot, parts, lower, budget)?;
-            (solver, cursor, Some(components))
-        } else {
-            LayerSolver::decode_snapshot(n, lower, budget, bytes, parts)?
-        };
-        // A snapshot inside the threshold games: their state must be one
-        // the games can leave between two thresholds.
-        if let (Cursor::Resolving { k, step: Step::Bounds { t, state, .. } }, Some(c)) =
-            (&cursor, &components)
-        {
-            if *k < c.count() {
-                if let Some(fault) =
-                    crate::tablebase::solve::bounds::games_state_fault(&solver, c, *k, *t, state)
-                {
-                    return Err(DecodeError(format!("the threshold games' state: {fault}")));
-                }
-            }
-        }
-        Ok((solver, cursor, components))
+        let restored = LayerSolver::decode_snapshot(n, lower, budget, bytes, parts)?;
+        check_games_state(&restored)?;
+        Ok(restored)
     }
 
     /// [`LayerSolver::restore`] of a one-process snapshot, short of the
@@ -375,7 +367,7 @@ mod tests {
 
     #[test]
     fn snapshots_round_trip_and_damage_is_an_error() {
-        let lower = SolvedLayers::solved_below(4, SearchBudget::default());
+        let lower = crate::tablebase::solve::run::solved_below(4, SearchBudget::default());
         let budget = SearchBudget::default();
         let mut solver = LayerSolver::new(4, &lower, budget);
         solver.retrograde_only();
@@ -410,7 +402,7 @@ mod tests {
     /// layer it should refuse).
     #[test]
     fn a_contradiction_found_before_a_snapshot_is_restored_with_it() {
-        let lower = SolvedLayers::solved_below(4, SearchBudget::NONE);
+        let lower = crate::tablebase::solve::run::solved_below(4, SearchBudget::NONE);
         let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
         let found = Contradiction { seeds: 4, index: 17, ours: (1, 2), theirs: (3, 4) };
         solver.entries.record_contradiction(found);
@@ -431,7 +423,7 @@ mod tests {
     /// to the layer of a build never interrupted.
     #[test]
     fn games_states_are_streamed_as_they_would_be_copied() {
-        let lower = SolvedLayers::solved_below(6, SearchBudget::NONE);
+        let lower = crate::tablebase::solve::run::solved_below(6, SearchBudget::NONE);
         let mut solver = LayerSolver::new(6, &lower, SearchBudget::NONE);
         solver.retrograde_only();
         let components = solver.components();
@@ -479,7 +471,7 @@ mod tests {
     /// §10 (as a file forged with a matching checksum could) is refused.
     #[test]
     fn games_states_that_break_the_games_invariants_are_refused() {
-        let lower = SolvedLayers::solved_below(8, SearchBudget::NONE);
+        let lower = crate::tablebase::solve::run::solved_below(8, SearchBudget::NONE);
         /// Restores every snapshot offered; keeps those taken inside the
         /// games.
         struct Restoring<'l> {

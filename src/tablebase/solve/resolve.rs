@@ -10,13 +10,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::cluster::Communicator;
 use crate::rank::layer_index;
 
-use crate::tablebase::across::bounds::spread;
 use crate::tablebase::entry::Proof;
 use crate::tablebase::snapshot::Checkpointer;
-use crate::tablebase::solve::bounds::BoundWork;
+use crate::tablebase::solve::bounds::{BoundWork, ComponentBounds};
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::graph::ComponentGraph;
 use crate::tablebase::solve::members::MemberPositions;
@@ -28,6 +26,27 @@ use crate::tablebase::solve::tuning::SEARCH_BATCH;
 /// [`LayerError::Invariant`]: a cycle member whose exits are incomplete.
 const WAITS_OUTSIDE: &str = "waits for a move out of its cycle component";
 
+/// Where the threshold games of a large cycle component are played when
+/// not on this process's threads: on rank 0 of a distributed build, by
+/// every rank (`across::bounds` implements it). The phases never name the
+/// ranks; they ask this.
+pub(crate) trait SharedGames {
+    /// Whether component `k`'s games are played elsewhere.
+    fn takes(&self, solver: &LayerSolver, components: &Components, k: usize) -> bool;
+    /// The history-free bounds of component `k` (the ones
+    /// [`LayerSolver::cycle_bounds`] finds), its games resumed from
+    /// `resume` (threshold, safety rounds, state) if given, snapshots
+    /// offered to `checkpoints` at the same thresholds.
+    fn bounds(
+        &self,
+        solver: &LayerSolver,
+        components: &Components,
+        k: usize,
+        resume: Option<(u8, u32, Vec<u8>)>,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<ComponentBounds>;
+}
+
 impl LayerSolver<'_> {
     pub(crate) fn resolve_components(
         &mut self,
@@ -35,7 +54,7 @@ impl LayerSolver<'_> {
         first: usize,
         mut step: Step,
         checkpoints: &mut dyn Checkpointer,
-        across: Option<&dyn Communicator>,
+        shared: Option<&dyn SharedGames>,
     ) -> Result<(), LayerError> {
         let mut work: Option<BoundWork> = None;
         self.progress.phase(
@@ -52,7 +71,7 @@ impl LayerSolver<'_> {
                 std::mem::replace(&mut step, Step::Begin),
                 &mut work,
                 checkpoints,
-                across,
+                shared,
             )?;
             self.progress.advance(members.len() as u64);
             if k + 1 < components.count() && checkpoints.due() {
@@ -111,7 +130,7 @@ impl LayerSolver<'_> {
         step: Step,
         work: &mut Option<BoundWork>,
         checkpoints: &mut dyn Checkpointer,
-        across: Option<&dyn Communicator>,
+        shared: Option<&dyn SharedGames>,
     ) -> Result<(), LayerError> {
         let members = components.of(k);
         let positions = MemberPositions::new(self.n, members);
@@ -127,15 +146,15 @@ impl LayerSolver<'_> {
                     Step::Bounds { t, safety_rounds, state } => Some((t, safety_rounds, state)),
                     _ => None,
                 };
-                let bounds = match across {
-                    Some(comm) if spread(self, components, k) => {
+                let bounds = match shared {
+                    Some(shared) if shared.takes(self, components, k) => {
                         // (The ranks hold the games' bytes: the layer-wide
                         // work arrays make room, as below, for a component
                         // of a quarter of the layer or more.)
                         if 4 * members.len() >= self.size {
                             *work = None;
                         }
-                        self.bounds_across(comm, components, k, resume, checkpoints)?
+                        shared.bounds(self, components, k, resume, checkpoints)?
                     }
                     _ => {
                         let parallel = self.parallel_games(components, k);

@@ -2,7 +2,6 @@
 //! it, with the memory each phase peaked at and a snapshot offered at
 //! every safe point between them.
 
-use crate::cluster::Communicator;
 use crate::memory::release_free_memory;
 use crate::memory::PeakSampler;
 use crate::rank::layer_index;
@@ -11,6 +10,7 @@ use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::NoCheckpoints;
 use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::resolve::SharedGames;
 use crate::tablebase::solve::solver::Audit;
 use crate::tablebase::solve::solver::Cursor;
 use crate::tablebase::solve::solver::LayerError;
@@ -50,18 +50,17 @@ impl LayerSolver<'_> {
         self.run_to_end(cursor, components, checkpoints, None).map(|(bytes, stats, _)| (bytes, stats))
     }
 
-    /// [`LayerSolver::run`] on rank 0 of a distributed build: the large
-    /// components' threshold games are played by every rank of `comm`
-    /// (the others wait in `bounds_across::serve_bounds`, which the caller
-    /// ends with `bounds_across::end_bounds`). The same bytes.
-    pub(crate) fn run_across(
+    /// [`LayerSolver::run`] with the large components' threshold games
+    /// played by `shared` (on rank 0 of a distributed build: by every
+    /// rank, `across::bounds::RankGames`). The same bytes.
+    pub(crate) fn run_sharing(
         self,
         cursor: Cursor,
         components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
-        comm: &dyn Communicator,
+        shared: &dyn SharedGames,
     ) -> Result<(Vec<u8>, LayerStats), LayerError> {
-        self.run_to_end(cursor, components, checkpoints, Some(comm)).map(|(bytes, stats, _)| (bytes, stats))
+        self.run_to_end(cursor, components, checkpoints, Some(shared)).map(|(bytes, stats, _)| (bytes, stats))
     }
 
     fn run_to_end(
@@ -69,7 +68,7 @@ impl LayerSolver<'_> {
         mut cursor: Cursor,
         mut components: Option<Components>,
         checkpoints: &mut dyn Checkpointer,
-        across: Option<&dyn Communicator>,
+        shared: Option<&dyn SharedGames>,
     ) -> Result<(Vec<u8>, LayerStats, Option<Audit>), LayerError> {
         let started = Instant::now();
         let seconds_before = self.stats.seconds.total;
@@ -117,7 +116,7 @@ impl LayerSolver<'_> {
                 }
                 Cursor::Resolving { k, step } => {
                     let found = components.as_ref().expect("components before resolving");
-                    self.resolve_components(found, k, step, checkpoints, across)?;
+                    self.resolve_components(found, k, step, checkpoints, shared)?;
                     Cursor::Done
                 }
                 Cursor::Done => break,
@@ -171,4 +170,19 @@ impl LayerSolver<'_> {
         let (lower, upper, _) = self.entries.interval(index);
         (self.entries.is_decided(index), lower, upper)
     }
+}
+
+/// Layers 0 to `n − 1` solved in memory, one after the other (for tests
+/// of a layer's solver on the layers below it).
+#[cfg(test)]
+pub(crate) fn solved_below(
+    n: u32,
+    budget: crate::tablebase::params::SearchBudget,
+) -> crate::tablebase::layers::SolvedLayers {
+    let mut lower = crate::tablebase::layers::SolvedLayers::new();
+    for seeds in 0..n {
+        let (bytes, _) = LayerSolver::new(seeds, &lower, budget).solve();
+        lower.push(crate::tablebase::layers::LayerBytes::Owned(bytes));
+    }
+    lower
 }
