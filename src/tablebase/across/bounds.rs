@@ -51,6 +51,7 @@ use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::bounds::ComponentBounds;
+use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::leaves_with_child;
 use crate::tablebase::solve::members::MemberPositions;
@@ -100,77 +101,75 @@ impl SharedGames for RankGames<'_> {
         resume: Option<(u8, u32, Vec<u8>)>,
         checkpoints: &mut dyn Checkpointer,
     ) -> io::Result<ComponentBounds> {
-        solver.bounds_across(self.0, components, k, resume, checkpoints)
+        bounds_across(solver, self.0, components, k, resume, checkpoints)
     }
 }
 
-impl LayerSolver<'_> {
-    /// [`LayerSolver::cycle_bounds`] of component `k` with every rank of
-    /// `comm` taking part (rank 0 calls this while the others wait in
-    /// [`serve_bounds`]): the same bounds and safety rounds, and snapshots
-    /// offered to `checkpoints` at the same thresholds, which are the same
-    /// once their parts (written where `checkpoints` keeps them) are
-    /// joined.
-    pub(crate) fn bounds_across(
-        &self,
-        comm: &dyn Communicator,
-        components: &Components,
-        k: usize,
-        resume: Option<(u8, u32, Vec<u8>)>,
-        checkpoints: &mut dyn Checkpointer,
-    ) -> io::Result<ComponentBounds> {
-        let members = components.of(k);
-        let n = self.n as u8;
-        let partition = Partition::new(self.size as u64, comm.ranks());
-        let (first, rounds_before, state) = match resume {
-            Some((t, rounds, state)) => (t, rounds, Some(state)),
-            None => (n, 0, None),
-        };
-        comm.broadcast(vec![BOUNDS]);
-        let outgoing = (0..comm.ranks())
-            .map(|rank| {
-                let range = partition.range(rank);
-                let from = members.partition_point(|&m| (m as u64) < range.start);
-                let to = members.partition_point(|&m| (m as u64) < range.end);
-                let mine = &members[from..to];
-                let interval = |m: u32| self.entries.interval(m as usize);
-                Assignment {
-                    first,
-                    members: mine.to_vec(),
-                    lower: mine.iter().map(|&m| interval(m).0).collect(),
-                    upper: mine.iter().map(|&m| interval(m).1).collect(),
-                    state: state.as_ref().map(|s| s[4 * from..4 * to].to_vec()),
-                }
-                .encode()
-            })
-            .collect();
-        let message = comm.exchange(outgoing).swap_remove(0);
-        let mut lead = RankZero {
-            solver: self,
-            checkpoints,
-            components,
-            k,
-            rounds_before,
-            members: members.len(),
-            error: None,
-        };
-        let played = play(comm, n, &partition, message, &mut lead);
-        let stopped = |lead: RankZero| {
-            lead.error.unwrap_or_else(|| io::Error::other("a rank could not take its share of a component"))
-        };
-        let Ok((added, Some(wins))) = played else { return Err(stopped(lead)) };
-        let wins = wins.concat();
-        if wins.len() != 2 * members.len() {
-            return Err(io::Error::other(format!(
-                "the ranks sent {} won thresholds for {} states",
-                wins.len(),
-                2 * members.len()
-            )));
-        }
-        let lower = wins.iter().step_by(2).copied().collect();
-        let upper = wins.iter().skip(1).step_by(2).map(|&w| n - w).collect();
-        Ok(ComponentBounds { lower, upper, safety_rounds: rounds_before.saturating_add(added) })
+/// `bounds::cycle_bounds` of component `k` with every rank of
+/// `comm` taking part (rank 0 calls this while the others wait in
+/// [`serve_bounds`]): the same bounds and safety rounds, and snapshots
+/// offered to `checkpoints` at the same thresholds, which are the same
+/// once their parts (written where `checkpoints` keeps them) are
+/// joined.
+pub(crate) fn bounds_across(
+    solver: &LayerSolver,
+    comm: &dyn Communicator,
+    components: &Components,
+    k: usize,
+    resume: Option<(u8, u32, Vec<u8>)>,
+    checkpoints: &mut dyn Checkpointer,
+) -> io::Result<ComponentBounds> {
+    let members = components.of(k);
+    let n = solver.n as u8;
+    let partition = Partition::new(solver.size as u64, comm.ranks());
+    let (first, rounds_before, state) = match resume {
+        Some((t, rounds, state)) => (t, rounds, Some(state)),
+        None => (n, 0, None),
+    };
+    comm.broadcast(vec![BOUNDS]);
+    let outgoing = (0..comm.ranks())
+        .map(|rank| {
+            let range = partition.range(rank);
+            let from = members.partition_point(|&m| (m as u64) < range.start);
+            let to = members.partition_point(|&m| (m as u64) < range.end);
+            let mine = &members[from..to];
+            let interval = |m: u32| solver.entries.interval(m as usize);
+            Assignment {
+                first,
+                members: mine.to_vec(),
+                lower: mine.iter().map(|&m| interval(m).0).collect(),
+                upper: mine.iter().map(|&m| interval(m).1).collect(),
+                state: state.as_ref().map(|s| s[4 * from..4 * to].to_vec()),
+            }
+            .encode()
+        })
+        .collect();
+    let message = comm.exchange(outgoing).swap_remove(0);
+    let mut lead = RankZero {
+        solver: solver,
+        checkpoints,
+        components,
+        k,
+        rounds_before,
+        members: members.len(),
+        error: None,
+    };
+    let played = play(comm, n, &partition, message, &mut lead);
+    let stopped = |lead: RankZero| {
+        lead.error.unwrap_or_else(|| io::Error::other("a rank could not take its share of a component"))
+    };
+    let Ok((added, Some(wins))) = played else { return Err(stopped(lead)) };
+    let wins = wins.concat();
+    if wins.len() != 2 * members.len() {
+        return Err(io::Error::other(format!(
+            "the ranks sent {} won thresholds for {} states",
+            wins.len(),
+            2 * members.len()
+        )));
     }
+    let lower = wins.iter().step_by(2).copied().collect();
+    let upper = wins.iter().skip(1).step_by(2).map(|&w| n - w).collect();
+    Ok(ComponentBounds { lower, upper, safety_rounds: rounds_before.saturating_add(added) })
 }
 
 /// The part of a rank other than 0 in the cycle phases of layer `n`: it
@@ -380,7 +379,7 @@ impl Lead for RankZero<'_, '_> {
         let saved = part_records(replies).and_then(|records| {
             let games = GamesSnapshot::Parts { sequence, records: &records };
             let at = (self.k, t, self.rounds_before.saturating_add(added));
-            self.solver.checkpoint_games(self.checkpoints, at, self.components, &games)
+            checkpoint::checkpoint_games(&self.solver, self.checkpoints, at, self.components, &games)
         });
         self.error = saved.err();
         self.error.is_none()
@@ -850,7 +849,9 @@ mod tests {
     use super::*;
     use crate::cluster::run_ranks;
     use crate::tablebase::snapshot::NoCheckpoints;
+    use crate::tablebase::solve::bounds;
     use crate::tablebase::solve::bounds::BoundWork;
+    use crate::tablebase::solve::components;
     use crate::tablebase::solve::solver::{Cursor, Step};
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
@@ -911,9 +912,10 @@ mod tests {
                 .map(|(i, bytes)| {
                     let parts = Some((self.parts, i as u64 + 1));
                     let (solver, cursor, components) =
-                        LayerSolver::restore(n, solved, SearchBudget::NONE, bytes, parts).unwrap();
+                        checkpoint::restore(n, solved, SearchBudget::NONE, bytes, parts).unwrap();
                     let mut joined = Vec::new();
-                    solver.write_snapshot(&cursor, components.as_ref(), None, &mut joined).unwrap();
+                    checkpoint::write_snapshot(&solver, &cursor, components.as_ref(), None, &mut joined)
+                        .unwrap();
                     joined
                 })
                 .collect()
@@ -992,11 +994,20 @@ mod tests {
         let solved = crate::tablebase::solve::run::solved_below(8, SearchBudget::NONE);
         let mut solver = LayerSolver::new(8, &solved, SearchBudget::NONE);
         solver.retrograde_only();
-        let components = solver.components();
+        let components = components::components(&mut solver);
         let k = (0..components.count()).max_by_key(|&k| components.of(k).len()).expect("a component");
         let positions = MemberPositions::new(8, components.of(k));
         let mut work = BoundWork::new(solver.size);
-        let one = solver.cycle_bounds(&components, k, &positions, &mut work, None, &mut NoCheckpoints, false);
+        let one = bounds::cycle_bounds(
+            &solver,
+            &components,
+            k,
+            &positions,
+            &mut work,
+            None,
+            &mut NoCheckpoints,
+            false,
+        );
         let one = one.unwrap();
         let (memory, no_room) = (MemoryParts::default(), NoRoomOnTwo(MemoryParts::default()));
         for (parts, error) in [
@@ -1010,11 +1021,11 @@ mod tests {
                 }
                 // (Rank 0 writes its own part where the others do.)
                 let failed = if error.starts_with("rank") {
-                    solver.bounds_across(comm, &components, k, None, &mut Keep::new(&no_room.0))
+                    bounds_across(&solver, comm, &components, k, None, &mut Keep::new(&no_room.0))
                 } else {
-                    solver.bounds_across(comm, &components, k, None, &mut Failing(Some(parts)))
+                    bounds_across(&solver, comm, &components, k, None, &mut Failing(Some(parts)))
                 };
-                let again = solver.bounds_across(comm, &components, k, None, &mut NoCheckpoints);
+                let again = bounds_across(&solver, comm, &components, k, None, &mut NoCheckpoints);
                 end_bounds(comm);
                 Some((failed.err().map(|e| e.to_string()), again.unwrap()))
             });
@@ -1030,7 +1041,7 @@ mod tests {
                 serve_bounds(comm, 8, &memory);
                 return None;
             }
-            let bounds = solver.bounds_across(comm, &components, k, None, &mut Failing(None));
+            let bounds = bounds_across(&solver, comm, &components, k, None, &mut Failing(None));
             end_bounds(comm);
             Some(bounds.unwrap())
         });
@@ -1050,7 +1061,7 @@ mod tests {
         for n in 0..=9 {
             let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
             solver.retrograde_only();
-            let components = solver.components();
+            let components = components::components(&mut solver);
             let mut work = BoundWork::new(solver.size);
             let ks: Vec<usize> = (0..components.count()).filter(|&k| components.of(k).len() >= 2).collect();
             let biggest = ks.iter().copied().max_by_key(|&k| components.of(k).len());
@@ -1062,8 +1073,16 @@ mod tests {
                     let mut keep = Keep::new(&unused);
                     let checkpoints: &mut dyn Checkpointer =
                         if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
-                    let bounds =
-                        solver.cycle_bounds(&components, k, &positions, &mut work, None, checkpoints, false);
+                    let bounds = bounds::cycle_bounds(
+                        &solver,
+                        &components,
+                        k,
+                        &positions,
+                        &mut work,
+                        None,
+                        checkpoints,
+                        false,
+                    );
                     (bounds.unwrap(), keep.kept)
                 })
                 .collect();
@@ -1080,7 +1099,7 @@ mod tests {
                             let mut keep = Keep::new(&parts);
                             let checkpoints: &mut dyn Checkpointer =
                                 if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
-                            let bounds = solver.bounds_across(comm, &components, k, None, checkpoints);
+                            let bounds = bounds_across(&solver, comm, &components, k, None, checkpoints);
                             (bounds.unwrap(), keep.joined(n, &solved))
                         })
                         .collect();
@@ -1101,7 +1120,7 @@ mod tests {
             if let Some((k, (one, kept))) = ks.iter().zip(&one_process).find(|(&k, _)| Some(k) == biggest) {
                 let halfway = &kept[kept.len() / 2];
                 let (resumed, cursor, found) =
-                    LayerSolver::restore(n, &solved, SearchBudget::NONE, halfway, None).expect("a snapshot");
+                    checkpoint::restore(n, &solved, SearchBudget::NONE, halfway, None).expect("a snapshot");
                 let Cursor::Resolving { step: Step::Bounds { t, safety_rounds, state }, .. } = cursor else {
                     panic!("a snapshot inside the games")
                 };
@@ -1113,7 +1132,7 @@ mod tests {
                             return None;
                         }
                         let resume = Some((t, safety_rounds, state.clone()));
-                        let bounds = resumed.bounds_across(comm, &found, *k, resume, &mut NoCheckpoints);
+                        let bounds = bounds_across(&resumed, comm, &found, *k, resume, &mut NoCheckpoints);
                         end_bounds(comm);
                         Some(bounds.unwrap())
                     });

@@ -49,7 +49,7 @@ use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::PartsOf;
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::bounds::member_state_fault;
-use crate::tablebase::solve::checkpoint::{check_games_state, Restored};
+use crate::tablebase::solve::checkpoint::{self, check_games_state, Restored};
 use crate::tablebase::solve::components::{Components, NONE};
 use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
@@ -405,7 +405,7 @@ fn part_limit(positions: u64, components: usize) -> usize {
 
 /// Rebuilds a solver from any snapshot of layer `n` a build writes: one
 /// kept spread over ranks, its parts joined, or a one-process snapshot
-/// ([`LayerSolver::restore`]); the games' state of either is checked
+/// (`solve::checkpoint::restore`); the games' state of either is checked
 /// ([`check_games_state`]).
 pub(crate) fn restore<'a>(
     n: u32,
@@ -415,7 +415,7 @@ pub(crate) fn restore<'a>(
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
     if !is_spread(bytes) {
-        return LayerSolver::restore(n, lower, budget, bytes, parts);
+        return checkpoint::restore(n, lower, budget, bytes, parts);
     }
     if lower.len() != n {
         return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
@@ -430,6 +430,7 @@ pub(crate) fn restore<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::solve::components;
 
     /// Hands back the bytes it was given for every part, unchecked (so the
     /// decoder meets damage a checksum would have caught).
@@ -460,7 +461,7 @@ mod tests {
     ) -> (SpreadSnapshot, Vec<u8>, Vec<Vec<u32>>, Vec<u8>) {
         let mut solver = LayerSolver::new(6, lower, SearchBudget::NONE);
         solver.retrograde_only();
-        let components = solver.components();
+        let components = components::components(&mut solver);
         let members: Vec<Vec<u32>> = (0..components.count()).map(|k| components.of(k).to_vec()).collect();
         let (n, t) = (6u8, 3u8);
         let mut games: Vec<u8> = members[0]

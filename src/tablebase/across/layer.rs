@@ -19,7 +19,7 @@
 //! labels, runs Pearce's algorithm on the small parts and numbers the
 //! components as one process numbers them, and leads their resolution
 //! (the large components' threshold games are played by every rank:
-//! `bounds_across.rs`).
+//! `across::bounds`).
 
 use std::time::Instant;
 
@@ -33,8 +33,10 @@ use crate::tablebase::across::spread::{
 };
 use crate::tablebase::layers::SolvedLayers;
 use crate::tablebase::params::SearchBudget;
+use crate::tablebase::solve::components;
 use crate::tablebase::solve::components::{Components, QuietMoves};
 use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::retrograde;
 use crate::tablebase::solve::solver::LayerSolver;
 use crate::tablebase::solve::split::{number_components, split_labels};
 
@@ -178,7 +180,7 @@ pub(crate) fn layer_across<'a>(
         comm,
         &partition,
         &graph,
-        part.labels_to_split(),
+        components::labels_to_split(&part),
         part.pearce_up_to,
         part.progress,
         &graph.what(),
@@ -288,7 +290,7 @@ pub(crate) fn layer_across<'a>(
     let clock = Instant::now();
     split.labels = labels;
     let found = number_components(&graph, split, whole.progress, &graph.what());
-    let components = whole.components_found(found);
+    let components = components::components_found(&mut whole, found);
     whole.stats.retrograde_rounds = rounds;
     whole.stats.seconds.retrograde = retrograde_seconds;
     whole.stats.seconds.scc = split_seconds + clock.elapsed().as_secs_f64();
@@ -315,11 +317,11 @@ fn run_rounds<'a>(
     mut part: LayerSolver<'a>,
     partition: &Partition,
 ) -> (LayerSolver<'a>, u64) {
-    let frontier = part.first_pass().iter().map(|p| layer_index(p) as u32).collect();
+    let frontier = retrograde::first_pass(&mut part).iter().map(|p| layer_index(p) as u32).collect();
     let (rounds, _) = propagate_across(comm, &part, partition, frontier, |rounds| {
         format!("{} seeds: propagate {rounds} across {} ranks", part.n, comm.ranks())
     });
     part.stats.retrograde_rounds = rounds;
-    part.finish_retrograde();
+    retrograde::finish_retrograde(&mut part);
     (part, rounds)
 }

@@ -42,6 +42,7 @@ use crate::tablebase::params::SearchBudget;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::SnapshotParts;
+use crate::tablebase::solve::components;
 use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::solver::LayerSolver;
 use crate::tablebase::solve::split::NONE;
@@ -174,7 +175,7 @@ fn resolve_components(
     release_free_memory();
     let sizes = comm.sum_each(&members.iter().map(|m| m.len() as u64).collect::<Vec<_>>());
     if start.fresh {
-        part.record_component_sizes(&sizes, odd);
+        components::record_component_sizes(part, &sizes, odd);
     }
     let mut resume = start.games;
     for k in start.k..count {
@@ -297,7 +298,7 @@ pub(crate) fn resume_spread(
 
 /// The lead of a layer kept spread's games and snapshots (see
 /// [`Lead`]): rank 0's checkpointer decides when a snapshot is due; each
-/// rank writes its whole state as its part (`spread_checkpoint.rs`).
+/// rank writes its whole state as its part (`across::checkpoint`).
 struct SpreadLead<'l, 's> {
     checkpoints: &'l mut SpreadCheckpoints<'s>,
     part: &'l LayerSolver<'l>,

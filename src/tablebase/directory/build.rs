@@ -1576,8 +1576,14 @@ mod resume_tests {
         }
         let mut largest = Largest::default();
         LayerSolver::new(9, &solved, SearchBudget::default()).run(Cursor::Start, None, &mut largest).unwrap();
-        let (_, cursor, _) =
-            LayerSolver::restore(9, &solved, SearchBudget::default(), &largest.0, None).unwrap();
+        let (_, cursor, _) = crate::tablebase::solve::checkpoint::restore(
+            9,
+            &solved,
+            SearchBudget::default(),
+            &largest.0,
+            None,
+        )
+        .unwrap();
         assert!(matches!(cursor, Cursor::Resolving { step: Step::Bounds { .. }, .. }), "{cursor:?}");
         // Named by the manifest as the build's own checkpoint would be.
         let compressed = zstd::stream::encode_all(&largest.0[..], 1).unwrap();

@@ -27,6 +27,7 @@ use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::GamesState;
+use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
 use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
@@ -38,7 +39,7 @@ pub(crate) struct BoundWork {
     /// Threshold at which a state entered `W` (0: not yet).
     win: Vec<u8>,
     /// Opponent states: children not in `W` yet (counted once the state
-    /// may join, see [`LayerSolver::cycle_bounds`]).
+    /// may join, see [`cycle_bounds`]).
     open: Vec<u8>,
     /// The safety game's scratch.
     safe: Vec<u8>,
@@ -159,131 +160,118 @@ pub(crate) struct ComponentBounds {
     pub safety_rounds: u32,
 }
 
-impl LayerSolver<'_> {
-    /// Whether component `k` gets the parallel games: a large component
-    /// when more than one thread runs (on one, the sequential games are
-    /// the faster form). The bounds are the same either way.
-    pub(crate) fn parallel_games(&self, components: &Components, k: usize) -> bool {
-        components.of(k).len() >= self.parallel_members && rayon::current_num_threads() > 1
-    }
+/// Whether component `k` gets the parallel games: a large component
+/// when more than one thread runs (on one, the sequential games are
+/// the faster form). The bounds are the same either way.
+pub(crate) fn parallel_games(solver: &LayerSolver, components: &Components, k: usize) -> bool {
+    components.of(k).len() >= solver.parallel_members && rayon::current_num_threads() > 1
+}
 
-    /// Solves Γ_t for every threshold on component `k`, or for those up to
-    /// `t` when resuming from a snapshot taken after threshold `t + 1`, on
-    /// one thread or with the parallel games (the tests compare them).
-    // (A component, its work arrays, a resume point, checkpoints and the
-    // choice of games: each is needed.)
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn cycle_bounds(
-        &self,
-        components: &Components,
-        k: usize,
-        positions: &MemberPositions,
-        work: &mut BoundWork,
-        resume: Option<(u8, u32, Vec<u8>)>,
-        checkpoints: &mut dyn Checkpointer,
-        parallel: bool,
-    ) -> std::io::Result<ComponentBounds> {
-        let members = components.of(k);
-        let n = self.n as u8;
-        let graph = ImplicitComponent { ids: &components.id, component: k as u32, members, positions };
-        let BoundWork { win, open, safe } = work;
-        // X = the player at parity 0. X-states enter `W` at the threshold
-        // of their best exit read pessimistically; Y-states may join from
-        // the threshold at which their best exit (read for X: n − its
-        // upper end) no longer keeps X below, and only then count their
-        // children not won. (No exit: 0, harmless, since thresholds start
-        // at 1.) The members are scanned for them at each threshold: lists
-        // by threshold would cost more than the games' own arrays.
-        let x_entry = |i: usize, t: u8| self.entries.interval(members[i] as usize).0 == t;
-        let y_eligible = |i: usize, t: u8| n - self.entries.interval(members[i] as usize).1 == t;
-        for &m in members {
-            let m = m as usize;
-            win[2 * m..2 * m + 2].fill(0);
-            open[2 * m..2 * m + 2].fill(0);
+/// Solves Γ_t for every threshold on component `k`, or for those up to
+/// `t` when resuming from a snapshot taken after threshold `t + 1`, on
+/// one thread or with the parallel games (the tests compare them).
+// (A component, its work arrays, a resume point, checkpoints and the
+// choice of games: each is needed.)
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cycle_bounds(
+    solver: &LayerSolver,
+    components: &Components,
+    k: usize,
+    positions: &MemberPositions,
+    work: &mut BoundWork,
+    resume: Option<(u8, u32, Vec<u8>)>,
+    checkpoints: &mut dyn Checkpointer,
+    parallel: bool,
+) -> std::io::Result<ComponentBounds> {
+    let members = components.of(k);
+    let n = solver.n as u8;
+    let graph = ImplicitComponent { ids: &components.id, component: k as u32, members, positions };
+    let BoundWork { win, open, safe } = work;
+    // X = the player at parity 0. X-states enter `W` at the threshold
+    // of their best exit read pessimistically; Y-states may join from
+    // the threshold at which their best exit (read for X: n − its
+    // upper end) no longer keeps X below, and only then count their
+    // children not won. (No exit: 0, harmless, since thresholds start
+    // at 1.) The members are scanned for them at each threshold: lists
+    // by threshold would cost more than the games' own arrays.
+    let x_entry = |i: usize, t: u8| solver.entries.interval(members[i] as usize).0 == t;
+    let y_eligible = |i: usize, t: u8| n - solver.entries.interval(members[i] as usize).1 == t;
+    for &m in members {
+        let m = m as usize;
+        win[2 * m..2 * m + 2].fill(0);
+        open[2 * m..2 * m + 2].fill(0);
+    }
+    let (mut safety_rounds, first) = match resume {
+        None => (0, n),
+        Some((t, rounds, state)) => {
+            for (i, &m) in members.iter().enumerate() {
+                let m = m as usize;
+                win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
+                open[2 * m..2 * m + 2].copy_from_slice(&state[4 * i + 2..4 * i + 4]);
+            }
+            (rounds, t)
         }
-        let (mut safety_rounds, first) = match resume {
-            None => (0, n),
-            Some((t, rounds, state)) => {
-                for (i, &m) in members.iter().enumerate() {
-                    let m = m as usize;
-                    win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
-                    open[2 * m..2 * m + 2].copy_from_slice(&state[4 * i + 2..4 * i + 4]);
-                }
-                (rounds, t)
+    };
+    let big = members.len() > 1 << 16;
+    let mut queue = VecDeque::new();
+    for t in (1..=first).rev() {
+        if big {
+            solver
+                .progress
+                .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
+        }
+        if t < first && checkpoints.due() {
+            let games = GamesState { members, win, open };
+            let games = GamesSnapshot::Arrays(&games);
+            checkpoint::checkpoint_games(solver, checkpoints, (k, t, safety_rounds), components, &games)?;
+        }
+        let entries = &solver.entries;
+        let may_join = |s: &State| s.parity() == 0 || entries.interval(s.index()).1 <= n - t;
+        let good = |s: &State| {
+            let own = s.position().own_seeds() as u8;
+            (if s.parity() == 0 { own } else { n - own }) >= t
+        };
+        // The threshold's new entries, then the games from them.
+        let frontier = {
+            let (win, open) = (as_atomic(win), as_atomic(open));
+            let count = |i: usize| {
+                y_eligible(i, t).then(|| count_not_won(&graph, positions, win, open, i, t)).flatten()
+            };
+            let enter = |i: usize| {
+                let m = members[i] as usize;
+                (x_entry(i, t) && win[2 * m].load(Relaxed) == 0).then(|| {
+                    win[2 * m].store(t, Relaxed);
+                    State::new(&positions.get(i), m, 0)
+                })
+            };
+            // (All counts first: they are taken before anything new is
+            // won at t.)
+            let all = 0..members.len();
+            if parallel {
+                let mut frontier: Vec<State> =
+                    all.clone().into_par_iter().with_min_len(1 << 12).filter_map(count).collect();
+                frontier.par_extend(all.into_par_iter().with_min_len(1 << 12).filter_map(enter));
+                frontier
+            } else {
+                let mut frontier: Vec<State> = all.clone().filter_map(count).collect();
+                frontier.extend(all.filter_map(enter));
+                frontier
             }
         };
-        let big = members.len() > 1 << 16;
-        let mut queue = VecDeque::new();
-        for t in (1..=first).rev() {
-            if big {
-                self.progress
-                    .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
-            }
-            if t < first && checkpoints.due() {
-                let games = GamesState { members, win, open };
-                let games = GamesSnapshot::Arrays(&games);
-                self.checkpoint_games(checkpoints, (k, t, safety_rounds), components, &games)?;
-            }
-            let entries = &self.entries;
-            let may_join = |s: &State| s.parity() == 0 || entries.interval(s.index()).1 <= n - t;
-            let good = |s: &State| {
-                let own = s.position().own_seeds() as u8;
-                (if s.parity() == 0 { own } else { n - own }) >= t
-            };
-            // The threshold's new entries, then the games from them.
-            let frontier = {
-                let (win, open) = (as_atomic(win), as_atomic(open));
-                let count = |i: usize| {
-                    y_eligible(i, t).then(|| count_not_won(&graph, positions, win, open, i, t)).flatten()
-                };
-                let enter = |i: usize| {
-                    let m = members[i] as usize;
-                    (x_entry(i, t) && win[2 * m].load(Relaxed) == 0).then(|| {
-                        win[2 * m].store(t, Relaxed);
-                        State::new(&positions.get(i), m, 0)
-                    })
-                };
-                // (All counts first: they are taken before anything new is
-                // won at t.)
-                let all = 0..members.len();
-                if parallel {
-                    let mut frontier: Vec<State> =
-                        all.clone().into_par_iter().with_min_len(1 << 12).filter_map(count).collect();
-                    frontier.par_extend(all.into_par_iter().with_min_len(1 << 12).filter_map(enter));
-                    frontier
-                } else {
-                    let mut frontier: Vec<State> = all.clone().filter_map(count).collect();
-                    frontier.extend(all.filter_map(enter));
-                    frontier
-                }
-            };
-            // (Saturating: a resumed count comes from a file.)
-            safety_rounds = safety_rounds.saturating_add(if parallel {
-                let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
-                par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good)
-            } else {
-                queue.extend(frontier);
-                let (_, rounds) = peel(
-                    &graph,
-                    0,
-                    win,
-                    open,
-                    safe,
-                    &mut queue,
-                    t,
-                    may_join,
-                    good,
-                    None,
-                    None,
-                    &mut |_, _| {},
-                );
-                rounds
-            });
-        }
-        let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
-        let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
-        Ok(ComponentBounds { lower, upper, safety_rounds })
+        // (Saturating: a resumed count comes from a file.)
+        safety_rounds = safety_rounds.saturating_add(if parallel {
+            let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
+            par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good)
+        } else {
+            queue.extend(frontier);
+            let (_, rounds) =
+                peel(&graph, 0, win, open, safe, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
+            rounds
+        });
     }
+    let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
+    let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
+    Ok(ComponentBounds { lower, upper, safety_rounds })
 }
 
 /// Why one member's games' state, read from a snapshot taken before
@@ -415,6 +403,7 @@ fn count_not_won(
 mod tests {
     use super::*;
     use crate::tablebase::snapshot::NoCheckpoints;
+    use crate::tablebase::solve::components;
     use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     /// The parallel games give every component of a layer the bounds and
@@ -429,7 +418,7 @@ mod tests {
         for n in 0..=9 {
             let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
             solver.retrograde_only();
-            let components = solver.components();
+            let components = components::components(&mut solver);
             let mut work = BoundWork::new(solver.size);
             for k in 0..components.count() {
                 let members = components.of(k);
@@ -437,13 +426,22 @@ mod tests {
                     continue;
                 }
                 let stored = MemberPositions::with_limit(n, members, usize::MAX);
-                let one =
-                    solver.cycle_bounds(&components, k, &stored, &mut work, None, &mut NoCheckpoints, false);
+                let one = cycle_bounds(
+                    &solver,
+                    &components,
+                    k,
+                    &stored,
+                    &mut work,
+                    None,
+                    &mut NoCheckpoints,
+                    false,
+                );
                 let one = one.unwrap();
                 for (pool, limit) in pools.iter().zip([usize::MAX, 0]) {
                     let positions = MemberPositions::with_limit(n, members, limit);
                     let many = pool.install(|| {
-                        solver.cycle_bounds(
+                        cycle_bounds(
+                            &solver,
                             &components,
                             k,
                             &positions,

@@ -93,247 +93,240 @@ pub(crate) fn check_games_state((solver, cursor, components): &Restored) -> Resu
     Ok(())
 }
 
-impl LayerSolver<'_> {
-    /// Offers a snapshot of the current state to `checkpoints`.
-    pub(crate) fn checkpoint(
-        &self,
-        checkpoints: &mut dyn Checkpointer,
-        cursor: &Cursor,
-        components: Option<&Components>,
-    ) -> io::Result<()> {
-        checkpoints.save(&mut |out| self.write_snapshot(cursor, components, None, out))
-    }
+/// Offers a snapshot of the current state to `checkpoints`.
+pub(crate) fn checkpoint(
+    solver: &LayerSolver,
+    checkpoints: &mut dyn Checkpointer,
+    cursor: &Cursor,
+    components: Option<&Components>,
+) -> io::Result<()> {
+    checkpoints.save(&mut |out| write_snapshot(solver, cursor, components, None, out))
+}
 
-    /// Offers a snapshot taken inside the threshold games of component `k`
-    /// (thresholds above `t` solved): their state is streamed from the
-    /// work arrays, not copied (at 24 seeds a copy would be 1.4 GB).
-    /// (Or, with [`GamesSnapshot::Parts`], their state is in the ranks'
-    /// parts, written already.)
-    pub(crate) fn checkpoint_games(
-        &self,
-        checkpoints: &mut dyn Checkpointer,
-        (k, t, safety_rounds): (usize, u8, u32),
-        components: &Components,
-        games: &GamesSnapshot,
-    ) -> io::Result<()> {
-        let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: Vec::new() } };
-        checkpoints.save(&mut |out| self.write_snapshot(&cursor, Some(components), Some(games), out))
-    }
+/// Offers a snapshot taken inside the threshold games of component `k`
+/// (thresholds above `t` solved): their state is streamed from the
+/// work arrays, not copied (at 24 seeds a copy would be 1.4 GB).
+/// (Or, with [`GamesSnapshot::Parts`], their state is in the ranks'
+/// parts, written already.)
+pub(crate) fn checkpoint_games(
+    solver: &LayerSolver,
+    checkpoints: &mut dyn Checkpointer,
+    (k, t, safety_rounds): (usize, u8, u32),
+    components: &Components,
+    games: &GamesSnapshot,
+) -> io::Result<()> {
+    let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: Vec::new() } };
+    checkpoints.save(&mut |out| write_snapshot(solver, &cursor, Some(components), Some(games), out))
+}
 
-    /// Streams the whole state at a safe point (layout above); `games`,
-    /// if given, is the state of a `Step::Bounds` cursor.
-    pub(crate) fn write_snapshot(
-        &self,
-        cursor: &Cursor,
-        components: Option<&Components>,
-        games: Option<&GamesSnapshot>,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        let mut e = Encoder::default();
-        e.bytes.extend_from_slice(MAGIC);
-        e.u32(self.n);
-        e.u64(self.size as u64);
-        out.write_all(&e.bytes)?;
-        self.entries.write_arrays(out)?;
-        let mut e = Encoder::default();
-        self.stats.encode(&mut e);
-        match cursor {
-            Cursor::Start => e.u8(0),
-            Cursor::Propagating { frontier } => {
-                e.u8(1);
-                e.words(frontier);
-            }
-            Cursor::Retrograded => e.u8(2),
-            Cursor::Resolving { k, step } => {
-                e.u8(3);
-                e.u64(*k as u64);
-                match step {
-                    Step::Begin => e.u8(0),
-                    Step::Bounds { t, safety_rounds, state } => {
-                        let in_parts = matches!(games, Some(GamesSnapshot::Parts { .. }));
-                        e.u8(if in_parts { 3 } else { 1 });
-                        e.u8(*t);
-                        e.u32(*safety_rounds);
-                        match games {
-                            Some(GamesSnapshot::Arrays(games)) => {
-                                out.write_all(&e.bytes)?;
-                                e.bytes.clear();
-                                out.write_all(&(4 * games.members.len() as u64).to_le_bytes())?;
-                                games.write(out)?;
-                            }
-                            Some(GamesSnapshot::Parts { sequence, records }) => {
-                                e.u64(*sequence);
-                                e.u32(records.len() as u32);
-                                for record in *records {
-                                    e.bytes.extend_from_slice(&record.encode());
-                                }
-                            }
-                            None => e.blob(state),
+/// Streams the whole state at a safe point (layout above); `games`,
+/// if given, is the state of a `Step::Bounds` cursor.
+pub(crate) fn write_snapshot(
+    solver: &LayerSolver,
+    cursor: &Cursor,
+    components: Option<&Components>,
+    games: Option<&GamesSnapshot>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut e = Encoder::default();
+    e.bytes.extend_from_slice(MAGIC);
+    e.u32(solver.n);
+    e.u64(solver.size as u64);
+    out.write_all(&e.bytes)?;
+    solver.entries.write_arrays(out)?;
+    let mut e = Encoder::default();
+    solver.stats.encode(&mut e);
+    match cursor {
+        Cursor::Start => e.u8(0),
+        Cursor::Propagating { frontier } => {
+            e.u8(1);
+            e.words(frontier);
+        }
+        Cursor::Retrograded => e.u8(2),
+        Cursor::Resolving { k, step } => {
+            e.u8(3);
+            e.u64(*k as u64);
+            match step {
+                Step::Begin => e.u8(0),
+                Step::Bounds { t, safety_rounds, state } => {
+                    let in_parts = matches!(games, Some(GamesSnapshot::Parts { .. }));
+                    e.u8(if in_parts { 3 } else { 1 });
+                    e.u8(*t);
+                    e.u32(*safety_rounds);
+                    match games {
+                        Some(GamesSnapshot::Arrays(games)) => {
+                            out.write_all(&e.bytes)?;
+                            e.bytes.clear();
+                            out.write_all(&(4 * games.members.len() as u64).to_le_bytes())?;
+                            games.write(out)?;
                         }
-                    }
-                    Step::Search { lower, upper, done } => {
-                        e.u8(2);
-                        e.blob(lower);
-                        e.blob(upper);
-                        let pairs: Vec<u8> = done.iter().flat_map(|&(l, u)| [l, u]).collect();
-                        e.blob(&pairs);
-                    }
-                }
-            }
-            Cursor::Done => e.u8(4),
-        }
-        e.u8(components.is_some() as u8);
-        out.write_all(&e.bytes)?;
-        if let Some(c) = components {
-            stream_words(out, &c.id)?;
-        }
-        let mut e = Encoder::default();
-        Contradiction::encode_found(self.entries.contradiction().as_ref(), &mut e);
-        out.write_all(&e.bytes)
-    }
-
-    /// Rebuilds a solver from a one-process snapshot of layer `n`; a
-    /// snapshot in parts gets its parts from `parts` (and comes back with
-    /// them joined), once the rest of it has been read and checked. A
-    /// snapshot of a layer kept spread over ranks is
-    /// `across::checkpoint::restore`'s to read.
-    pub(crate) fn restore<'a>(
-        n: u32,
-        lower: &'a SolvedLayers,
-        budget: SearchBudget,
-        bytes: &[u8],
-        parts: PartsOf,
-    ) -> Result<Restored<'a>, DecodeError> {
-        let restored = LayerSolver::decode_snapshot(n, lower, budget, bytes, parts)?;
-        check_games_state(&restored)?;
-        Ok(restored)
-    }
-
-    /// [`LayerSolver::restore`] of a one-process snapshot, short of the
-    /// games' state's invariants.
-    fn decode_snapshot<'a>(
-        n: u32,
-        lower: &'a SolvedLayers,
-        budget: SearchBudget,
-        bytes: &[u8],
-        parts: PartsOf,
-    ) -> Result<Restored<'a>, DecodeError> {
-        let mut d = Decoder::new(bytes);
-        let magic = d.blob_exact(MAGIC.len())?;
-        if magic != MAGIC && magic != SECOND_MAGIC {
-            return Err(DecodeError("not a layer checkpoint (bad magic)".into()));
-        }
-        let (found_n, size) = (d.u32()?, d.u64()? as usize);
-        if found_n != n || lower.len() != n || size as u64 != crate::rank::layer_size(n) {
-            return Err(DecodeError(format!(
-                "checkpoint of layer {found_n} ({size} positions), expected layer {n}"
-            )));
-        }
-        let mut solver = LayerSolver::new(n, lower, budget);
-        solver.entries.read_arrays(&mut d)?;
-        solver.stats = LayerStats::decode(&mut d)?;
-        // A snapshot in parts: the sequence number and part records it
-        // holds (the parts are read once the rest has been checked).
-        let mut in_parts: Option<(u64, Vec<PartRecord>)> = None;
-        let mut cursor = match d.u8()? {
-            0 => Cursor::Start,
-            1 => {
-                let frontier = d.words()?;
-                if frontier.iter().any(|&i| i as usize >= size) {
-                    return Err(DecodeError("frontier index outside the layer".into()));
-                }
-                // (The frontier holds positions decided in the last round.)
-                if frontier.iter().any(|&i| !solver.entries.is_decided(i as usize)) {
-                    return Err(DecodeError("an undecided position on the frontier".into()));
-                }
-                Cursor::Propagating { frontier }
-            }
-            2 => Cursor::Retrograded,
-            3 => {
-                let k = d.u64()? as usize;
-                let step = match d.u8()? {
-                    0 => Step::Begin,
-                    1 => Step::Bounds { t: d.u8()?, safety_rounds: d.u32()?, state: d.blob()?.to_vec() },
-                    3 => {
-                        let (t, safety_rounds, sequence) = (d.u8()?, d.u32()?, d.u64()?);
-                        let count = d.u32()? as usize;
-                        if count > d.remaining() / PartRecord::BYTES {
-                            return Err(DecodeError(format!("{count} parts in a short snapshot")));
+                        Some(GamesSnapshot::Parts { sequence, records }) => {
+                            e.u64(*sequence);
+                            e.u32(records.len() as u32);
+                            for record in *records {
+                                e.bytes.extend_from_slice(&record.encode());
+                            }
                         }
-                        let records: Vec<PartRecord> =
-                            (0..count).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
-                        in_parts = Some((sequence, records));
-                        Step::Bounds { t, safety_rounds, state: Vec::new() }
+                        None => e.blob(state),
                     }
-                    2 => {
-                        let lower = d.blob()?.to_vec();
-                        let upper = d.blob()?.to_vec();
-                        let done = d.blob()?.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-                        Step::Search { lower, upper, done }
-                    }
-                    tag => return Err(DecodeError(format!("unknown step {tag}"))),
-                };
-                Cursor::Resolving { k, step }
-            }
-            4 => Cursor::Done,
-            tag => return Err(DecodeError(format!("unknown cursor {tag}"))),
-        };
-        let components = match d.u8()? {
-            0 => None,
-            1 => {
-                let ids = d.words()?;
-                if ids.len() != size
-                    || ids
-                        .iter()
-                        .any(|&r| r != crate::tablebase::solve::components::NONE && r as usize >= size)
-                {
-                    return Err(DecodeError("component ids do not match the layer".into()));
                 }
-                Some(Components::from_ids(ids))
-            }
-            tag => return Err(DecodeError(format!("unknown components tag {tag}"))),
-        };
-        if magic == MAGIC {
-            if let Some(found) = Contradiction::decode_found(&mut d, n)? {
-                if found.index >= size as u64 {
-                    return Err(DecodeError("a contradiction outside the layer".into()));
-                }
-                solver.entries.record_contradiction(found);
-            }
-        }
-        d.finish()?;
-        if let Cursor::Resolving { k, step } = &mut cursor {
-            let c = components.as_ref().ok_or_else(|| DecodeError("resolving without components".into()))?;
-            if *k > c.count() {
-                return Err(DecodeError(format!("component {k} of {}", c.count())));
-            }
-            let members = if *k < c.count() { c.of(*k).len() } else { 0 };
-            if let (Some((sequence, records)), Step::Bounds { state, .. }) = (in_parts, &mut *step) {
-                *state = join_parts(parts, sequence, records, 4 * members)?;
-            }
-            let consistent = match step {
-                Step::Begin => true,
-                // (Taken before a threshold still to play: 1 at the least.)
-                Step::Bounds { t, state, .. } => state.len() == 4 * members && 1 <= *t && (*t as u32) <= n,
-                // The history-free bounds are intervals of the layer's
-                // values, and a search only narrows a member's within them.
                 Step::Search { lower, upper, done } => {
-                    lower.len() == members
-                        && upper.len() == members
-                        && done.len() <= members
-                        && lower.iter().zip(upper.iter()).all(|(&l, &u)| l <= u && u as u32 <= n)
-                        && done
-                            .iter()
-                            .enumerate()
-                            .all(|(i, &(l, u))| lower[i] <= l && l <= u && u <= upper[i])
+                    e.u8(2);
+                    e.blob(lower);
+                    e.blob(upper);
+                    let pairs: Vec<u8> = done.iter().flat_map(|&(l, u)| [l, u]).collect();
+                    e.blob(&pairs);
                 }
-            };
-            if !consistent {
-                return Err(DecodeError("component progress does not match its component".into()));
             }
         }
-        Ok((solver, cursor, components))
+        Cursor::Done => e.u8(4),
     }
+    e.u8(components.is_some() as u8);
+    out.write_all(&e.bytes)?;
+    if let Some(c) = components {
+        stream_words(out, &c.id)?;
+    }
+    let mut e = Encoder::default();
+    Contradiction::encode_found(solver.entries.contradiction().as_ref(), &mut e);
+    out.write_all(&e.bytes)
+}
+
+/// Rebuilds a solver from a one-process snapshot of layer `n`; a
+/// snapshot in parts gets its parts from `parts` (and comes back with
+/// them joined), once the rest of it has been read and checked. A
+/// snapshot of a layer kept spread over ranks is
+/// `across::checkpoint::restore`'s to read.
+pub(crate) fn restore<'a>(
+    n: u32,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+    bytes: &[u8],
+    parts: PartsOf,
+) -> Result<Restored<'a>, DecodeError> {
+    let restored = decode_snapshot(n, lower, budget, bytes, parts)?;
+    check_games_state(&restored)?;
+    Ok(restored)
+}
+
+/// [`restore`] of a one-process snapshot, short of the
+/// games' state's invariants.
+fn decode_snapshot<'a>(
+    n: u32,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+    bytes: &[u8],
+    parts: PartsOf,
+) -> Result<Restored<'a>, DecodeError> {
+    let mut d = Decoder::new(bytes);
+    let magic = d.blob_exact(MAGIC.len())?;
+    if magic != MAGIC && magic != SECOND_MAGIC {
+        return Err(DecodeError("not a layer checkpoint (bad magic)".into()));
+    }
+    let (found_n, size) = (d.u32()?, d.u64()? as usize);
+    if found_n != n || lower.len() != n || size as u64 != crate::rank::layer_size(n) {
+        return Err(DecodeError(format!(
+            "checkpoint of layer {found_n} ({size} positions), expected layer {n}"
+        )));
+    }
+    let mut solver = LayerSolver::new(n, lower, budget);
+    solver.entries.read_arrays(&mut d)?;
+    solver.stats = LayerStats::decode(&mut d)?;
+    // A snapshot in parts: the sequence number and part records it
+    // holds (the parts are read once the rest has been checked).
+    let mut in_parts: Option<(u64, Vec<PartRecord>)> = None;
+    let mut cursor = match d.u8()? {
+        0 => Cursor::Start,
+        1 => {
+            let frontier = d.words()?;
+            if frontier.iter().any(|&i| i as usize >= size) {
+                return Err(DecodeError("frontier index outside the layer".into()));
+            }
+            // (The frontier holds positions decided in the last round.)
+            if frontier.iter().any(|&i| !solver.entries.is_decided(i as usize)) {
+                return Err(DecodeError("an undecided position on the frontier".into()));
+            }
+            Cursor::Propagating { frontier }
+        }
+        2 => Cursor::Retrograded,
+        3 => {
+            let k = d.u64()? as usize;
+            let step = match d.u8()? {
+                0 => Step::Begin,
+                1 => Step::Bounds { t: d.u8()?, safety_rounds: d.u32()?, state: d.blob()?.to_vec() },
+                3 => {
+                    let (t, safety_rounds, sequence) = (d.u8()?, d.u32()?, d.u64()?);
+                    let count = d.u32()? as usize;
+                    if count > d.remaining() / PartRecord::BYTES {
+                        return Err(DecodeError(format!("{count} parts in a short snapshot")));
+                    }
+                    let records: Vec<PartRecord> =
+                        (0..count).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
+                    in_parts = Some((sequence, records));
+                    Step::Bounds { t, safety_rounds, state: Vec::new() }
+                }
+                2 => {
+                    let lower = d.blob()?.to_vec();
+                    let upper = d.blob()?.to_vec();
+                    let done = d.blob()?.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+                    Step::Search { lower, upper, done }
+                }
+                tag => return Err(DecodeError(format!("unknown step {tag}"))),
+            };
+            Cursor::Resolving { k, step }
+        }
+        4 => Cursor::Done,
+        tag => return Err(DecodeError(format!("unknown cursor {tag}"))),
+    };
+    let components = match d.u8()? {
+        0 => None,
+        1 => {
+            let ids = d.words()?;
+            if ids.len() != size
+                || ids.iter().any(|&r| r != crate::tablebase::solve::components::NONE && r as usize >= size)
+            {
+                return Err(DecodeError("component ids do not match the layer".into()));
+            }
+            Some(Components::from_ids(ids))
+        }
+        tag => return Err(DecodeError(format!("unknown components tag {tag}"))),
+    };
+    if magic == MAGIC {
+        if let Some(found) = Contradiction::decode_found(&mut d, n)? {
+            if found.index >= size as u64 {
+                return Err(DecodeError("a contradiction outside the layer".into()));
+            }
+            solver.entries.record_contradiction(found);
+        }
+    }
+    d.finish()?;
+    if let Cursor::Resolving { k, step } = &mut cursor {
+        let c = components.as_ref().ok_or_else(|| DecodeError("resolving without components".into()))?;
+        if *k > c.count() {
+            return Err(DecodeError(format!("component {k} of {}", c.count())));
+        }
+        let members = if *k < c.count() { c.of(*k).len() } else { 0 };
+        if let (Some((sequence, records)), Step::Bounds { state, .. }) = (in_parts, &mut *step) {
+            *state = join_parts(parts, sequence, records, 4 * members)?;
+        }
+        let consistent = match step {
+            Step::Begin => true,
+            // (Taken before a threshold still to play: 1 at the least.)
+            Step::Bounds { t, state, .. } => state.len() == 4 * members && 1 <= *t && (*t as u32) <= n,
+            // The history-free bounds are intervals of the layer's
+            // values, and a search only narrows a member's within them.
+            Step::Search { lower, upper, done } => {
+                lower.len() == members
+                    && upper.len() == members
+                    && done.len() <= members
+                    && lower.iter().zip(upper.iter()).all(|(&l, &u)| l <= u && u as u32 <= n)
+                    && done.iter().enumerate().all(|(i, &(l, u))| lower[i] <= l && l <= u && u <= upper[i])
+            }
+        };
+        if !consistent {
+            return Err(DecodeError("component progress does not match its component".into()));
+        }
+    }
+    Ok((solver, cursor, components))
 }
 
 #[cfg(test)]
@@ -342,6 +335,7 @@ mod tests {
     use crate::rank::layer_size;
     use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::snapshot::{frame_has_checksum, GamesState};
+    use crate::tablebase::solve::components;
 
     /// The premise of adopting an unnamed checkpoint: the decoder checks
     /// the frame's content checksum, so changed content is an error even
@@ -372,20 +366,20 @@ mod tests {
         let mut solver = LayerSolver::new(4, &lower, budget);
         solver.retrograde_only();
         let mut bytes = Vec::new();
-        solver.write_snapshot(&Cursor::Retrograded, None, None, &mut bytes).unwrap();
-        let (restored, cursor, components) = LayerSolver::restore(4, &lower, budget, &bytes, None).unwrap();
+        write_snapshot(&solver, &Cursor::Retrograded, None, None, &mut bytes).unwrap();
+        let (restored, cursor, components) = restore(4, &lower, budget, &bytes, None).unwrap();
         assert_eq!(cursor, Cursor::Retrograded);
         assert!(components.is_none());
         let mut again = Vec::new();
-        restored.write_snapshot(&cursor, None, None, &mut again).unwrap();
+        write_snapshot(&restored, &cursor, None, None, &mut again).unwrap();
         assert_eq!(again, bytes);
         let (finished, _) = restored.run(cursor, None, &mut NoCheckpoints).unwrap();
         let (straight, _) = LayerSolver::new(4, &lower, budget).solve();
         assert_eq!(finished, straight);
         for cut in [0, 7, 20, bytes.len() / 2, bytes.len() - 1] {
-            assert!(LayerSolver::restore(4, &lower, budget, &bytes[..cut], None).is_err());
+            assert!(restore(4, &lower, budget, &bytes[..cut], None).is_err());
         }
-        assert!(LayerSolver::restore(3, &lower, budget, &bytes, None).is_err());
+        assert!(restore(3, &lower, budget, &bytes, None).is_err());
         // A bound above the layer's 4 seeds (the first lower bound: after
         // the magic, the layer, its size and the blob's length), which a
         // file forged with a matching checksum could hold.
@@ -393,7 +387,7 @@ mod tests {
         assert_eq!(bytes[first_lower - 8..first_lower], (layer_size(4)).to_le_bytes());
         let mut forged = bytes.clone();
         forged[first_lower] = 5;
-        let error = LayerSolver::restore(4, &lower, budget, &forged, None).err().expect("refused");
+        let error = restore(4, &lower, budget, &forged, None).err().expect("refused");
         assert!(error.to_string().contains("lower bounds: position 0 holds 5, above 4 seeds"), "{error}");
     }
 
@@ -407,15 +401,15 @@ mod tests {
         let found = Contradiction { seeds: 4, index: 17, ours: (1, 2), theirs: (3, 4) };
         solver.entries.record_contradiction(found);
         let mut bytes = Vec::new();
-        solver.write_snapshot(&Cursor::Start, None, None, &mut bytes).unwrap();
-        let (restored, _, _) = LayerSolver::restore(4, &lower, SearchBudget::NONE, &bytes, None).unwrap();
+        write_snapshot(&solver, &Cursor::Start, None, None, &mut bytes).unwrap();
+        let (restored, _, _) = restore(4, &lower, SearchBudget::NONE, &bytes, None).unwrap();
         assert_eq!(restored.entries.contradiction(), Some(found));
         // Outside the layer, it is damage.
         let mut outside = Vec::new();
         let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
         solver.entries.record_contradiction(Contradiction { index: 1 << 40, ..found });
-        solver.write_snapshot(&Cursor::Start, None, None, &mut outside).unwrap();
-        assert!(LayerSolver::restore(4, &lower, SearchBudget::NONE, &outside, None).is_err());
+        write_snapshot(&solver, &Cursor::Start, None, None, &mut outside).unwrap();
+        assert!(restore(4, &lower, SearchBudget::NONE, &outside, None).is_err());
     }
 
     /// A snapshot inside the threshold games, streamed from the work
@@ -426,7 +420,7 @@ mod tests {
         let lower = crate::tablebase::solve::run::solved_below(6, SearchBudget::NONE);
         let mut solver = LayerSolver::new(6, &lower, SearchBudget::NONE);
         solver.retrograde_only();
-        let components = solver.components();
+        let components = components::components(&mut solver);
         let members = components.of(0);
         assert!(members.len() > 1000);
         // Some made-up state of the games, different per member.
@@ -441,7 +435,7 @@ mod tests {
         }
         let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state } };
         let mut copied = Vec::new();
-        solver.write_snapshot(&cursor, Some(&components), None, &mut copied).unwrap();
+        write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
         let games = GamesState { members, win: &win, open: &open };
         struct Keep(Vec<u8>);
         impl Checkpointer for Keep {
@@ -453,16 +447,13 @@ mod tests {
             }
         }
         let mut streamed = Keep(Vec::new());
-        solver
-            .checkpoint_games(&mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
+        checkpoint_games(&solver, &mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
             .unwrap();
         assert!(streamed.0 == copied);
-        let (_, restored, _) =
-            LayerSolver::decode_snapshot(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
+        let (_, restored, _) = decode_snapshot(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
         assert_eq!(restored, cursor);
         // (Made up, the state is none the games could leave.)
-        let error =
-            LayerSolver::restore(6, &lower, SearchBudget::NONE, &copied, None).err().expect("refused");
+        let error = restore(6, &lower, SearchBudget::NONE, &copied, None).err().expect("refused");
         assert!(error.to_string().contains("threshold games' state"), "{error}");
     }
 
@@ -485,7 +476,7 @@ mod tests {
             fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
                 let mut bytes = Vec::new();
                 write(&mut bytes)?;
-                let (_, cursor, _) = LayerSolver::restore(8, self.lower, SearchBudget::NONE, &bytes, None)
+                let (_, cursor, _) = restore(8, self.lower, SearchBudget::NONE, &bytes, None)
                     .unwrap_or_else(|e| panic!("an offered snapshot is refused: {e}"));
                 if let Cursor::Resolving { step: Step::Bounds { .. }, .. } = cursor {
                     self.inside_games.push(bytes);
@@ -501,7 +492,7 @@ mod tests {
         let largest = inside.iter().map(Vec::len).max().unwrap();
         let giants: Vec<&Vec<u8>> = inside.iter().filter(|bytes| bytes.len() == largest).collect();
         let (solver, cursor, components) =
-            LayerSolver::restore(8, &lower, SearchBudget::NONE, giants[giants.len() / 2], None).unwrap();
+            restore(8, &lower, SearchBudget::NONE, giants[giants.len() / 2], None).unwrap();
         let components = components.unwrap();
         let Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state } } = cursor else {
             panic!("inside the games")
@@ -515,8 +506,8 @@ mod tests {
             assert!(forged != state, "{what}: nothing changed");
             let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged } };
             let mut bytes = Vec::new();
-            solver.write_snapshot(&cursor, Some(&components), None, &mut bytes).unwrap();
-            let error = LayerSolver::restore(8, &lower, SearchBudget::NONE, &bytes, None).err();
+            write_snapshot(&solver, &cursor, Some(&components), None, &mut bytes).unwrap();
+            let error = restore(8, &lower, SearchBudget::NONE, &bytes, None).err();
             let error = error.unwrap_or_else(|| panic!("{what}: restored"));
             let error = error.to_string();
             assert!(error.contains("threshold games' state") && error.contains(says), "{what}: {error}");
@@ -525,8 +516,8 @@ mod tests {
         let after_the_last =
             Cursor::Resolving { k, step: Step::Bounds { t: 0, safety_rounds, state: state.clone() } };
         let mut bytes = Vec::new();
-        solver.write_snapshot(&after_the_last, Some(&components), None, &mut bytes).unwrap();
-        assert!(LayerSolver::restore(8, &lower, SearchBudget::NONE, &bytes, None).is_err());
+        write_snapshot(&solver, &after_the_last, Some(&components), None, &mut bytes).unwrap();
+        assert!(restore(8, &lower, SearchBudget::NONE, &bytes, None).is_err());
         let n = 8u8;
         let won_x = (0..members.len()).filter(|&i| state[4 * i] != 0).collect::<Vec<_>>();
         let counted_y = (0..members.len())

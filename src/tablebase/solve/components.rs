@@ -73,52 +73,56 @@ impl Components {
     }
 }
 
-impl LayerSolver<'_> {
-    /// Finds the cycle components of the undecided positions and records
-    /// their figures in the layer statistics.
-    pub(crate) fn components(&mut self) -> Components {
-        let graph = QuietMoves::of(self);
-        let found =
-            cycle_components(&graph, self.labels_to_split(), self.pearce_up_to, self.progress, &graph.what());
-        self.components_found(found)
-    }
+/// Finds the cycle components of the undecided positions and records
+/// their figures in the layer statistics.
+pub(crate) fn components(solver: &mut LayerSolver) -> Components {
+    let graph = QuietMoves::of(solver);
+    let found = cycle_components(
+        &graph,
+        labels_to_split(solver),
+        solver.pearce_up_to,
+        solver.progress,
+        &graph.what(),
+    );
+    components_found(solver, found)
+}
 
-    /// The labels the split starts from, for the positions these arrays
-    /// hold: the undecided ones are to split.
-    pub(crate) fn labels_to_split(&self) -> Vec<AtomicU32> {
-        self.entries
-            .window_range()
-            .into_par_iter()
-            .map(|i| AtomicU32::new(if self.entries.is_decided(i) { NONE } else { TO_SPLIT }))
-            .collect()
-    }
+/// The labels the split starts from, for the positions these arrays
+/// hold: the undecided ones are to split.
+pub(crate) fn labels_to_split(solver: &LayerSolver) -> Vec<AtomicU32> {
+    solver
+        .entries
+        .window_range()
+        .into_par_iter()
+        .map(|i| AtomicU32::new(if solver.entries.is_decided(i) { NONE } else { TO_SPLIT }))
+        .collect()
+}
 
-    /// The components the split found, grouped, their figures recorded in
-    /// the layer statistics.
-    pub(crate) fn components_found(&mut self, found: CycleComponents) -> Components {
-        let components = Components::from_ids(found.id);
-        self.record_component_stats(&components, &found.odd);
-        components
-    }
+/// The components the split found, grouped, their figures recorded in
+/// the layer statistics.
+pub(crate) fn components_found(solver: &mut LayerSolver, found: CycleComponents) -> Components {
+    let components = Components::from_ids(found.id);
+    record_component_stats(solver, &components, &found.odd);
+    components
+}
 
-    fn record_component_stats(&mut self, components: &Components, odd: &[bool]) {
-        let sizes: Vec<u64> = (0..odd.len()).map(|k| components.of(k).len() as u64).collect();
-        self.record_component_sizes(&sizes, odd);
-    }
+fn record_component_stats(solver: &mut LayerSolver, components: &Components, odd: &[bool]) {
+    let sizes: Vec<u64> = (0..odd.len()).map(|k| components.of(k).len() as u64).collect();
+    record_component_sizes(solver, &sizes, odd);
+}
 
-    /// Records the figures of components of `sizes` members, with whether
-    /// each holds an odd cycle.
-    pub(crate) fn record_component_sizes(&mut self, sizes: &[u64], odd: &[bool]) {
-        for (&size, &odd) in sizes.iter().zip(odd) {
-            let size = size as usize;
-            let s = &mut self.stats.components;
-            s.cycle_components += 1;
-            s.positions_on_cycles += size as u64;
-            s.largest = s.largest.max(size as u64);
-            s.game_state_components += if odd { 1 } else { 2 };
-            s.largest_game_state = s.largest_game_state.max(if odd { 2 } else { 1 } * size as u64);
-            *s.size_histogram.entry(size_class(size)).or_default() += 1;
-        }
+/// Records the figures of components of `sizes` members, with whether
+/// each holds an odd cycle.
+pub(crate) fn record_component_sizes(solver: &mut LayerSolver, sizes: &[u64], odd: &[bool]) {
+    for (&size, &odd) in sizes.iter().zip(odd) {
+        let size = size as usize;
+        let s = &mut solver.stats.components;
+        s.cycle_components += 1;
+        s.positions_on_cycles += size as u64;
+        s.largest = s.largest.max(size as u64);
+        s.game_state_components += if odd { 1 } else { 2 };
+        s.largest_game_state = s.largest_game_state.max(if odd { 2 } else { 1 } * size as u64);
+        *s.size_histogram.entry(size_class(size)).or_default() += 1;
     }
 }
 

@@ -10,7 +10,7 @@
 //! both over a component copied into edge lists
 //! ([`ComponentGraph`](crate::tablebase::solve::graph::ComponentGraph)). A distributed
 //! build plays the large components' games across its ranks in a form of
-//! their own ([`bounds_across`](crate::tablebase::across::bounds): every read of a
+//! their own (`across::bounds`: every read of a
 //! neighbour turned into a message from it), checked against these.
 //!
 //! Vocabulary: the *player* wants at least the threshold; it moves at the

@@ -14,12 +14,15 @@ use crate::rank::layer_index;
 
 use crate::tablebase::entry::Proof;
 use crate::tablebase::snapshot::Checkpointer;
+use crate::tablebase::solve::bounds;
 use crate::tablebase::solve::bounds::{BoundWork, ComponentBounds};
+use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::graph::ComponentGraph;
 use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::retrograde;
 use crate::tablebase::solve::search::threshold::ProofLeaves;
-use crate::tablebase::solve::search::SearchView;
+use crate::tablebase::solve::search::{self, SearchView};
 use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step};
 use crate::tablebase::solve::tuning::SEARCH_BATCH;
 
@@ -34,7 +37,7 @@ pub(crate) trait SharedGames {
     /// Whether component `k`'s games are played elsewhere.
     fn takes(&self, solver: &LayerSolver, components: &Components, k: usize) -> bool;
     /// The history-free bounds of component `k` (the ones
-    /// [`LayerSolver::cycle_bounds`] finds), its games resumed from
+    /// `bounds::cycle_bounds` finds), its games resumed from
     /// `resume` (threshold, safety rounds, state) if given, snapshots
     /// offered to `checkpoints` at the same thresholds.
     fn bounds(
@@ -47,259 +50,265 @@ pub(crate) trait SharedGames {
     ) -> std::io::Result<ComponentBounds>;
 }
 
-impl LayerSolver<'_> {
-    pub(crate) fn resolve_components(
-        &mut self,
-        components: &Components,
-        first: usize,
-        mut step: Step,
-        checkpoints: &mut dyn Checkpointer,
-        shared: Option<&dyn SharedGames>,
-    ) -> Result<(), LayerError> {
-        let mut work: Option<BoundWork> = None;
-        self.progress.phase(
-            &format!("{} seeds: cycles", self.n),
-            components.members.len() as u64,
-            "positions",
-        );
-        self.progress.position(components.starts[first] as u64);
-        for k in first..components.count() {
-            let members = components.of(k);
-            self.resolve_cycle(
-                components,
-                k,
-                std::mem::replace(&mut step, Step::Begin),
-                &mut work,
-                checkpoints,
-                shared,
-            )?;
-            self.progress.advance(members.len() as u64);
-            if k + 1 < components.count() && checkpoints.due() {
-                let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
-                self.checkpoint(checkpoints, &cursor, Some(components))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The least member of component `k` that still waits for a move out
-    /// of it, if any. Every child outside the component is decided before
-    /// its turn (§9), so a member waits for its quiet moves into the
-    /// component only; one that waits for more would read its exits
-    /// incomplete, and the bounds made of them would not be bounds. (One
-    /// pass of move generation over the members, against the threshold
-    /// games' many.)
-    fn member_waiting_outside(
-        &self,
-        components: &Components,
-        k: usize,
-        positions: &MemberPositions,
-    ) -> Option<u64> {
+pub(crate) fn resolve_components(
+    solver: &mut LayerSolver,
+    components: &Components,
+    first: usize,
+    mut step: Step,
+    checkpoints: &mut dyn Checkpointer,
+    shared: Option<&dyn SharedGames>,
+) -> Result<(), LayerError> {
+    let mut work: Option<BoundWork> = None;
+    solver.progress.phase(
+        &format!("{} seeds: cycles", solver.n),
+        components.members.len() as u64,
+        "positions",
+    );
+    solver.progress.position(components.starts[first] as u64);
+    for k in first..components.count() {
         let members = components.of(k);
-        let waiting = positions.par_collect(|i, position, out| {
-            let mut inside = 0u8;
-            for pit in position.legal_moves() {
-                let played = position.play(pit);
-                let child = layer_index(&played.child) as usize;
-                inside += (played.captured == 0 && components.id[child] == k as u32) as u8;
-            }
-            if self.entries.pending(members[i] as usize) != inside {
-                out.push(members[i]);
-            }
-        });
-        waiting.into_iter().min().map(u64::from)
-    }
-
-    /// Tells the parents of a decided component's members, and so on by
-    /// retrograde analysis: the positions on no cycle that only waited for
-    /// this component are decided.
-    fn propagate_component(&mut self, positions: &MemberPositions) {
-        let mut frontier = positions.par_collect(|_, position, out| out.extend(self.propagate(&position)));
-        while !frontier.is_empty() {
-            self.stats.decided_acyclic += frontier.len() as u64;
-            frontier = self.next_frontier(&frontier);
+        resolve_cycle(
+            solver,
+            components,
+            k,
+            std::mem::replace(&mut step, Step::Begin),
+            &mut work,
+            checkpoints,
+            shared,
+        )?;
+        solver.progress.advance(members.len() as u64);
+        if k + 1 < components.count() && checkpoints.due() {
+            let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
+            checkpoint::checkpoint(solver, checkpoints, &cursor, Some(components))?;
         }
     }
+    Ok(())
+}
 
-    /// Bounds, then search, then the decision of one cycle component, and
-    /// what that decides by propagation.
-    fn resolve_cycle(
-        &mut self,
-        components: &Components,
-        k: usize,
-        step: Step,
-        work: &mut Option<BoundWork>,
-        checkpoints: &mut dyn Checkpointer,
-        shared: Option<&dyn SharedGames>,
-    ) -> Result<(), LayerError> {
-        let members = components.of(k);
-        let positions = MemberPositions::new(self.n, members);
-        if let Some(index) = self.member_waiting_outside(components, k, &positions) {
-            return Err(LayerError::Invariant { index, broken: WAITS_OUTSIDE });
+/// The least member of component `k` that still waits for a move out
+/// of it, if any. Every child outside the component is decided before
+/// its turn (§9), so a member waits for its quiet moves into the
+/// component only; one that waits for more would read its exits
+/// incomplete, and the bounds made of them would not be bounds. (One
+/// pass of move generation over the members, against the threshold
+/// games' many.)
+fn member_waiting_outside(
+    solver: &LayerSolver,
+    components: &Components,
+    k: usize,
+    positions: &MemberPositions,
+) -> Option<u64> {
+    let members = components.of(k);
+    let waiting = positions.par_collect(|i, position, out| {
+        let mut inside = 0u8;
+        for pit in position.legal_moves() {
+            let played = position.play(pit);
+            let child = layer_index(&played.child) as usize;
+            inside += (played.captured == 0 && components.id[child] == k as u32) as u8;
         }
-        let (lower, upper, mut done) = match step {
-            // The history-free bounds, saved when the search began.
-            Step::Search { lower, upper, done } => (lower, upper, done),
-            step => {
-                let clock = Instant::now();
-                let resume = match step {
-                    Step::Bounds { t, safety_rounds, state } => Some((t, safety_rounds, state)),
-                    _ => None,
-                };
-                let bounds = match shared {
-                    Some(shared) if shared.takes(self, components, k) => {
-                        // (The ranks hold the games' bytes: the layer-wide
-                        // work arrays make room, as below, for a component
-                        // of a quarter of the layer or more.)
-                        if 4 * members.len() >= self.size {
-                            *work = None;
-                        }
-                        shared.bounds(self, components, k, resume, checkpoints)?
+        if solver.entries.pending(members[i] as usize) != inside {
+            out.push(members[i]);
+        }
+    });
+    waiting.into_iter().min().map(u64::from)
+}
+
+/// Tells the parents of a decided component's members, and so on by
+/// retrograde analysis: the positions on no cycle that only waited for
+/// this component are decided.
+fn propagate_component(solver: &mut LayerSolver, positions: &MemberPositions) {
+    let mut frontier =
+        positions.par_collect(|_, position, out| out.extend(retrograde::propagate(solver, &position)));
+    while !frontier.is_empty() {
+        solver.stats.decided_acyclic += frontier.len() as u64;
+        frontier = retrograde::next_frontier(solver, &frontier);
+    }
+}
+
+/// Bounds, then search, then the decision of one cycle component, and
+/// what that decides by propagation.
+fn resolve_cycle(
+    solver: &mut LayerSolver,
+    components: &Components,
+    k: usize,
+    step: Step,
+    work: &mut Option<BoundWork>,
+    checkpoints: &mut dyn Checkpointer,
+    shared: Option<&dyn SharedGames>,
+) -> Result<(), LayerError> {
+    let members = components.of(k);
+    let positions = MemberPositions::new(solver.n, members);
+    if let Some(index) = member_waiting_outside(solver, components, k, &positions) {
+        return Err(LayerError::Invariant { index, broken: WAITS_OUTSIDE });
+    }
+    let (lower, upper, mut done) = match step {
+        // The history-free bounds, saved when the search began.
+        Step::Search { lower, upper, done } => (lower, upper, done),
+        step => {
+            let clock = Instant::now();
+            let resume = match step {
+                Step::Bounds { t, safety_rounds, state } => Some((t, safety_rounds, state)),
+                _ => None,
+            };
+            let bounds = match shared {
+                Some(shared) if shared.takes(solver, components, k) => {
+                    // (The ranks hold the games' bytes: the layer-wide
+                    // work arrays make room, as below, for a component
+                    // of a quarter of the layer or more.)
+                    if 4 * members.len() >= solver.size {
+                        *work = None;
                     }
-                    _ => {
-                        let parallel = self.parallel_games(components, k);
-                        let arrays = work.get_or_insert_with(|| BoundWork::new(self.size));
-                        let bounds = self.cycle_bounds(
-                            components,
-                            k,
-                            &positions,
-                            arrays,
-                            resume,
-                            checkpoints,
-                            parallel,
-                        )?;
-                        // The work arrays (6 bytes a position) are kept for
-                        // the next component, unless this one was a quarter
-                        // of the layer or more: then they make room for its
-                        // decisions.
-                        if 4 * members.len() >= self.size {
-                            *work = None;
-                        }
-                        bounds
+                    shared.bounds(solver, components, k, resume, checkpoints)?
+                }
+                _ => {
+                    let parallel = bounds::parallel_games(solver, components, k);
+                    let arrays = work.get_or_insert_with(|| BoundWork::new(solver.size));
+                    let bounds = bounds::cycle_bounds(
+                        solver,
+                        components,
+                        k,
+                        &positions,
+                        arrays,
+                        resume,
+                        checkpoints,
+                        parallel,
+                    )?;
+                    // The work arrays (6 bytes a position) are kept for
+                    // the next component, unless this one was a quarter
+                    // of the layer or more: then they make room for its
+                    // decisions.
+                    if 4 * members.len() >= solver.size {
+                        *work = None;
                     }
-                };
-                self.stats.seconds.bounds += clock.elapsed().as_secs_f64();
-                self.stats.safety_rounds += bounds.safety_rounds as u64;
-                (bounds.lower, bounds.upper, Vec::new())
+                    bounds
+                }
+            };
+            solver.stats.seconds.bounds += clock.elapsed().as_secs_f64();
+            solver.stats.safety_rounds += bounds.safety_rounds as u64;
+            (bounds.lower, bounds.upper, Vec::new())
+        }
+    };
+    // The searches start from the history-free bounds met with the
+    // seed's as-root intervals; inside a search only the history-free
+    // bounds may be used (for move ordering), never the seed's.
+    let (root_lower, root_upper): (Vec<u8>, Vec<u8>) = members
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| solver.entries.meet_seed(m as usize, lower[i], upper[i]))
+        .unzip();
+    let b = &solver.budget;
+    let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
+    if done.is_empty() {
+        solver.stats.open_before_search +=
+            root_lower.iter().zip(&root_upper).filter(|(l, u)| l < u).count() as u64;
+    }
+    let open_left =
+        done.len() < members.len() && (done.len()..members.len()).any(|i| root_lower[i] < root_upper[i]);
+    if searching && open_left {
+        let clock = Instant::now();
+        let cpu = crate::cpu::process_seconds();
+        let graph = ComponentGraph::new(solver, components, k, &positions);
+        let leaves = ProofLeaves::new(&graph);
+        let view = SearchView { graph: &graph, leaves: &leaves, lower: &lower, upper: &upper };
+        solver.stats.seconds.search += clock.elapsed().as_secs_f64();
+        solver.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
+        while done.len() < members.len() {
+            if checkpoints.due() {
+                let step = Step::Search { lower: lower.clone(), upper: upper.clone(), done: done.clone() };
+                checkpoint::checkpoint(
+                    solver,
+                    checkpoints,
+                    &Cursor::Resolving { k, step },
+                    Some(components),
+                )?;
             }
-        };
-        // The searches start from the history-free bounds met with the
-        // seed's as-root intervals; inside a search only the history-free
-        // bounds may be used (for move ordering), never the seed's.
-        let (root_lower, root_upper): (Vec<u8>, Vec<u8>) = members
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| self.entries.meet_seed(m as usize, lower[i], upper[i]))
-            .unzip();
-        let b = &self.budget;
-        let searching = b.threshold_search_at(self.n) || b.cut_search_at(self.n);
-        if done.is_empty() {
-            self.stats.open_before_search +=
-                root_lower.iter().zip(&root_upper).filter(|(l, u)| l < u).count() as u64;
-        }
-        let open_left =
-            done.len() < members.len() && (done.len()..members.len()).any(|i| root_lower[i] < root_upper[i]);
-        if searching && open_left {
             let clock = Instant::now();
             let cpu = crate::cpu::process_seconds();
-            let graph = ComponentGraph::new(self, components, k, &positions);
-            let leaves = ProofLeaves::new(&graph);
-            let view = SearchView { graph: &graph, leaves: &leaves, lower: &lower, upper: &upper };
-            self.stats.seconds.search += clock.elapsed().as_secs_f64();
-            self.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
-            while done.len() < members.len() {
-                if checkpoints.due() {
-                    let step =
-                        Step::Search { lower: lower.clone(), upper: upper.clone(), done: done.clone() };
-                    self.checkpoint(checkpoints, &Cursor::Resolving { k, step }, Some(components))?;
-                }
-                let clock = Instant::now();
-                let cpu = crate::cpu::process_seconds();
-                // The next members up to SEARCH_BATCH open ones.
-                let start = done.len();
-                let mut end = start;
-                let mut open = 0;
-                while end < members.len() && open < SEARCH_BATCH {
-                    open += (root_lower[end] < root_upper[end]) as usize;
-                    end += 1;
-                }
-                self.progress.detail(&format!(
-                    "{} seeds: searching cycle positions, {} of {}",
-                    self.n,
-                    start,
-                    members.len()
-                ));
-                let outcome = self.search_members(&view, &root_lower, &root_upper, start..end);
-                self.stats.seconds.search += clock.elapsed().as_secs_f64();
-                self.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
-                self.stats.searches += outcome.answered.count;
-                self.stats.search_nodes += outcome.nodes + outcome.cut_nodes;
-                self.stats.question_nodes.merge(&outcome.answered);
-                self.stats.left_open_by_threshold += outcome.left_open;
-                self.stats.closed_by_cut += outcome.closed_by_cut;
-                self.stats.cut_nodes += outcome.cut_nodes;
-                done.extend(outcome.bounds);
+            // The next members up to SEARCH_BATCH open ones.
+            let start = done.len();
+            let mut end = start;
+            let mut open = 0;
+            while end < members.len() && open < SEARCH_BATCH {
+                open += (root_lower[end] < root_upper[end]) as usize;
+                end += 1;
             }
+            solver.progress.detail(&format!(
+                "{} seeds: searching cycle positions, {} of {}",
+                solver.n,
+                start,
+                members.len()
+            ));
+            let outcome = search::search_members(solver, &view, &root_lower, &root_upper, start..end);
+            solver.stats.seconds.search += clock.elapsed().as_secs_f64();
+            solver.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
+            solver.stats.searches += outcome.answered.count;
+            solver.stats.search_nodes += outcome.nodes + outcome.cut_nodes;
+            solver.stats.question_nodes.merge(&outcome.answered);
+            solver.stats.left_open_by_threshold += outcome.left_open;
+            solver.stats.closed_by_cut += outcome.closed_by_cut;
+            solver.stats.cut_nodes += outcome.cut_nodes;
+            done.extend(outcome.bounds);
         }
-        if let Some(audit) = self.audit.as_ref() {
-            let found = self.audit_component(audit, components, k, &positions, &lower, &upper);
-            self.audit.as_mut().expect("audit").found.extend(found);
-        }
-        // Members no search reached keep their bounds (met with the seed).
-        for i in done.len()..members.len() {
-            done.push((root_lower[i], root_upper[i]));
-        }
-        for (i, &m) in members.iter().enumerate() {
-            let (low, high) = done[i];
-            let proof = if lower[i] == upper[i] {
-                self.stats.exact_by_bounds += 1;
-                Proof::Bounds
-            } else if root_lower[i] == root_upper[i] {
-                self.stats.exact_from_seed += 1;
-                self.entries.seed_entry(m as usize).map_or(Proof::Search, |seed| seed.proof)
-            } else {
-                self.stats.exact_by_search += (low == high) as u64;
-                Proof::Search
-            };
-            self.entries.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
-        }
-        self.propagate_component(&positions);
-        Ok(())
     }
+    if let Some(audit) = solver.audit.as_ref() {
+        let found = audit_component(solver, audit, components, k, &positions, &lower, &upper);
+        solver.audit.as_mut().expect("audit").found.extend(found);
+    }
+    // Members no search reached keep their bounds (met with the seed).
+    for i in done.len()..members.len() {
+        done.push((root_lower[i], root_upper[i]));
+    }
+    for (i, &m) in members.iter().enumerate() {
+        let (low, high) = done[i];
+        let proof = if lower[i] == upper[i] {
+            solver.stats.exact_by_bounds += 1;
+            Proof::Bounds
+        } else if root_lower[i] == root_upper[i] {
+            solver.stats.exact_from_seed += 1;
+            solver.entries.seed_entry(m as usize).map_or(Proof::Search, |seed| seed.proof)
+        } else {
+            solver.stats.exact_by_search += (low == high) as u64;
+            Proof::Search
+        };
+        solver.entries.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
+    }
+    propagate_component(solver, &positions);
+    Ok(())
+}
 
-    /// The path-cut search's bounds for the audited members of component
-    /// `k`, from their history-free bounds.
-    fn audit_component(
-        &self,
-        audit: &crate::tablebase::solve::solver::Audit,
-        components: &Components,
-        k: usize,
-        positions: &MemberPositions,
-        lower: &[u8],
-        upper: &[u8],
-    ) -> Vec<(u32, u8, u8)> {
-        let members = components.of(k);
-        let audited: Vec<usize> =
-            (0..members.len()).filter(|&i| audit.wanted.binary_search(&members[i]).is_ok()).collect();
-        if audited.is_empty() {
-            return Vec::new();
-        }
-        let graph = ComponentGraph::new(self, components, k, positions);
-        audited
-            .par_iter()
-            .map(|&i| {
-                let mut search = crate::tablebase::solve::search::cut::CutSearch::new(&graph);
-                let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
-                (members[i], low, high)
-            })
-            .collect()
+/// The path-cut search's bounds for the audited members of component
+/// `k`, from their history-free bounds.
+fn audit_component(
+    solver: &LayerSolver,
+    audit: &crate::tablebase::solve::solver::Audit,
+    components: &Components,
+    k: usize,
+    positions: &MemberPositions,
+    lower: &[u8],
+    upper: &[u8],
+) -> Vec<(u32, u8, u8)> {
+    let members = components.of(k);
+    let audited: Vec<usize> =
+        (0..members.len()).filter(|&i| audit.wanted.binary_search(&members[i]).is_ok()).collect();
+    if audited.is_empty() {
+        return Vec::new();
     }
+    let graph = ComponentGraph::new(solver, components, k, positions);
+    audited
+        .par_iter()
+        .map(|&i| {
+            let mut search = crate::tablebase::solve::search::cut::CutSearch::new(&graph);
+            let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
+            (members[i], low, high)
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tablebase::snapshot::NoCheckpoints;
+    use crate::tablebase::solve::components;
     use crate::tablebase::{SearchBudget, SolvedLayers};
 
     /// Layers 0 to 9 through to their components (8 in all): when each
@@ -312,20 +321,23 @@ mod tests {
         for n in 0..=9 {
             let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
             solver.retrograde_only();
-            let components = solver.components();
+            let components = components::components(&mut solver);
             let count = components.count();
             for k in 0..count {
                 let positions = MemberPositions::new(n, components.of(k));
-                assert_eq!(solver.member_waiting_outside(&components, k, &positions), None, "layer {n}, {k}");
+                assert_eq!(
+                    member_waiting_outside(&solver, &components, k, &positions),
+                    None,
+                    "layer {n}, {k}"
+                );
                 let member = components.of(k)[0] as usize;
                 let (interval, pending) = (solver.entries.interval(member), solver.entries.pending(member));
                 solver.entries.start(member, interval, pending + 1);
-                let found = solver.member_waiting_outside(&components, k, &positions);
+                let found = member_waiting_outside(&solver, &components, k, &positions);
                 assert_eq!(found, Some(member as u64), "layer {n}, {k}");
                 solver.entries.start(member, interval, pending);
                 checked += 1;
-                solver
-                    .resolve_cycle(&components, k, Step::Begin, &mut None, &mut NoCheckpoints, None)
+                resolve_cycle(&mut solver, &components, k, Step::Begin, &mut None, &mut NoCheckpoints, None)
                     .unwrap();
             }
             let (bytes, undecided) = solver.entries.packed();

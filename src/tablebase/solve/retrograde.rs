@@ -15,8 +15,8 @@
 //!
 //! A rank of a distributed build runs the same passes over its window of
 //! the layer; what a position tells a parent held by another rank goes
-//! out as a message ([`LayerSolver::propagate_to`], and
-//! [`LayerSolver::receive`] at the other end), and the fixpoint is the
+//! out as a message ([`propagate_to`], and
+//! [`receive`] at the other end), and the fixpoint is the
 //! same (`docs/distributed-build.md`).
 
 use rayon::prelude::*;
@@ -29,110 +29,107 @@ use crate::tablebase::solve::solver::LayerSolver;
 /// Positions per parallel task in the first pass.
 const CHUNK: usize = 1 << 14;
 
-impl LayerSolver<'_> {
-    /// The first pass over the layer; returns the positions it decided.
-    pub(crate) fn first_pass(&mut self) -> Vec<Position> {
-        let n = self.n;
-        let window = self.entries.window_range();
-        self.progress.phase(&format!("{n} seeds: retrograde"), window.len() as u64, "positions");
-        let chunks: Vec<usize> = window.clone().step_by(CHUNK).collect();
-        chunks
-            .par_iter()
-            .flat_map_iter(|&start| {
-                let end = (start + CHUNK).min(window.end);
-                let mut decided = Vec::new();
-                for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate()
-                {
-                    if self.first_look(start + offset, &position) {
-                        decided.push(position);
-                    }
+/// The first pass over the layer; returns the positions it decided.
+pub(crate) fn first_pass(solver: &mut LayerSolver) -> Vec<Position> {
+    let n = solver.n;
+    let window = solver.entries.window_range();
+    solver.progress.phase(&format!("{n} seeds: retrograde"), window.len() as u64, "positions");
+    let chunks: Vec<usize> = window.clone().step_by(CHUNK).collect();
+    chunks
+        .par_iter()
+        .flat_map_iter(|&start| {
+            let end = (start + CHUNK).min(window.end);
+            let mut decided = Vec::new();
+            for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate() {
+                if first_look(solver, start + offset, &position) {
+                    decided.push(position);
                 }
-                self.progress.advance((end - start) as u64);
-                decided.into_iter()
-            })
-            .collect()
-    }
-
-    /// Tells the parents of one frontier; returns the next frontier.
-    pub(crate) fn propagate_round(&mut self, frontier: &[Position]) -> Vec<Position> {
-        self.stats.retrograde_rounds += 1;
-        self.progress.detail(&format!("{} seeds: propagate {}", self.n, self.stats.retrograde_rounds));
-        self.next_frontier(frontier)
-    }
-
-    /// The positions that telling the parents of `frontier` decides (every
-    /// thread; the set does not depend on their order).
-    pub(crate) fn next_frontier(&self, frontier: &[Position]) -> Vec<Position> {
-        frontier.par_iter().flat_map_iter(|child| self.propagate(child).into_iter()).collect()
-    }
-
-    pub(crate) fn finish_retrograde(&mut self) {
-        let decided = self.entries.window_range().filter(|&i| self.entries.is_decided(i)).count() as u64;
-        self.stats.decided_by_retrograde = decided;
-    }
-
-    /// Exits, terminal rule and quiet-move count of one position; true if
-    /// it is decided already.
-    fn first_look(&self, index: usize, position: &Position) -> bool {
-        let moves = position.legal_moves();
-        if moves.is_empty() {
-            let own = position.own_seeds() as u8;
-            return self.entries.decide(index, own, own, own, Proof::Retrograde, false);
-        }
-        let (mut lower, mut upper, mut value, mut quiet) = (0u8, 0u8, 0u8, 0u8);
-        for pit in moves {
-            let played = position.play(pit);
-            if played.captured > 0 {
-                let option = self.entries.option_of(&played.child, played.captured);
-                lower = lower.max(option.0);
-                upper = upper.max(option.1);
-                value = value.max(option.2);
-            } else {
-                quiet += 1;
             }
-        }
-        self.entries.start(index, (lower, upper, value), quiet);
-        quiet == 0 && self.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
-    }
+            solver.progress.advance((end - start) as u64);
+            decided.into_iter()
+        })
+        .collect()
+}
 
-    /// Tells the quiet parents of a just-decided position; returns those
-    /// that become decided.
-    pub(crate) fn propagate(&self, child: &Position) -> Vec<Position> {
-        let mut decided = Vec::new();
-        self.propagate_to(child, &mut decided, |_, _| unreachable!("every parent is held here"));
-        decided
-    }
+/// Tells the parents of one frontier; returns the next frontier.
+pub(crate) fn propagate_round(solver: &mut LayerSolver, frontier: &[Position]) -> Vec<Position> {
+    solver.stats.retrograde_rounds += 1;
+    solver.progress.detail(&format!("{} seeds: propagate {}", solver.n, solver.stats.retrograde_rounds));
+    next_frontier(solver, frontier)
+}
 
-    /// Tells the quiet parents of a just-decided position held here,
-    /// pushing those that become decided onto `decided`, and hands each
-    /// parent held elsewhere to `elsewhere(layer index, option)`.
-    pub(crate) fn propagate_to(
-        &self,
-        child: &Position,
-        decided: &mut Vec<Position>,
-        mut elsewhere: impl FnMut(usize, (u8, u8, u8)),
-    ) {
-        let option = self.entries.option_of(child, 0);
-        child.quiet_parents(|parent, _pit| {
-            let index = layer_index(&parent) as usize;
-            if !self.entries.holds(index) {
-                elsewhere(index, option);
-            } else if self.receive(index, option) {
-                decided.push(parent);
-            }
-        });
-    }
+/// The positions that telling the parents of `frontier` decides (every
+/// thread; the set does not depend on their order).
+pub(crate) fn next_frontier(solver: &LayerSolver, frontier: &[Position]) -> Vec<Position> {
+    frontier.par_iter().flat_map_iter(|child| propagate(solver, child).into_iter()).collect()
+}
 
-    /// Records at the parent `index` (held here) the option of a decided
-    /// child; true if that decides the parent.
-    pub(crate) fn receive(&self, index: usize, option: (u8, u8, u8)) -> bool {
-        if self.entries.is_decided(index) {
-            return false;
-        }
-        if self.entries.tell_parent(index, option) != 0 {
-            return false;
-        }
-        let (lower, upper, value) = self.entries.interval(index);
-        self.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
+pub(crate) fn finish_retrograde(solver: &mut LayerSolver) {
+    let decided = solver.entries.window_range().filter(|&i| solver.entries.is_decided(i)).count() as u64;
+    solver.stats.decided_by_retrograde = decided;
+}
+
+/// Exits, terminal rule and quiet-move count of one position; true if
+/// it is decided already.
+fn first_look(solver: &LayerSolver, index: usize, position: &Position) -> bool {
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        let own = position.own_seeds() as u8;
+        return solver.entries.decide(index, own, own, own, Proof::Retrograde, false);
     }
+    let (mut lower, mut upper, mut value, mut quiet) = (0u8, 0u8, 0u8, 0u8);
+    for pit in moves {
+        let played = position.play(pit);
+        if played.captured > 0 {
+            let option = solver.entries.option_of(&played.child, played.captured);
+            lower = lower.max(option.0);
+            upper = upper.max(option.1);
+            value = value.max(option.2);
+        } else {
+            quiet += 1;
+        }
+    }
+    solver.entries.start(index, (lower, upper, value), quiet);
+    quiet == 0 && solver.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
+}
+
+/// Tells the quiet parents of a just-decided position; returns those
+/// that become decided.
+pub(crate) fn propagate(solver: &LayerSolver, child: &Position) -> Vec<Position> {
+    let mut decided = Vec::new();
+    propagate_to(solver, child, &mut decided, |_, _| unreachable!("every parent is held here"));
+    decided
+}
+
+/// Tells the quiet parents of a just-decided position held here,
+/// pushing those that become decided onto `decided`, and hands each
+/// parent held elsewhere to `elsewhere(layer index, option)`.
+pub(crate) fn propagate_to(
+    solver: &LayerSolver,
+    child: &Position,
+    decided: &mut Vec<Position>,
+    mut elsewhere: impl FnMut(usize, (u8, u8, u8)),
+) {
+    let option = solver.entries.option_of(child, 0);
+    child.quiet_parents(|parent, _pit| {
+        let index = layer_index(&parent) as usize;
+        if !solver.entries.holds(index) {
+            elsewhere(index, option);
+        } else if receive(solver, index, option) {
+            decided.push(parent);
+        }
+    });
+}
+
+/// Records at the parent `index` (held here) the option of a decided
+/// child; true if that decides the parent.
+pub(crate) fn receive(solver: &LayerSolver, index: usize, option: (u8, u8, u8)) -> bool {
+    if solver.entries.is_decided(index) {
+        return false;
+    }
+    if solver.entries.tell_parent(index, option) != 0 {
+        return false;
+    }
+    let (lower, upper, value) = solver.entries.interval(index);
+    solver.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
 }

@@ -9,8 +9,11 @@ use crate::rank::position_in_layer;
 use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::NoCheckpoints;
+use crate::tablebase::solve::checkpoint;
+use crate::tablebase::solve::components;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::resolve::SharedGames;
+use crate::tablebase::solve::resolve::{self, SharedGames};
+use crate::tablebase::solve::retrograde;
 use crate::tablebase::solve::solver::Audit;
 use crate::tablebase::solve::solver::Cursor;
 use crate::tablebase::solve::solver::LayerError;
@@ -86,7 +89,7 @@ impl LayerSolver<'_> {
             cursor = match cursor {
                 Cursor::Start => {
                     let clock = Instant::now();
-                    let frontier = self.first_pass();
+                    let frontier = retrograde::first_pass(&mut self);
                     self.stats.seconds.retrograde += clock.elapsed().as_secs_f64();
                     Cursor::Propagating { frontier: frontier.iter().map(|p| layer_index(p) as u32).collect() }
                 }
@@ -100,30 +103,30 @@ impl LayerSolver<'_> {
                         if checkpoints.due() {
                             let indexes = frontier.iter().map(|p| layer_index(p) as u32).collect();
                             let cursor = Cursor::Propagating { frontier: indexes };
-                            self.checkpoint(checkpoints, &cursor, None)?;
+                            checkpoint::checkpoint(&self, checkpoints, &cursor, None)?;
                         }
-                        frontier = self.propagate_round(&frontier);
+                        frontier = retrograde::propagate_round(&mut self, &frontier);
                     }
-                    self.finish_retrograde();
+                    retrograde::finish_retrograde(&mut self);
                     self.stats.seconds.retrograde += clock.elapsed().as_secs_f64();
                     Cursor::Retrograded
                 }
                 Cursor::Retrograded => {
                     let clock = Instant::now();
-                    components = Some(self.components());
+                    components = Some(components::components(&mut self));
                     self.stats.seconds.scc += clock.elapsed().as_secs_f64();
                     Cursor::Resolving { k: 0, step: Step::Begin }
                 }
                 Cursor::Resolving { k, step } => {
                     let found = components.as_ref().expect("components before resolving");
-                    self.resolve_components(found, k, step, checkpoints, shared)?;
+                    resolve::resolve_components(&mut self, found, k, step, checkpoints, shared)?;
                     Cursor::Done
                 }
                 Cursor::Done => break,
             };
             self.record_memory(&memory);
             if cursor != Cursor::Done && checkpoints.due() {
-                self.checkpoint(checkpoints, &cursor, components.as_ref())?;
+                checkpoint::checkpoint(&self, checkpoints, &cursor, components.as_ref())?;
             }
         }
         self.progress.finish();
@@ -157,11 +160,11 @@ impl LayerSolver<'_> {
     /// Runs the retrograde phase alone and returns how many positions it
     /// decided (for benchmarks comparing propagation strategies).
     pub fn retrograde_only(&mut self) -> u64 {
-        let mut frontier = self.first_pass();
+        let mut frontier = retrograde::first_pass(self);
         while !frontier.is_empty() {
-            frontier = self.propagate_round(&frontier);
+            frontier = retrograde::propagate_round(self, &frontier);
         }
-        self.finish_retrograde();
+        retrograde::finish_retrograde(self);
         self.stats.decided_by_retrograde
     }
 

@@ -1,17 +1,8 @@
-//! Solving one seed layer, given every lower layer.
-//!
-//! The phases, each in its own module:
-//! 1. [`retrograde`](crate::tablebase::solve::retrograde): terminal positions, captures into
-//!    the solved lower layers, then propagation through un-moves with child
-//!    counters until nothing more follows without cycles.
-//! 2. [`scc`](crate::tablebase::solve::components): Pearce's strongly connected components of the
-//!    still-undecided positions, in reverse topological order.
-//! 3. Component by component, sinks first: a component on no cycle is
-//!    decided from its (now decided) children; a cycle component gets the
-//!    proven [`bounds`](crate::tablebase::solve::bounds) of `docs/cycle-bounds.md`, then the
-//!    [`cycle_search`](crate::tablebase::solve::search) over simple paths and the
-//!    history-aware [`cut_search`](crate::tablebase::solve::search::cut) try to close the
-//!    remaining gaps. Its positions are then decided and their parents told.
+//! A layer being solved: what every phase reads and changes. It holds the
+//! layer's entries (their one owner, `entries`), the search budget, the
+//! layer's figures and where the build stands ([`Cursor`], [`Step`]); the
+//! phases are functions over it (`solve/mod.rs` lists them in order), and
+//! `run` drives them.
 //!
 //! Values are mover-relative: an option of the mover at a position with `n`
 //! seeds is worth `n − V(child)` whether or not it captures (the captured

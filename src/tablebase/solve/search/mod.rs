@@ -45,57 +45,55 @@ pub(crate) struct SearchOutcome {
     pub cut_nodes: u64,
 }
 
-impl LayerSolver<'_> {
-    /// Searches members `batch` of a component, each from its proven
-    /// as-root interval `[root_lower, root_upper]`.
-    pub(crate) fn search_members(
-        &self,
-        view: &SearchView,
-        root_lower: &[u8],
-        root_upper: &[u8],
-        batch: std::ops::Range<usize>,
-    ) -> SearchOutcome {
-        let b = self.budget;
-        let threshold = b.threshold_search_at(self.n);
-        let cut = b.cut_search_at(self.n);
-        let (lower, upper) = (view.lower, view.upper);
-        let results: Vec<_> = batch
-            .into_par_iter()
-            .map_init(
-                || ThresholdSearch::new(view.graph, view.leaves, lower, upper, b.max_path),
-                |search, i| {
-                    let mut outcome = SearchOutcome::default();
-                    let (mut low, mut high) = (root_lower[i], root_upper[i]);
-                    if low < high && threshold {
-                        let result = search.tighten(i, low, high, FIRST_BUDGET, b.nodes_per_search);
-                        (low, high) = (result.lower, result.upper);
-                        for &nodes in &result.answered {
-                            outcome.answered.add(nodes);
-                        }
-                        outcome.nodes += result.nodes;
-                        outcome.left_open += (low < high) as u64;
+/// Searches members `batch` of a component, each from its proven
+/// as-root interval `[root_lower, root_upper]`.
+pub(crate) fn search_members(
+    solver: &LayerSolver,
+    view: &SearchView,
+    root_lower: &[u8],
+    root_upper: &[u8],
+    batch: std::ops::Range<usize>,
+) -> SearchOutcome {
+    let b = solver.budget;
+    let threshold = b.threshold_search_at(solver.n);
+    let cut = b.cut_search_at(solver.n);
+    let (lower, upper) = (view.lower, view.upper);
+    let results: Vec<_> = batch
+        .into_par_iter()
+        .map_init(
+            || ThresholdSearch::new(view.graph, view.leaves, lower, upper, b.max_path),
+            |search, i| {
+                let mut outcome = SearchOutcome::default();
+                let (mut low, mut high) = (root_lower[i], root_upper[i]);
+                if low < high && threshold {
+                    let result = search.tighten(i, low, high, FIRST_BUDGET, b.nodes_per_search);
+                    (low, high) = (result.lower, result.upper);
+                    for &nodes in &result.answered {
+                        outcome.answered.add(nodes);
                     }
-                    if low < high && cut {
-                        let mut search = CutSearch::new(view.graph);
-                        let closed = search.tighten(i, low, high, b.cut_nodes);
-                        outcome.closed_by_cut += (closed.0 == closed.1) as u64;
-                        (low, high) = closed;
-                        outcome.cut_nodes += search.nodes();
-                    }
-                    outcome.bounds.push((low, high));
-                    outcome
-                },
-            )
-            .collect();
-        let mut total = SearchOutcome::default();
-        for r in results {
-            total.bounds.extend(r.bounds);
-            total.answered.merge(&r.answered);
-            total.left_open += r.left_open;
-            total.closed_by_cut += r.closed_by_cut;
-            total.nodes += r.nodes;
-            total.cut_nodes += r.cut_nodes;
-        }
-        total
+                    outcome.nodes += result.nodes;
+                    outcome.left_open += (low < high) as u64;
+                }
+                if low < high && cut {
+                    let mut search = CutSearch::new(view.graph);
+                    let closed = search.tighten(i, low, high, b.cut_nodes);
+                    outcome.closed_by_cut += (closed.0 == closed.1) as u64;
+                    (low, high) = closed;
+                    outcome.cut_nodes += search.nodes();
+                }
+                outcome.bounds.push((low, high));
+                outcome
+            },
+        )
+        .collect();
+    let mut total = SearchOutcome::default();
+    for r in results {
+        total.bounds.extend(r.bounds);
+        total.answered.merge(&r.answered);
+        total.left_open += r.left_open;
+        total.closed_by_cut += r.closed_by_cut;
+        total.nodes += r.nodes;
+        total.cut_nodes += r.cut_nodes;
     }
+    total
 }
