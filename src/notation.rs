@@ -1,5 +1,4 @@
-//! The text notation of states and games (rules-and-values.md, "Board and
-//! notation"): `p0-…-p11-S-N-T`, and a game as a state followed by `moves`
+//! The text notation of states and games (`docs/rules.md`, "Notation"): `p0-…-p11-S-N-T`, and a game as a state followed by `moves`
 //! and the concatenated move letters.
 
 use std::fmt;

@@ -1,6 +1,6 @@
 //! Move-path counting (perft): the number of legal move sequences of a given
 //! length from a state, under every end-of-game rule including repetition.
-//! `shared/reference/perft.txt` holds the engine's counts.
+//! `tests/reference/perft.txt` holds the engine's counts.
 
 use crate::game::GameState;
 use crate::rules::{Pit, Position};

@@ -1,4 +1,4 @@
-//! Perfect, minimal binomial ranks (formats.md, section 1).
+//! Perfect, minimal binomial ranks (`docs/engine-formats.md`, "Binomial ranks").
 //!
 //! Both ranks of the engine are one formula. For counts `v_0 … v_{k-1}`
 //! summing to `T`, write `R_i = v_0 + … + v_i` (prefix sums, so

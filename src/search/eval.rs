@@ -1,8 +1,8 @@
 //! The static evaluation: a linear function of a few board features, in the
 //! engine's units (25 per seed of store difference).
 //!
-//! The features are the 2014 engine's (rules-and-values.md, "The engine's
-//! evaluation heuristic"): the store difference, and per row the pits holding
+//! The features are the 2014 engine's (`docs/search.md`, "Evaluation"):
+//! the store difference, and per row the pits holding
 //! more than 12 seeds, none, or 1–2. Every feature is a difference *mover
 //! minus opponent*, so the evaluation is antisymmetric by construction:
 //! seen from the other side, the same board scores the exact negation.

@@ -1,4 +1,4 @@
-//! Export to the engine's "Oware Endgames" layouts (formats.md, section 2):
+//! Export to the engine's "Oware Endgames" layouts (`docs/engine-formats.md`):
 //! one byte per tablebase index, `(captures << 2) | flag`.
 //!
 //! * EXACT (3) only for a proven value on no cycle: the engine trusts such
@@ -227,7 +227,8 @@ mod tests {
         // Two seeds: EXACT in the engine's file, but such a position may
         // shuttle on a cycle, so its value is used only where reached by a
         // capture; three seeds lie beyond a table of two.
-        let bytes: Vec<u8> = (0..crate::rank::layer_offset(3)).map(|_| 1 << 2 | 3).collect();
+        // (Captures 1 wherever a seed is on the board: layer 0 holds none.)
+        let bytes: Vec<u8> = (0..crate::rank::layer_offset(3)).map(|i| ((i > 0) as u8) << 2 | 3).collect();
         let mut file = Vec::new();
         endgames::write_table(&mut file, EndgamesVersion::V2_0, &[], &bytes).unwrap();
         let file = EndgameFile::from_bytes(file).unwrap();
@@ -244,10 +245,11 @@ mod tests {
         pits = [0u8; 12];
         pits[0] = 1;
         let index = crate::rank::index(&Position::new(pits)) as usize;
-        let mut damaged = bytes.clone();
-        damaged[index] = 2 << 2 | 3;
         let mut file = Vec::new();
-        endgames::write_table(&mut file, EndgamesVersion::V2_0, &[], &damaged).unwrap();
+        endgames::write_table(&mut file, EndgamesVersion::V2_0, &[], &bytes).unwrap();
+        // (The writer refuses such an entry: the byte is changed in place.)
+        let header = file.len() - bytes.len() - 1;
+        file[header + index] = 2 << 2 | 3;
         let file = EndgameFile::from_bytes(file).unwrap();
         assert_eq!(EndgameTable::probe(&file, &Position::new(pits)), None);
     }

@@ -56,7 +56,7 @@ pub const VERSION: u32 = 3;
 /// The oldest version this reader accepts.
 const OLDEST_VERSION: u32 = 2;
 /// The rule set, as recorded at offset 76: the rules of
-/// `docs/rules-and-values.md` (the only ones this crate plays).
+/// `docs/rules.md` (the only ones this crate plays).
 pub const RULES_ABAPA: u32 = 1;
 const LAYER_RECORD: usize = 24;
 

@@ -6,7 +6,7 @@
 //! the value of every legal move.
 //!
 //! The caveat is in the name. A tablebase value is the *as-root* value
-//! (rules-and-values.md): it assumes the state was reached by a capture, or
+//! (`docs/rules.md`): it assumes the state was reached by a capture, or
 //! that play starts there, so that no earlier state can come back. It also
 //! holds in any game when the position lies on no cycle of game states
 //! (an earlier state that came back would put the position on a cycle).
