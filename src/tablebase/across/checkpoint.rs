@@ -48,10 +48,10 @@ use crate::tablebase::snapshot::stream_words;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::PartsOf;
 use crate::tablebase::snapshot::SnapshotParts;
-use crate::tablebase::solve::bounds::member_state_fault;
 use crate::tablebase::solve::checkpoint::{self, check_games_state, Restored};
 use crate::tablebase::solve::components::{Components, NONE};
 use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::games_state::member_state_fault;
 use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
 use crate::tablebase::stats::LayerStats;
 
@@ -453,7 +453,7 @@ mod tests {
     /// Layer 6 after its retrograde analysis, with its components, as one
     /// rank's part inside the games of component 0 before threshold 3:
     /// some state per member, different from member to member, that each
-    /// member's own exits allow (`bounds::member_state_fault`); `forge`
+    /// member's own exits allow (`games_state::member_state_fault`); `forge`
     /// may change it before it is written.
     fn one_part_forged(
         lower: &SolvedLayers,

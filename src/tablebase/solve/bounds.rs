@@ -22,15 +22,14 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use crate::rank::layer_index;
-use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::games::{as_atomic, par_peel, peel, ParallelStateGraph, StateGraph};
-use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
+use crate::tablebase::solve::games::{as_atomic, par_peel, peel, StateGraph};
+use crate::tablebase::solve::implicit::{ImplicitComponent, State};
+use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::solver::LayerSolver;
 
 /// Per-state scratch arrays over the whole layer (two states a position),
@@ -48,107 +47,6 @@ pub(crate) struct BoundWork {
 impl BoundWork {
     pub fn new(size: usize) -> BoundWork {
         BoundWork { win: vec![0; 2 * size], open: vec![0; 2 * size], safe: vec![0; 2 * size] }
-    }
-}
-
-/// A game state: position, its layer index, parity. Packed in 16 bytes
-/// (the pits as bytes, `2 × index + parity`): the games' frontiers can
-/// hold millions of them.
-#[derive(Clone, Copy)]
-pub(crate) struct State {
-    pits: [u8; 12],
-    node: u32,
-}
-
-impl State {
-    #[inline]
-    fn new(position: &Position, index: usize, parity: usize) -> State {
-        debug_assert!(index < 1 << 31, "a layer index fits in 31 bits");
-        State { pits: position.pits(), node: (2 * index + parity) as u32 }
-    }
-
-    #[inline]
-    fn position(&self) -> Position {
-        Position::new(self.pits)
-    }
-
-    #[inline]
-    fn index(&self) -> usize {
-        self.node as usize / 2
-    }
-
-    #[inline]
-    fn parity(&self) -> usize {
-        self.node as usize & 1
-    }
-}
-
-/// A component as a graph of game states, walked through moves and
-/// un-moves: no edge lists, so a giant component of a big layer costs only
-/// the layer-wide work arrays.
-struct ImplicitComponent<'s> {
-    ids: &'s [u32],
-    component: u32,
-    members: &'s [u32],
-    positions: &'s MemberPositions<'s>,
-}
-
-impl StateGraph for ImplicitComponent<'_> {
-    type State = State;
-
-    #[inline]
-    fn node(&self, s: &State) -> usize {
-        s.node as usize
-    }
-
-    #[inline]
-    fn parity(&self, s: &State) -> usize {
-        s.parity()
-    }
-
-    fn for_each_state(&self, mut visit: impl FnMut(State)) {
-        // (Members are walked again each time rather than listed: in a
-        // giant component the list would not fit.)
-        self.positions.for_each(|i, position| {
-            let index = self.members[i] as usize;
-            visit(State::new(&position, index, 0));
-            visit(State::new(&position, index, 1));
-        });
-    }
-
-    #[inline]
-    fn for_each_child(&self, s: &State, mut visit: impl FnMut(State)) {
-        let position = s.position();
-        for pit in position.legal_moves() {
-            let played = position.play(pit);
-            if played.captured > 0 {
-                continue;
-            }
-            let index = layer_index(&played.child) as usize;
-            if self.ids[index] == self.component {
-                visit(State::new(&played.child, index, 1 - s.parity()));
-            }
-        }
-    }
-
-    #[inline]
-    fn for_each_parent(&self, s: &State, mut visit: impl FnMut(State)) {
-        s.position().quiet_parents(|parent, _| {
-            let index = layer_index(&parent) as usize;
-            if self.ids[index] == self.component {
-                visit(State::new(&parent, index, 1 - s.parity()));
-            }
-        });
-    }
-}
-
-impl ParallelStateGraph for ImplicitComponent<'_> {
-    fn par_collect<T: Send>(&self, visit: impl Fn(State, &mut Vec<T>) + Sync) -> Vec<T> {
-        self.positions.par_collect(|i, position, out| {
-            let index = self.members[i] as usize;
-            visit(State::new(&position, index, 0), out);
-            visit(State::new(&position, index, 1), out);
-        })
     }
 }
 
@@ -272,103 +170,6 @@ pub(crate) fn cycle_bounds(
     let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
     let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
     Ok(ComponentBounds { lower, upper, safety_rounds })
-}
-
-/// Why one member's games' state, read from a snapshot taken before
-/// threshold `t` (thresholds above `t` played) in a layer of `n` seeds,
-/// cannot be one the games left there, judged against the member's own
-/// exits alone, `(lower, upper)` (`docs/cycle-bounds.md` §10, facts 1 to
-/// 3): `state` is `win(q,0), win(q,1), open(q,0), open(q,1)`.
-pub(crate) fn member_state_fault(n: u8, t: u8, (lower, upper): (u8, u8), state: [u8; 4]) -> Option<String> {
-    let [won_x, won_y, open_x, open_y] = state;
-    // The threshold from which the opponent state may join.
-    let joins_from = n.saturating_sub(upper);
-    if won_x != 0 && !(t < won_x && won_x <= n) {
-        return Some(format!("player state won at threshold {won_x}"));
-    }
-    if won_y != 0 && !(t < won_y && won_y <= joins_from) {
-        return Some(format!("opponent state won at threshold {won_y}, may join from {joins_from}"));
-    }
-    if lower > t && won_x < lower {
-        return Some(format!("player state won at {won_x}, below its exit's threshold {lower}"));
-    }
-    if open_x != 0 {
-        return Some("a count at a player state".into());
-    }
-    if won_y == 0 && joins_from <= t && open_y != 0 {
-        return Some(format!("a count at an opponent state that may join only from {joins_from}"));
-    }
-    None
-}
-
-/// Why a games' state read from a snapshot taken before threshold `t`
-/// cannot be one the games of component `k` left there, or `None` if it
-/// can: every member's state on its own ([`member_state_fault`]), then
-/// against its children's (`docs/cycle-bounds.md` §10, facts 4 to 6: the
-/// marks the games' rules give a state from its exits and its children's
-/// marks, and an opponent's count of children not won). `state` holds
-/// each member's four bytes, as snapshots store them. So every mark and
-/// count is one the games can meet (resumed games neither wrap a count
-/// nor write a bound outside `0..=n`), and only marks forged consistently
-/// around cycles, all at one threshold, could pass.
-pub(crate) fn games_state_fault(
-    solver: &LayerSolver,
-    components: &Components,
-    k: usize,
-    t: u8,
-    state: &[u8],
-) -> Option<String> {
-    let members = components.of(k);
-    if state.len() != 4 * members.len() {
-        return Some(format!("{} bytes of games' state for {} members", state.len(), members.len()));
-    }
-    let n = solver.n as u8;
-    // (Unranked one by one: stored, the positions of a giant component
-    // would take 16 bytes a member.)
-    let positions = MemberPositions::with_limit(solver.n, members, 0);
-    let graph =
-        ImplicitComponent { ids: &components.id, component: k as u32, members, positions: &positions };
-    let numbers = MemberNumbers::new(members);
-    // A child state's mark (children are members: `for_each_child` keeps
-    // to the component).
-    let mark = |child: &State| numbers.of(child.index()).map_or(0, |j| state[4 * j + child.parity()]);
-    let fault = |i: usize| -> Option<String> {
-        let m = members[i] as usize;
-        let bytes = [state[4 * i], state[4 * i + 1], state[4 * i + 2], state[4 * i + 3]];
-        let [won_x, won_y, _, open_y] = bytes;
-        let (lower, upper, _) = solver.entries.interval(m);
-        let say = |what: String| Some(format!("position {m} of component {k}, before threshold {t}: {what}"));
-        if let Some(what) = member_state_fault(n, t, (lower, upper), bytes) {
-            return say(what);
-        }
-        let position = positions.get(i);
-        // Fact 4: the player joins at its exit's threshold or its first
-        // child's, whichever comes first.
-        let mut best_child = 0u8;
-        graph.for_each_child(&State::new(&position, m, 0), |c| best_child = best_child.max(mark(&c)));
-        let joins_at = best_child.max(if lower > t { lower } else { 0 });
-        if won_x != joins_at {
-            return say(format!("player state won at {won_x}, at {joins_at} by its exit and children"));
-        }
-        // Facts 5 and 6: the opponent joins once it may and its last
-        // child has joined; until then it counts its children not won.
-        let joins_from = n.saturating_sub(upper);
-        let (mut not_won, mut last_child) = (0u32, u8::MAX);
-        graph.for_each_child(&State::new(&position, m, 1), |c| {
-            let w = mark(&c);
-            not_won += (w == 0) as u32;
-            last_child = last_child.min(w);
-        });
-        let joins_at = if joins_from > t && not_won == 0 { joins_from.min(last_child) } else { 0 };
-        if won_y != joins_at {
-            return say(format!("opponent state won at {won_y}, at {joins_at} by its exits and children"));
-        }
-        if won_y == 0 && joins_from > t && open_y as u32 != not_won {
-            return say(format!("opponent state counts {open_y} children not won of {not_won}"));
-        }
-        None
-    };
-    (0..members.len()).into_par_iter().with_min_len(1 << 12).find_map_first(fault)
 }
 
 /// An opponent state (member `i`) that may join from threshold `t` on

@@ -48,9 +48,9 @@ use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::PartsOf;
-use crate::tablebase::solve::bounds::games_state_fault;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::Contradiction;
+use crate::tablebase::solve::games_state::games_state_fault;
 use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
 use crate::tablebase::stats::LayerStats;
 
