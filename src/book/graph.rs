@@ -27,8 +27,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::dropout::{child_term, Omega, Selection, INFINITE};
 use super::eval::{repetition_value, terminal_value};
+use super::priority::{child_term, Omega, INFINITE};
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
 use crate::rules::ROW;
@@ -99,6 +99,15 @@ pub struct Node {
     /// Seeds in both stores.
     pub(crate) captured: u8,
     pub(crate) in_flight: bool,
+}
+
+/// A leaf chosen for expansion and the way the descent took to it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Selection {
+    /// The leaf to expand.
+    pub leaf: NodeId,
+    /// `(node, edge index)` from the root down to the leaf's parent.
+    pub path: Vec<(NodeId, usize)>,
 }
 
 /// The book: nodes, the key index, ω, the expansions done, and the rest

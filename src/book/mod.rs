@@ -32,6 +32,7 @@ pub mod games_file;
 pub mod graph;
 pub mod grow;
 pub mod play;
+mod priority;
 pub mod probe;
 pub mod store;
 pub mod study;
