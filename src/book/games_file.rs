@@ -31,8 +31,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::error::BookError;
 use super::play::{clustered_mean, final_seeds, points, GameRecord};
-use super::BookError;
 use crate::game::GameState;
 
 /// The first line of a games file.

@@ -22,9 +22,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::dropout::{Omega, Selection};
+use super::error::BookError;
 use super::eval::{repetition_value, terminal_value};
 use super::graph::{BookGraph, Edge, Node, NodeEval, NodeKind};
-use super::BookError;
 use crate::checksum::checksum;
 use crate::formats::is_state_key;
 use crate::game::GameState;
