@@ -23,9 +23,13 @@
 //! The checker is tested on small in-memory trees first, so that the
 //! real-tree test cannot pass because the checker saw nothing.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;
+
+use common::strongly_connected_components;
 
 /// A module path from the crate root, without `crate`: `["book", "graph"]`.
 type ModulePath = Vec<String>;
@@ -532,64 +536,20 @@ impl Crate {
 // Circles: strongly connected components of a directed graph.
 
 /// The strongly connected components with more than one node, each sorted,
-/// of the graph on `0..nodes` (Tarjan's algorithm, iterative).
+/// of the graph on `0..nodes`.
 fn circles(nodes: usize, edges: &BTreeSet<(usize, usize)>) -> Vec<Vec<usize>> {
     let mut successors = vec![Vec::new(); nodes];
     for &(from, to) in edges {
         successors[from].push(to);
     }
-    let mut index = vec![usize::MAX; nodes];
-    let mut low = vec![0; nodes];
-    let mut on_stack = vec![false; nodes];
-    let mut stack = Vec::new();
-    let mut next_index = 0;
-    let mut found = Vec::new();
-    for root in 0..nodes {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        // (node, position in its successor list)
-        let mut work = vec![(root, 0)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (node, ref mut position)) = work.last_mut() {
-            if let Some(&next) = successors[node].get(*position) {
-                *position += 1;
-                if index[next] == usize::MAX {
-                    index[next] = next_index;
-                    low[next] = next_index;
-                    next_index += 1;
-                    stack.push(next);
-                    on_stack[next] = true;
-                    work.push((next, 0));
-                } else if on_stack[next] {
-                    low[node] = low[node].min(index[next]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[node]);
-            }
-            if low[node] == index[node] {
-                let mut component = Vec::new();
-                while let Some(member) = stack.pop() {
-                    on_stack[member] = false;
-                    component.push(member);
-                    if member == node {
-                        break;
-                    }
-                }
-                if component.len() > 1 {
-                    component.sort_unstable();
-                    found.push(component);
-                }
-            }
-        }
-    }
+    let mut found: Vec<Vec<usize>> = strongly_connected_components(&successors)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .map(|mut component| {
+            component.sort_unstable();
+            component
+        })
+        .collect();
     found.sort();
     found
 }

@@ -1,6 +1,7 @@
 //! What the integration tests share: scratch directories, the options of a
-//! small tablebase build, the shipped table, and a reproducible
-//! pseudo-random sequence.
+//! small tablebase build, the shipped table, a reproducible pseudo-random
+//! sequence, running a binary, and strongly connected components (of
+//! positions linked by moves, of modules linked by imports).
 
 // Each test binary includes this module and uses only part of it.
 #![allow(dead_code)]
@@ -9,6 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use oware::rank::{layer_index, layer_positions};
 use oware::tablebase::build::BuildOptions;
 use oware::tablebase::SearchBudget;
 
@@ -76,4 +78,97 @@ pub fn xorshift(state: &mut u64) -> u64 {
     *state ^= *state >> 7;
     *state ^= *state << 17;
     *state
+}
+
+/// Runs `binary` with `args` to the end: whether it succeeded, its
+/// standard output and its standard error.
+pub fn run(binary: &str, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(binary).args(args).output().expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// The strongly connected components of the graph whose vertex `v` has
+/// the edges `successors[v]`, each in the order Tarjan's algorithm closes
+/// it; single vertices included. Iterative: deep graphs do not overflow
+/// the stack.
+pub fn strongly_connected_components(successors: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let size = successors.len();
+    let mut index = vec![UNSEEN; size];
+    let mut low = vec![0; size];
+    let mut on_stack = vec![false; size];
+    let mut stack = Vec::new();
+    let mut next_index = 0;
+    let mut components = Vec::new();
+    for root in 0..size {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // The depth-first path: each vertex with its next edge to follow.
+        let mut path = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (vertex, ref mut edge)) = path.last_mut() {
+            if let Some(&next) = successors[vertex].get(*edge) {
+                *edge += 1;
+                if index[next] == UNSEEN {
+                    index[next] = next_index;
+                    low[next] = next_index;
+                    next_index += 1;
+                    stack.push(next);
+                    on_stack[next] = true;
+                    path.push((next, 0));
+                } else if on_stack[next] {
+                    low[vertex] = low[vertex].min(index[next]);
+                }
+                continue;
+            }
+            path.pop();
+            if let Some(&(parent, _)) = path.last() {
+                low[parent] = low[parent].min(low[vertex]);
+            }
+            if low[vertex] == index[vertex] {
+                let mut component = Vec::new();
+                while let Some(member) = stack.pop() {
+                    on_stack[member] = false;
+                    component.push(member);
+                    if member == vertex {
+                        break;
+                    }
+                }
+                components.push(component);
+            }
+        }
+    }
+    components
+}
+
+/// Which positions of layer `n`, by layer index, lie on a cycle of moves
+/// without capture: in a strongly connected component of two or more, or
+/// alone with a move back to themselves.
+pub fn on_quiet_cycles(n: u32) -> Vec<bool> {
+    let successors: Vec<Vec<usize>> = layer_positions(n)
+        .map(|p| {
+            p.legal_moves()
+                .map(|pit| p.play(pit))
+                .filter(|played| played.captured == 0)
+                .map(|played| layer_index(&played.child) as usize)
+                .collect()
+        })
+        .collect();
+    let mut cyclic = vec![false; successors.len()];
+    for component in strongly_connected_components(&successors) {
+        let on_cycle = component.len() > 1 || successors[component[0]].contains(&component[0]);
+        for member in component {
+            cyclic[member] = on_cycle;
+        }
+    }
+    cyclic
 }
