@@ -41,7 +41,7 @@ pub mod study;
 pub use dropout::{Omega, Selection};
 pub use error::BookError;
 pub use eval::{Evaluation, EvaluationError, LeafEvaluator, Negamax};
-pub use graph::{BookGraph, Edge, Node, NodeEval, NodeId, NodeKind};
+pub use graph::{BookGraph, Edge, GraphError, Node, NodeEval, NodeId, NodeKind};
 pub use grow::{grow, Budget, GrowOptions, GrowReport};
 pub use probe::{AnyBook, BookMove, BookSource, BookStats, ProbeReport};
 pub use store::{Manifest, Parameters};
