@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::game::{GameEnd, Side};
+use crate::rules::{GameEnd, Side};
 
 /// Why a move cannot be played.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

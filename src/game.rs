@@ -5,47 +5,11 @@
 use crate::error::{MoveError, NotationError};
 use crate::rules::{Moves, Pit, Position, PITS, ROW, TOTAL_SEEDS};
 
-/// A player. South moves first and owns pits A..F (0..6 absolute).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Side {
-    /// The first player, owner of pits A..F; index 0 in store pairs.
-    South,
-    /// The second player, owner of pits a..f; index 1 in store pairs.
-    North,
-}
-
-impl Side {
-    /// The opponent.
-    #[inline]
-    pub fn other(self) -> Side {
-        match self {
-            Side::South => Side::North,
-            Side::North => Side::South,
-        }
-    }
-    /// 0 for South, 1 for North: the index into `[south, north]` pairs
-    /// such as [`GameState::stores`].
-    #[inline]
-    pub fn index(self) -> usize {
-        self as usize
-    }
-    /// The letter of this side's pit `pit` (0..6): `A..F` or `a..f`.
-    pub fn move_letter(self, pit: Pit) -> char {
-        let base = if self == Side::South { b'A' } else { b'a' };
-        (base + pit as u8) as char
-    }
-}
-
-/// How a game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum GameEnd {
-    /// A player has more than 24 seeds, or both have 24.
-    Decided,
-    /// The side to move had no legal move; each player took their own side.
-    NoLegalMove,
-    /// The last move recreated an earlier state; each took their own side.
-    Repetition,
-}
+// The players and the ways a game ends are defined with the rules, below
+// the errors that name them (`error`), so that this module can return
+// those errors without the two importing each other; callers keep naming
+// them `game::Side` and `game::GameEnd`.
+pub use crate::rules::{GameEnd, Side};
 
 /// A game result from one side's point of view, worst first. The search
 /// ([`crate::search::SearchResult::outcome`]) and the tablebase probe

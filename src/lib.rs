@@ -52,12 +52,13 @@
 //! * [`formats`]: readers and writers of the engine's file layouts.
 //! * [`cluster`]: the ranks of a distributed build (threads, or MPI with
 //!   the `mpi` feature).
+//! * [`codec`]: the little-endian binary codec of our own records.
 //! * [`error`]: typed errors.
 
 pub mod book;
 pub mod checksum;
 pub mod cluster;
-mod codec;
+pub mod codec;
 mod compressed;
 pub mod cpu;
 pub mod error;

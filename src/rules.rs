@@ -9,6 +9,9 @@
 //!
 //! Playing a move returns the child *normalized to the new side to move*
 //! (halves swapped) and the number of seeds captured.
+//!
+//! The two players ([`Side`]) and the ways a game ends ([`GameEnd`]) are
+//! rules too; [`crate::game`] applies them to full game states.
 
 use std::fmt;
 
@@ -21,6 +24,48 @@ pub const TOTAL_SEEDS: u32 = 48;
 
 /// A move: the pit sown, 0..6 from the mover's left (A..F or a..f).
 pub type Pit = usize;
+
+/// A player. South moves first and owns pits A..F (0..6 absolute).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Side {
+    /// The first player, owner of pits A..F; index 0 in store pairs.
+    South,
+    /// The second player, owner of pits a..f; index 1 in store pairs.
+    North,
+}
+
+impl Side {
+    /// The opponent.
+    #[inline]
+    pub fn other(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+    /// 0 for South, 1 for North: the index into `[south, north]` pairs
+    /// such as [`crate::game::GameState::stores`].
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// The letter of this side's pit `pit` (0..6): `A..F` or `a..f`.
+    pub fn move_letter(self, pit: Pit) -> char {
+        let base = if self == Side::South { b'A' } else { b'a' };
+        (base + pit as u8) as char
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum GameEnd {
+    /// A player has more than 24 seeds, or both have 24.
+    Decided,
+    /// The side to move had no legal move; each player took their own side.
+    NoLegalMove,
+    /// The last move recreated an earlier state; each took their own side.
+    Repetition,
+}
 
 /// A board packed one pit per byte into the low 12 bytes of a `u128` (pit
 /// `i` in byte `i`). Sowing is then one addition, swapping the rows one
@@ -373,13 +418,42 @@ mod tests {
         assert!(starved.legal_moves().is_empty());
     }
 
+    /// Every board of `seeds` seeds, enumerated here rather than by
+    /// `crate::rank` (which builds on this module).
+    fn boards_of(seeds: u8) -> Vec<Position> {
+        fn fill(pit: usize, left: u8, pits: &mut [u8; PITS], boards: &mut Vec<Position>) {
+            if pit == PITS - 1 {
+                pits[pit] = left;
+                boards.push(Position::new(*pits));
+                return;
+            }
+            for here in 0..=left {
+                pits[pit] = here;
+                fill(pit + 1, left - here, pits, boards);
+            }
+        }
+        let mut boards = Vec::new();
+        fill(0, seeds, &mut [0; PITS], &mut boards);
+        boards
+    }
+
+    #[test]
+    fn every_board_of_a_few_seeds_is_enumerated_once() {
+        // C(n + 11, 11) boards of n seeds in 12 pits.
+        let counts: Vec<usize> = (0..=3).map(|n| boards_of(n).len()).collect();
+        assert_eq!(counts, [1, 12, 78, 364]);
+        let mut boards = boards_of(3);
+        boards.sort();
+        boards.dedup();
+        assert_eq!(boards.len(), 364);
+    }
+
     #[test]
     fn quiet_parents_invert_quiet_moves() {
-        use crate::rank::layer_positions;
         for n in 0..=7 {
             let mut forward = Vec::new();
             let mut backward = Vec::new();
-            for p in layer_positions(n) {
+            for p in boards_of(n) {
                 for pit in p.legal_moves() {
                     let played = p.play(pit);
                     if played.captured == 0 {

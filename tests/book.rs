@@ -2,6 +2,8 @@
 //! and resumable growth (kill -9 included), exports through the `formats`
 //! readers, the engine's own books through the probe logic, and matches.
 
+mod common;
+
 use std::collections::HashMap;
 use std::fs;
 use std::hash::{BuildHasher, Hasher};
@@ -9,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::Scratch;
 use oware::book::dropout::{descend, select_batch, PLY};
 use oware::book::eval::Negamax;
 use oware::book::export::{header_fields, to_doe, to_opening_book};
@@ -25,30 +28,6 @@ use oware::rank::state_key;
 use oware::{Game, GameState};
 
 // ------------------------------------------------------------ helpers
-
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("oware-book-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 fn eval(score: i16) -> NodeEval {
     NodeEval { score, depth: 1, nodes: 1, best: None }

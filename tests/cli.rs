@@ -1,15 +1,14 @@
 //! The binaries: results on stdout, one clear line and a non-zero exit on
 //! bad input.
 
+mod common;
+
 use std::process::Command;
 
+use common::{run, scratch};
+
 fn perft(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perft")).args(args).output().expect("runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
+    run(env!("CARGO_BIN_EXE_perft"), args)
 }
 
 #[test]
@@ -73,8 +72,7 @@ fn a_closed_pipe_ends_a_binary_quietly() {
 #[test]
 fn a_build_outlives_its_closed_log() {
     use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("oware-cli-closed-log-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("closed-log");
     // Both streams closed before the first line: the build goes on and
     // finishes its files.
     let mut child = Command::new(env!("CARGO_BIN_EXE_endgames"))
@@ -94,8 +92,7 @@ fn a_build_outlives_its_closed_log() {
 
 #[test]
 fn exports_never_write_over_their_input_or_a_directory_s_files() {
-    let dir = std::env::temp_dir().join(format!("oware-cli-overwrite-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("overwrite");
     let endgames = env!("CARGO_BIN_EXE_endgames");
     let built = Command::new(endgames)
         .args(["build", "--max-seeds", "4", "--no-compress", "-q", "--dir"])
@@ -184,8 +181,7 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
 
 #[test]
 fn probe_search_and_verify_read_every_table_format() {
-    let dir = std::env::temp_dir().join(format!("oware-cli-formats-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("formats");
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/");
     let engine = format!("{data}endgames-12-2.0.bin");
     let engine_zst = dir.join("endgames-12-2.0.bin.zst");
@@ -340,9 +336,7 @@ fn script(name: &str) -> Command {
 /// exactly).
 #[test]
 fn the_match_scripts_write_their_tables() {
-    let dir = std::env::temp_dir().join(format!("oware-cli-scripts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("scripts");
 
     // At 3,000 nodes the two books score differently against no books
     // (−0.25 today), so a comparison in the wrong order shows.

@@ -13,6 +13,7 @@
 //! * `Manifest::parse` of any manifest-like text fails, or gives a
 //!   manifest that renders to text parsing back to itself.
 
+mod common;
 mod damage;
 
 use std::fs;
@@ -20,7 +21,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use damage::{damage, Damage, Layout, Scratch};
+use common::Scratch;
+use damage::{damage, Damage, Layout};
 use oware::book::store::{self, checkpoint_path, BookDir, Manifest, MANIFEST_FILE};
 use oware::book::{grow, BookError, BookGraph, Budget, GrowOptions, Negamax, Omega, Parameters};
 use oware::checksum::checksum;
@@ -44,7 +46,7 @@ fn good() -> &'static Good {
     GOOD.get_or_init(|| {
         let scratch = Scratch::new("book-store-grow");
         let options = GrowOptions {
-            dir: scratch.0.clone(),
+            dir: scratch.path().to_path_buf(),
             omega: Omega::from_plies_per_unit(0.04),
             batch: Some(8),
             threads: 1,
@@ -54,7 +56,7 @@ fn good() -> &'static Good {
         grow(&options, &Negamax::depth(2), &oware::progress::Silent).unwrap();
         let manifest_text = fs::read_to_string(scratch.join(MANIFEST_FILE)).unwrap();
         let manifest = Manifest::parse(&manifest_text, Path::new(MANIFEST_FILE)).unwrap();
-        let path = checkpoint_path(&scratch.0, manifest.checkpoint.unwrap().expansions);
+        let path = checkpoint_path(scratch.path(), manifest.checkpoint.unwrap().expansions);
         let checkpoint = fs::read(&path).unwrap();
         let record = zstd::decode_all(&checkpoint[..]).unwrap();
         let (parameters, graph) = store::decode(&record).unwrap();
@@ -215,21 +217,21 @@ proptest! {
         let good = good();
         let scratch = Scratch::new("book-store-dir");
         damaged_dir(&scratch, &damage);
-        let before = files(&scratch.0);
+        let before = files(scratch.path());
         let text = String::from_utf8_lossy(&before.iter().find(|(n, _)| n == MANIFEST_FILE).unwrap().1).into_owned();
         if let Ok(manifest) = Manifest::parse(&text, Path::new(MANIFEST_FILE)) {
             let again = Manifest::parse(&manifest.render(), Path::new(MANIFEST_FILE));
             prop_assert_eq!(again.ok(), Some(manifest));
         }
-        if let Ok(stored) = store::load(&scratch.0) {
+        if let Ok(stored) = store::load(scratch.path()) {
             prop_assert_eq!(&stored.manifest, &good.manifest);
             prop_assert!(stored.graph.as_ref() == Some(&good.graph), "another graph loaded");
         }
-        prop_assert!(files(&scratch.0) == before, "loading changed the directory");
+        prop_assert!(files(scratch.path()) == before, "loading changed the directory");
         let keep = |found: Option<&Parameters>| {
             found.cloned().ok_or_else(|| BookError::BadOption("no parameters".into()))
         };
-        if let Ok(book) = BookDir::open(&scratch.0, keep) {
+        if let Ok(book) = BookDir::open(scratch.path(), keep) {
             if let Ok(graph) = book.load_graph() {
                 prop_assert!(graph.as_ref() == Some(&good.graph), "another graph loaded");
             }
@@ -237,7 +239,7 @@ proptest! {
         // Unchanged, or, when all the damage did was lose the manifest's
         // checkpoint line (which an interrupted first save leaves too), the
         // checkpoint adopted and the good manifest written again.
-        let after = files(&scratch.0);
+        let after = files(scratch.path());
         let restored = after.iter().find(|(n, _)| n == MANIFEST_FILE).map(|(_, b)| b.as_slice())
             == Some(good.manifest_text.as_bytes())
             && after.iter().filter(|(n, _)| n != MANIFEST_FILE).eq(before.iter().filter(|(n, _)| n != MANIFEST_FILE));

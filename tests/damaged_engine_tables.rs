@@ -20,20 +20,20 @@
 //!   cut on a layer boundary is accepted, as the smaller table it now is
 //!   (`a_cut_file_without_positions_reads_as_the_smaller_table`).
 
+mod common;
 mod damage;
 
 use std::fs;
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use damage::{damage, decompress, reference, Damage, Layout, Scratch};
+use common::{build_options, Scratch};
+use damage::{damage, decompress, reference, Damage, Layout};
 use oware::formats::endgames::{self, EndgameFile, EndgamesVersion};
 use oware::formats::FormatError;
 use oware::rank::{self, layer_offset, layer_positions, position_at};
-use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::TABLEBASE_FILE;
 use oware::tablebase::engine::export_engine;
-use oware::tablebase::{build, AnyTable, EndgameTable, SearchBudget, Tablebase};
+use oware::tablebase::{build, AnyTable, EndgameTable, Tablebase};
 use oware::Position;
 use proptest::prelude::*;
 
@@ -60,16 +60,7 @@ fn good_files() -> &'static [GoodFile] {
     static GOOD: OnceLock<Vec<GoodFile>> = OnceLock::new();
     GOOD.get_or_init(|| {
         let scratch = Scratch::new("engine-tables-build");
-        let options = BuildOptions {
-            dir: scratch.0.clone(),
-            max_seeds: BUILT_SEEDS,
-            budget: SearchBudget::default(),
-            checkpoint_every: Duration::from_secs(3600),
-            compress: false,
-            start_from: None,
-            keep_layers_spread: false,
-        };
-        build(&options, &oware::progress::Silent).unwrap();
+        build(&build_options(scratch.path(), BUILT_SEEDS), &oware::progress::Silent).unwrap();
         let owtb = scratch.join(TABLEBASE_FILE);
         let table = Tablebase::open(&owtb).unwrap();
         let mut files = Vec::new();

@@ -2,16 +2,17 @@
 //! or zeroed bytes are refused when the file is opened or when the damaged
 //! layer is first read, and nothing panics.
 
-use std::fs;
-use std::path::PathBuf;
-use std::sync::OnceLock;
-use std::time::Duration;
+mod common;
 
+use std::fs;
+use std::sync::OnceLock;
+
+use common::{build_options, scratch};
 use oware::progress::Silent;
 use oware::rank::layer_positions;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, Entry, SearchBudget, Tablebase};
+use oware::tablebase::{build, Entry, Tablebase};
 use proptest::prelude::*;
 
 const SEEDS: u32 = 6;
@@ -27,15 +28,7 @@ fn good() -> &'static Good {
     static GOOD: OnceLock<Good> = OnceLock::new();
     GOOD.get_or_init(|| {
         let dir = scratch("good");
-        let options = BuildOptions {
-            dir: dir.clone(),
-            max_seeds: SEEDS,
-            budget: SearchBudget::default(),
-            checkpoint_every: Duration::from_secs(3600),
-            compress: true,
-            start_from: None,
-            keep_layers_spread: false,
-        };
+        let options = BuildOptions { compress: true, ..build_options(&dir, SEEDS) };
         build(&options, &Silent).unwrap();
         let owtb = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
         let zst = fs::read(dir.join(COMPRESSED_FILE)).unwrap();
@@ -44,13 +37,6 @@ fn good() -> &'static Good {
         fs::remove_dir_all(&dir).unwrap();
         Good { owtb, zst, entries }
     })
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oware-damaged-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Every entry the table answers, in layer order (`None`: refused).

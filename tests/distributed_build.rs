@@ -4,32 +4,21 @@
 //! builds of either kind, and a rank that stops stops them all with its
 //! reason.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
+use common::{build_options, scratch, SHIPPED};
 use oware::cluster::run_ranks;
 use oware::progress::Silent;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, build_across, BuildError, SearchBudget};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oware-dist-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
-
+/// Every build here also writes the compressed table, to compare it too.
 fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
-    BuildOptions {
-        dir: dir.to_path_buf(),
-        max_seeds,
-        budget: SearchBudget::default(),
-        checkpoint_every: Duration::from_secs(3600),
-        compress: true,
-        start_from: None,
-        keep_layers_spread: false,
-    }
+    BuildOptions { compress: true, ..build_options(dir, max_seeds) }
 }
 
 /// The finished files and every layer's entries.
@@ -129,7 +118,6 @@ fn counts(stats: &oware::tablebase::LayerStats) -> Vec<u64> {
 /// (every layer kept spread).
 #[test]
 fn layers_kept_spread_give_the_one_process_bytes_and_counts() {
-    const SHIPPED: &str = "data/endgames-12.owtb.zst";
     for (name, budget, start_from, kept) in [
         ("default", SearchBudget::default(), None, 8..=10),
         ("from-table", SearchBudget::NONE, Some(PathBuf::from(SHIPPED)), 0..=10),

@@ -2,15 +2,18 @@
 //! against what `formats.md` and `rules-and-values.md` promise, written
 //! back byte for byte; synthetic round trips; and no panic on any input.
 
+mod common;
+
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use common::{on_quiet_cycles, Scratch};
 use oware::formats::doe::{self, DoeBook, DoeEntry};
 use oware::formats::endgames::{self, EndgameFile, EndgamesVersion, Entry, Flag};
 use oware::formats::opening_book::{self, BookEntry, OpeningBook, NO_SCORE};
 use oware::formats::{detect, FileKind, FormatError};
-use oware::rank::{layer_index, layer_offset, layer_positions, position_in_layer, state_from_key, state_key};
+use oware::rank::{layer_offset, layer_positions, position_in_layer, state_from_key, state_key};
 use oware::tablebase::EndgameTable;
 use oware::{GameState, Position, Side};
 use proptest::prelude::*;
@@ -45,23 +48,6 @@ fn table_2014() -> &'static EndgameFile {
 fn table_2021() -> &'static EndgameFile {
     static TABLE: OnceLock<EndgameFile> = OnceLock::new();
     TABLE.get_or_init(|| EndgameFile::from_bytes(leaves_2021().to_vec()).unwrap())
-}
-
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("oware-formats-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn seeds_of(state: &GameState) -> u32 {
@@ -156,104 +142,10 @@ fn leaves_agree_up_to_three_seeds_and_differ_only_in_estimates() {
     assert_eq!((a.estimate, b.estimate), (0, 1));
 }
 
-/// Which positions of layer `n` lie on a cycle of non-capturing moves
-/// (a strongly connected component with an edge inside it), by layer index.
-fn on_same_layer_cycle(n: u32) -> Vec<bool> {
-    let successors: Vec<Vec<usize>> = layer_positions(n)
-        .map(|p| {
-            p.legal_moves()
-                .map(|m| p.play(m))
-                .filter(|played| played.captured == 0)
-                .map(|played| layer_index(&played.child) as usize)
-                .collect()
-        })
-        .collect();
-    Tarjan::new(successors).cyclic()
-}
-
-/// Tarjan's strongly connected components, iterative.
-struct Tarjan {
-    successors: Vec<Vec<usize>>,
-    index: Vec<usize>,
-    low: Vec<usize>,
-    on_stack: Vec<bool>,
-    stack: Vec<usize>,
-    calls: Vec<(usize, usize)>,
-    next: usize,
-}
-
-impl Tarjan {
-    const UNSEEN: usize = usize::MAX;
-
-    fn new(successors: Vec<Vec<usize>>) -> Tarjan {
-        let size = successors.len();
-        Tarjan {
-            successors,
-            index: vec![Tarjan::UNSEEN; size],
-            low: vec![0; size],
-            on_stack: vec![false; size],
-            stack: Vec::new(),
-            calls: Vec::new(),
-            next: 0,
-        }
-    }
-
-    fn visit(&mut self, v: usize) {
-        self.index[v] = self.next;
-        self.low[v] = self.next;
-        self.next += 1;
-        self.stack.push(v);
-        self.on_stack[v] = true;
-        self.calls.push((v, 0));
-    }
-
-    /// For each vertex: whether its component holds a cycle.
-    fn cyclic(mut self) -> Vec<bool> {
-        let mut cyclic = vec![false; self.successors.len()];
-        for root in 0..self.successors.len() {
-            if self.index[root] != Tarjan::UNSEEN {
-                continue;
-            }
-            self.visit(root);
-            while let Some(&(v, edge)) = self.calls.last() {
-                if let Some(&w) = self.successors[v].get(edge) {
-                    self.calls.last_mut().unwrap().1 += 1;
-                    if self.index[w] == Tarjan::UNSEEN {
-                        self.visit(w);
-                    } else if self.on_stack[w] {
-                        self.low[v] = self.low[v].min(self.index[w]);
-                    }
-                    continue;
-                }
-                self.calls.pop();
-                if let Some(&(u, _)) = self.calls.last() {
-                    self.low[u] = self.low[u].min(self.low[v]);
-                }
-                if self.low[v] == self.index[v] {
-                    let mut members = Vec::new();
-                    loop {
-                        let w = self.stack.pop().unwrap();
-                        self.on_stack[w] = false;
-                        members.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    let has_cycle = members.len() > 1 || self.successors[v].contains(&v);
-                    for w in members {
-                        cyclic[w] = has_cycle;
-                    }
-                }
-            }
-        }
-        cyclic
-    }
-}
-
 #[test]
 fn flag_1_marks_the_positions_on_same_layer_cycles_from_three_seeds() {
     for n in 0..=8 {
-        let cyclic = on_same_layer_cycle(n);
+        let cyclic = on_quiet_cycles(n);
         for table in [table_2014(), table_2021()] {
             let layer = table.layer(n).unwrap();
             for (i, (&byte, &on_cycle)) in layer.iter().zip(&cyclic).enumerate() {
@@ -451,7 +343,7 @@ fn reference_files_round_trip_byte_for_byte() {
 #[test]
 fn files_saved_to_paths_read_back_mapped_and_identical() {
     let scratch = Scratch::new("paths");
-    let leaves = scratch.0.join("leaves.bin");
+    let leaves = scratch.join("leaves.bin");
     table_2021().save(&leaves).unwrap();
     assert!(std::fs::read(&leaves).unwrap() == leaves_2021());
     let mapped = EndgameFile::open(&leaves).unwrap();
@@ -463,22 +355,22 @@ fn files_saved_to_paths_read_back_mapped_and_identical() {
     assert_eq!(mapped.bytes(), table_2021().bytes());
     assert_eq!(EndgameFile::open(&leaves).unwrap().version(), EndgamesVersion::V1_0);
 
-    let book_path = scratch.0.join("book.bin");
+    let book_path = scratch.join("book.bin");
     let book = OpeningBook::from_bytes(book_2014()).unwrap();
     book.save(&book_path).unwrap();
     assert_eq!(OpeningBook::open(&book_path).unwrap(), book);
-    let doe_path = scratch.0.join("roots.bin");
+    let doe_path = scratch.join("roots.bin");
     let roots = DoeBook::from_bytes(roots_2022()).unwrap();
     roots.save(&doe_path).unwrap();
     assert!(std::fs::read(&doe_path).unwrap() == roots_2022());
     assert_eq!(DoeBook::open(&doe_path).unwrap().len(), roots.len());
 
-    let missing = scratch.0.join("missing.bin");
+    let missing = scratch.join("missing.bin");
     let error = EndgameFile::open(&missing).unwrap_err();
     assert!(matches!(error, FormatError::Io { operation: "open", .. }));
     assert!(error.to_string().contains("missing.bin"));
     assert!(matches!(OpeningBook::open(&missing), Err(FormatError::Io { operation: "read", .. })));
-    let empty = scratch.0.join("empty.bin");
+    let empty = scratch.join("empty.bin");
     std::fs::write(&empty, b"").unwrap();
     assert!(matches!(EndgameFile::open(&empty), Err(FormatError::TruncatedHeader { offset: 0, .. })));
 }
@@ -486,7 +378,7 @@ fn files_saved_to_paths_read_back_mapped_and_identical() {
 #[test]
 fn synthetic_tablebase_round_trips_through_a_file() {
     let scratch = Scratch::new("table");
-    let path = scratch.0.join("small.bin");
+    let path = scratch.join("small.bin");
     // Layers 0..=4 of the 2014 file, in a fresh engine-style file.
     let indexes = &table_2014().bytes()[..layer_offset(5) as usize];
     endgames::save_table(

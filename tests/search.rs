@@ -2,10 +2,13 @@
 //! endgame solver with history-aware repetitions, the search without its
 //! transposition table, and hand-made tablebases.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::{on_quiet_cycles, run};
 use oware::perft::perft;
 use oware::rank::{index, layer_offset, layer_positions};
 use oware::rules::Position;
@@ -131,7 +134,7 @@ impl BruteTable {
         let mut entries = vec![Probe { lower: 0, upper: 0, estimate: 0, on_cycle: false }; size as usize];
         for n in 0..=max {
             let layer: Vec<Position> = layer_positions(n).collect();
-            let cyclic = on_cycles(&layer);
+            let cyclic = on_quiet_cycles(n);
             for (p, on_cycle) in layer.iter().zip(cyclic) {
                 let v = solver.as_root(*p) as u8;
                 entries[index(p) as usize] = Probe {
@@ -156,81 +159,6 @@ impl EndgameTable for BruteTable {
     fn probe(&self, position: &Position) -> Option<Probe> {
         (position.seeds() <= self.max).then(|| self.entries[index(position) as usize])
     }
-}
-
-/// Which positions of a layer lie in a non-trivial strongly connected
-/// component of its non-capture moves (Tarjan, recursive: layers are small).
-fn on_cycles(layer: &[Position]) -> Vec<bool> {
-    let at: HashMap<Position, usize> = layer.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-    let edges: Vec<Vec<usize>> = layer
-        .iter()
-        .map(|p| {
-            p.legal_moves()
-                .map(|pit| p.play(pit))
-                .filter(|played| played.captured == 0)
-                .map(|played| at[&played.child])
-                .collect()
-        })
-        .collect();
-    struct Tarjan<'a> {
-        edges: &'a [Vec<usize>],
-        order: Vec<Option<usize>>,
-        low: Vec<usize>,
-        stack: Vec<usize>,
-        on_stack: Vec<bool>,
-        next: usize,
-        cyclic: Vec<bool>,
-    }
-    impl Tarjan<'_> {
-        fn visit(&mut self, v: usize) {
-            self.order[v] = Some(self.next);
-            self.low[v] = self.next;
-            self.next += 1;
-            self.stack.push(v);
-            self.on_stack[v] = true;
-            for &w in &self.edges[v] {
-                match self.order[w] {
-                    None => {
-                        self.visit(w);
-                        self.low[v] = self.low[v].min(self.low[w]);
-                    }
-                    Some(o) if self.on_stack[w] => self.low[v] = self.low[v].min(o),
-                    _ => {}
-                }
-            }
-            if Some(self.low[v]) == self.order[v] {
-                let mut component = Vec::new();
-                loop {
-                    let w = self.stack.pop().unwrap();
-                    self.on_stack[w] = false;
-                    component.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                let cyclic = component.len() > 1 || self.edges[v].contains(&v);
-                for w in component {
-                    self.cyclic[w] = cyclic;
-                }
-            }
-        }
-    }
-    let n = layer.len();
-    let mut t = Tarjan {
-        edges: &edges,
-        order: vec![None; n],
-        low: vec![0; n],
-        stack: Vec::new(),
-        on_stack: vec![false; n],
-        next: 0,
-        cyclic: vec![false; n],
-    };
-    for v in 0..n {
-        if t.order[v].is_none() {
-            t.visit(v);
-        }
-    }
-    t.cyclic
 }
 
 /// Random states along random games from the start, with their history,
@@ -577,15 +505,6 @@ fn engine_units() {
     assert_eq!(Score(-75).engine_units(), -75);
     assert_eq!(Score(Score::WIN - 7).to_string(), "win in 7");
     assert_eq!(Score(-75).to_string(), "-75");
-}
-
-fn run(binary: &str, args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(binary).args(args).output().expect("runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 #[test]

@@ -2,23 +2,20 @@
 //! other parameters or damaged files are refused and left alone, and the
 //! result matches the shipped tablebase.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
+use common::{build_options, scratch, xorshift, SHIPPED};
 use oware::checksum::checksum;
 use oware::progress::Silent;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, BuildError, Entry, SearchBudget, Tablebase};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oware-tb-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
 
 fn endgames(dir: &Path, max_seeds: u32) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_endgames"));
@@ -48,9 +45,7 @@ fn killed_builds_resume_to_identical_files() {
         if kills >= 3 && resumed_from_checkpoint {
             break;
         }
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+        xorshift(&mut seed);
         let mut child = endgames(&killed, 8).spawn().unwrap();
         sleep(Duration::from_millis(20 + seed % 700));
         if child.try_wait().unwrap().is_some() {
@@ -77,42 +72,30 @@ fn killed_builds_resume_to_identical_files() {
     fs::remove_dir_all(&killed).unwrap();
 }
 
-fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
-    BuildOptions {
-        dir: dir.to_path_buf(),
-        max_seeds,
-        budget: SearchBudget::default(),
-        checkpoint_every: Duration::from_secs(3600),
-        compress: false,
-        start_from: None,
-        keep_layers_spread: false,
-    }
-}
-
 #[test]
 fn other_parameters_are_refused_and_nothing_is_touched() {
     let dir = scratch("params");
-    build(&options(&dir, 4), &Silent).unwrap();
+    build(&build_options(&dir, 4), &Silent).unwrap();
     let manifest = fs::read(dir.join("manifest")).unwrap();
     let table = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
-    let error = build(&options(&dir, 3), &Silent).unwrap_err();
+    let error = build(&build_options(&dir, 3), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
     assert!(error.to_string().contains("max-seeds 4"), "{error}");
-    let mut other_budget = options(&dir, 4);
+    let mut other_budget = build_options(&dir, 4);
     other_budget.budget.nodes_per_search += 1;
     assert!(matches!(build(&other_budget, &Silent), Err(BuildError::Parameters { .. })));
     assert_eq!(fs::read(dir.join("manifest")).unwrap(), manifest);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
     // The same parameters again: everything is reused and rewritten alike.
-    let report = build(&options(&dir, 4), &Silent).unwrap();
+    let report = build(&build_options(&dir, 4), &Silent).unwrap();
     assert_eq!(report.reused_layers, 5);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
     // More seeds with the same budget extend the build, to the bytes of a
     // build made that size at once.
-    let report = build(&options(&dir, 6), &Silent).unwrap();
+    let report = build(&build_options(&dir, 6), &Silent).unwrap();
     assert_eq!(report.reused_layers, 5);
     let at_once = scratch("params-at-once");
-    build(&options(&at_once, 6), &Silent).unwrap();
+    build(&build_options(&at_once, 6), &Silent).unwrap();
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), fs::read(at_once.join(TABLEBASE_FILE)).unwrap());
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&at_once).unwrap();
@@ -121,12 +104,12 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
 #[test]
 fn damaged_files_are_refused_and_left_as_they_are() {
     let dir = scratch("damaged");
-    build(&options(&dir, 5), &Silent).unwrap();
+    build(&build_options(&dir, 5), &Silent).unwrap();
     // A truncated layer.
     let layer = dir.join("layer-03.bin");
     let bytes = fs::read(&layer).unwrap();
     fs::write(&layer, &bytes[..bytes.len() - 1]).unwrap();
-    let error = build(&options(&dir, 5), &Silent).unwrap_err();
+    let error = build(&build_options(&dir, 5), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
     assert!(error.to_string().contains("layer-03.bin"), "{error}");
     assert_eq!(fs::read(&layer).unwrap().len(), bytes.len() - 1);
@@ -144,7 +127,7 @@ fn damaged_files_are_refused_and_left_as_they_are() {
         let (old, new) = (format!("{:016x}", checksum(&good)), format!("{:016x}", checksum(&forged)));
         assert!(manifest.contains(&old), "{manifest}");
         fs::write(dir.join("manifest"), manifest.replace(&old, &new)).unwrap();
-        let error = build(&options(&dir, 5), &Silent).unwrap_err();
+        let error = build(&build_options(&dir, 5), &Silent).unwrap_err();
         assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
         assert!(error.to_string().contains(file), "{error}");
         assert_eq!(fs::read(&path).unwrap(), forged, "the forged file was touched");
@@ -160,7 +143,7 @@ fn damaged_files_are_refused_and_left_as_they_are() {
         stats[16..24].copy_from_slice(&(positions + 1).to_le_bytes());
     });
     assert!(error.contains("1366 positions, expected layer 4 with 1365"), "{error}");
-    build(&options(&dir, 5), &Silent).unwrap();
+    build(&build_options(&dir, 5), &Silent).unwrap();
     // A corrupt checkpoint: kill a build once it has one inside layer 7
     // (the layer that takes seconds), then flip a byte of it.
     fs::remove_dir_all(&dir).unwrap();
@@ -307,8 +290,6 @@ fn checkpoints_of_earlier_layouts_restart_their_layer_or_resume() {
     fs::remove_dir_all(&straight).unwrap();
 }
 
-const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
-
 #[test]
 fn a_small_rebuild_matches_the_shipped_tablebase() {
     let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
@@ -321,7 +302,7 @@ fn a_small_rebuild_matches_the_shipped_tablebase() {
     assert_eq!(header.budget, budget);
     assert_eq!(header.provenance, None);
     let dir = scratch("shipped");
-    build(&BuildOptions { budget, ..options(&dir, 7) }, &Silent).unwrap();
+    build(&BuildOptions { budget, ..build_options(&dir, 7) }, &Silent).unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     rebuilt.verify_checksums().unwrap();
     for n in 0..=7 {
@@ -347,7 +328,7 @@ fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
     let budget =
         SearchBudget { nodes_per_search: 1_000_000, min_seeds: 13, max_seeds: 13, ..SearchBudget::default() };
     let report = build(
-        &BuildOptions { budget, start_from: Some(PathBuf::from(SHIPPED)), ..options(&dir, 13) },
+        &BuildOptions { budget, start_from: Some(PathBuf::from(SHIPPED)), ..build_options(&dir, 13) },
         &Silent,
     )
     .unwrap();
@@ -418,7 +399,7 @@ fn engine_files_of_thirteen_seeds_read_as_the_engine_reads_them(dir: &Path) {
 #[test]
 fn a_build_removes_only_files_it_could_have_written() {
     let dir = scratch("strays");
-    build(&options(&dir, 2), &Silent).unwrap();
+    build(&build_options(&dir, 2), &Silent).unwrap();
     let theirs = ["notes.tmp", "checkpoint-mine.txt", "checkpoint-03-000001.zst.orig", "manifest.old.tmp"];
     let ours = [
         "manifest.tmp",
@@ -430,7 +411,7 @@ fn a_build_removes_only_files_it_could_have_written() {
     for name in theirs.iter().chain(&ours) {
         fs::write(dir.join(name), b"not a build's").unwrap();
     }
-    build(&options(&dir, 4), &Silent).unwrap();
+    build(&build_options(&dir, 4), &Silent).unwrap();
     for name in theirs {
         assert_eq!(fs::read(dir.join(name)).unwrap(), b"not a build's", "{name}");
     }
@@ -451,7 +432,7 @@ fn a_build_whose_manifest_is_lost_is_refused() {
     for name in found {
         fs::write(dir.join(name), b"found here").unwrap();
     }
-    let error = build(&options(&dir, 6), &Silent).unwrap_err();
+    let error = build(&build_options(&dir, 6), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Corrupt { .. }), "{error}");
     assert!(
         error.to_string().contains("there is no manifest, yet checkpoint-05-000003.zst is there"),

@@ -4,12 +4,15 @@
 //! contradiction stops the build, and a killed pass resumes to the same
 //! bytes.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
+use common::{build_options, scratch, xorshift, SHIPPED};
 use oware::checksum::checksum;
 use oware::cluster::run_ranks;
 use oware::progress::Silent;
@@ -20,24 +23,8 @@ use oware::tablebase::entry::{Entry, ENTRY_BYTES};
 use oware::tablebase::owtb::{write_tablebase, Provenance};
 use oware::tablebase::{build, build_across, BuildError, Proof, SearchBudget, Tablebase};
 
-const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oware-improve-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
-
 fn options(dir: &Path, max_seeds: u32, budget: SearchBudget) -> BuildOptions {
-    BuildOptions {
-        dir: dir.to_path_buf(),
-        max_seeds,
-        budget,
-        checkpoint_every: Duration::from_secs(3600),
-        compress: false,
-        start_from: None,
-        keep_layers_spread: false,
-    }
+    BuildOptions { budget, ..build_options(dir, max_seeds) }
 }
 
 fn no_search() -> SearchBudget {
@@ -198,9 +185,7 @@ fn a_killed_improvement_pass_resumes_to_the_same_bytes() {
         if kills >= 3 {
             break;
         }
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+        xorshift(&mut seed);
         let mut child = endgames_improve(&killed).spawn().unwrap();
         sleep(Duration::from_millis(100 + seed % 1500));
         if child.try_wait().unwrap().is_some() {

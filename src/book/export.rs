@@ -26,9 +26,9 @@
 
 use std::path::Path;
 
+use super::error::BookError;
 use super::graph::{BookGraph, NodeKind};
 use super::store::Parameters;
-use super::BookError;
 use crate::formats::doe::{DoeBook, DoeEntry};
 use crate::formats::opening_book::{BookEntry, OpeningBook, NO_SCORE};
 use crate::formats::FormatError;

@@ -28,11 +28,12 @@
 //! row), as the match scored it. Writing goes through a temporary file,
 //! fsync and rename.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::Path;
 
+use super::error::BookError;
 use super::play::{clustered_mean, final_seeds, points, GameRecord};
-use super::BookError;
+use crate::error::MoveError;
 use crate::game::GameState;
 
 /// The first line of a games file.
@@ -79,59 +80,164 @@ pub fn read(path: &Path) -> Result<Vec<GameRecord>, BookError> {
         line: 0,
         problem: "not UTF-8 text".into(),
     })?;
-    parse(text).map_err(|(line, problem)| BookError::GamesFile { path: path.to_path_buf(), line, problem })
+    parse(text).map_err(|error| BookError::GamesFile {
+        path: path.to_path_buf(),
+        line: error.line,
+        problem: error.problem.to_string(),
+    })
 }
+
+/// Why a games file's text was refused: the line (from 1) and what is
+/// wrong with it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct GamesFileError {
+    /// The line, from 1 (the signature's).
+    pub line: usize,
+    /// What is wrong with it.
+    pub problem: GameLineProblem,
+}
+
+/// What is wrong with one line of a games file.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum GameLineProblem {
+    /// The first line is not [`GAMES_SIGNATURE`].
+    NotAGamesFile,
+    /// Not six tab-separated fields.
+    FieldCount(usize),
+    /// A field that should be a plain decimal number.
+    BadNumber {
+        /// The field's name.
+        what: &'static str,
+        /// The field as written.
+        text: String,
+    },
+    /// A's side is neither `S` nor `N`.
+    BadSide(String),
+    /// Points other than `1`, `0.5`, `0`.
+    BadPoints(String),
+    /// Book moves not written `A-B`.
+    BadBookMoves(String),
+    /// A move that cannot be played.
+    BadMove {
+        /// Its number in the game, from 1.
+        ply: usize,
+        /// The move as written.
+        letter: char,
+        /// Why it cannot be played.
+        error: MoveError,
+    },
+    /// An opening longer than the game.
+    OpeningTooLong {
+        /// The opening's plies.
+        opening_plies: usize,
+        /// The game's plies.
+        plies: usize,
+    },
+    /// More book moves than moves after the opening.
+    TooManyBookMoves {
+        /// The field as written (`A-B`).
+        book: String,
+        /// Moves after the opening.
+        after_opening: usize,
+    },
+    /// The points are not what the moves give.
+    WrongPoints {
+        /// The points as written.
+        points: String,
+        /// The final seeds of the moves, South's first.
+        seeds: [u32; 2],
+    },
+}
+
+impl fmt::Display for GameLineProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameLineProblem::NotAGamesFile => write!(f, "not a games file (expected '{GAMES_SIGNATURE}')"),
+            GameLineProblem::FieldCount(count) => write!(f, "{count} fields, expected 6"),
+            GameLineProblem::BadNumber { what, text } => write!(f, "bad {what} '{text}'"),
+            GameLineProblem::BadSide(side) => write!(f, "A's side '{side}' is neither S nor N"),
+            GameLineProblem::BadPoints(points) => write!(f, "points '{points}' are not 1, 0.5 or 0"),
+            GameLineProblem::BadBookMoves(book) => write!(f, "book moves '{book}' are not A-B"),
+            GameLineProblem::BadMove { ply, letter, error } => write!(f, "move {ply} '{letter}': {error}"),
+            GameLineProblem::OpeningTooLong { opening_plies, plies } => {
+                write!(f, "an opening of {opening_plies} plies in a game of {plies}")
+            }
+            GameLineProblem::TooManyBookMoves { book, after_opening } => {
+                write!(f, "{book} book moves after the opening, in {after_opening} plies")
+            }
+            GameLineProblem::WrongPoints { points, seeds } => {
+                write!(f, "A scored {points}, but the moves end {}-{}", seeds[0], seeds[1])
+            }
+        }
+    }
+}
+
+impl fmt::Display for GamesFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.problem)
+    }
+}
+
+impl std::error::Error for GamesFileError {}
 
 /// Reads a games file's text; an error names the line (from 1) and the
 /// problem.
-pub fn parse(text: &str) -> Result<Vec<GameRecord>, (usize, String)> {
+pub fn parse(text: &str) -> Result<Vec<GameRecord>, GamesFileError> {
     let mut lines = text.split_terminator('\n').enumerate().map(|(i, line)| (i + 1, line));
     if lines.next().map(|(_, l)| l) != Some(GAMES_SIGNATURE) {
-        return Err((1, format!("not a games file (expected '{GAMES_SIGNATURE}')")));
+        return Err(GamesFileError { line: 1, problem: GameLineProblem::NotAGamesFile });
     }
-    lines.map(|(number, line)| parse_game(line).map_err(|problem| (number, problem))).collect()
+    lines.map(|(line, text)| parse_game(text).map_err(|problem| GamesFileError { line, problem })).collect()
 }
 
-fn parse_game(line: &str) -> Result<GameRecord, String> {
+fn parse_game(line: &str) -> Result<GameRecord, GameLineProblem> {
     let fields: Vec<&str> = line.split('\t').collect();
     let [opening, side, opening_plies, points_text, book, moves] = fields[..] else {
-        return Err(format!("{} fields, expected 6", fields.len()));
+        return Err(GameLineProblem::FieldCount(fields.len()));
     };
-    let number = |text: &str, what: &str| -> Result<usize, String> {
+    let number = |text: &str, what: &'static str| -> Result<usize, GameLineProblem> {
         match text.parse() {
             Ok(n) if text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
-            _ => Err(format!("bad {what} '{text}'")),
+            _ => Err(GameLineProblem::BadNumber { what, text: text.to_string() }),
         }
     };
     let opening = number(opening, "opening")?;
     let a_south = match side {
         "S" => true,
         "N" => false,
-        other => return Err(format!("A's side '{other}' is neither S nor N")),
+        other => return Err(GameLineProblem::BadSide(other.to_string())),
     };
     let opening_plies = number(opening_plies, "opening plies")?;
     let points_a = match points_text {
         "1" => 1.0,
         "0.5" => 0.5,
         "0" => 0.0,
-        other => return Err(format!("points '{other}' are not 1, 0.5 or 0")),
+        other => return Err(GameLineProblem::BadPoints(other.to_string())),
     };
-    let (a_book, b_book) = book.split_once('-').ok_or_else(|| format!("book moves '{book}' are not A-B"))?;
+    let (a_book, b_book) =
+        book.split_once('-').ok_or_else(|| GameLineProblem::BadBookMoves(book.to_string()))?;
     let book_moves = [number(a_book, "book moves")?, number(b_book, "book moves")?];
     let mut state = GameState::start();
     for (ply, letter) in moves.chars().enumerate() {
-        state.play_letter(letter).map_err(|e| format!("move {} '{letter}': {e}", ply + 1))?;
+        state.play_letter(letter).map_err(|error| GameLineProblem::BadMove {
+            ply: ply + 1,
+            letter,
+            error,
+        })?;
     }
     let plies = moves.chars().count();
     if opening_plies > plies {
-        return Err(format!("an opening of {opening_plies} plies in a game of {plies}"));
+        return Err(GameLineProblem::OpeningTooLong { opening_plies, plies });
     }
     if book_moves[0].checked_add(book_moves[1]).is_none_or(|sum| sum > plies - opening_plies) {
-        return Err(format!("{book} book moves after the opening, in {} plies", plies - opening_plies));
+        return Err(GameLineProblem::TooManyBookMoves {
+            book: book.to_string(),
+            after_opening: plies - opening_plies,
+        });
     }
     let score = final_seeds(&state);
     if points(a_south, score) != points_a {
-        return Err(format!("A scored {points_text}, but the moves end {}-{}", score[0], score[1]));
+        return Err(GameLineProblem::WrongPoints { points: points_text.to_string(), seeds: score });
     }
     Ok(GameRecord {
         opening,
@@ -259,10 +365,11 @@ mod tests {
         ];
         for (line, expected) in cases {
             let error = parse(&format!("{GAMES_SIGNATURE}\n{line}\n")).unwrap_err();
-            assert_eq!(error.0, 2, "{line}");
-            assert!(error.1.contains(expected), "{line}: {}", error.1);
+            assert_eq!(error.line, 2, "{line}");
+            assert!(error.problem.to_string().contains(expected), "{line}: {}", error.problem);
         }
-        assert_eq!(parse("oware-match-games 2\n").unwrap_err().0, 1);
+        let error = parse("oware-match-games 2\n").unwrap_err();
+        assert_eq!(error, GamesFileError { line: 1, problem: GameLineProblem::NotAGamesFile });
         assert_eq!(parse(GAMES_SIGNATURE).unwrap(), Vec::new());
     }
 

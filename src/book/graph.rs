@@ -26,9 +26,10 @@
 //! `stats`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
 
-use super::dropout::{child_term, Omega, Selection, INFINITE};
 use super::eval::{repetition_value, terminal_value};
+use super::priority::{child_term, Omega, INFINITE};
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
 use crate::rules::ROW;
@@ -99,6 +100,87 @@ pub struct Node {
     /// Seeds in both stores.
     pub(crate) captured: u8,
     pub(crate) in_flight: bool,
+}
+
+/// Why a graph refused an expansion ([`BookGraph::expand_with`]) or the
+/// nodes of a checkpoint (`store`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum GraphError {
+    /// No node has this id.
+    NoSuchNode(NodeId),
+    /// The node to expand is not a leaf.
+    NotALeaf(NodeId),
+    /// The node's key is no state.
+    BadKey(NodeId),
+    /// An edge points past the last node.
+    EdgeOutside {
+        /// The node the edge leaves.
+        node: usize,
+        /// Where it points.
+        child: NodeId,
+        /// How many nodes there are.
+        count: usize,
+    },
+    /// The node's (non-repetition) edges lead back to it.
+    Cycle {
+        /// A node on the cycle.
+        node: usize,
+    },
+    /// Two nodes have the same state key.
+    DuplicateKey {
+        /// The second node with the key.
+        node: usize,
+        /// The key.
+        key: u64,
+    },
+    /// A pending selection's path is not a descent along the graph's
+    /// edges from the root.
+    PendingPathLeavesGraph {
+        /// The selection's place among the pending ones.
+        pending: usize,
+        /// Where the path leaves the graph.
+        node: NodeId,
+    },
+    /// A pending selection does not end at a leaf no other selection
+    /// holds.
+    PendingNotADistinctLeaf {
+        /// The selection's place among the pending ones.
+        pending: usize,
+        /// The leaf it names.
+        leaf: NodeId,
+    },
+}
+
+impl fmt::Display for GraphError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GraphError::NoSuchNode(id) => write!(f, "no node {id}"),
+            GraphError::NotALeaf(id) => write!(f, "node {id} is not a leaf"),
+            GraphError::BadKey(id) => write!(f, "node {id}: bad key"),
+            GraphError::EdgeOutside { node, child, count } => {
+                write!(f, "node {node}: edge to node {child} of {count}")
+            }
+            GraphError::Cycle { node } => write!(f, "node {node}: its edges form a cycle"),
+            GraphError::DuplicateKey { node, key } => write!(f, "node {node}: key 0x{key:X} appears twice"),
+            GraphError::PendingPathLeavesGraph { pending, node } => {
+                write!(f, "pending leaf {pending}: its path leaves the graph at node {node}")
+            }
+            GraphError::PendingNotADistinctLeaf { pending, leaf } => {
+                write!(f, "pending leaf {pending}: node {leaf} is not a distinct leaf at its path's end")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GraphError {}
+
+/// A leaf chosen for expansion and the way the descent took to it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Selection {
+    /// The leaf to expand.
+    pub leaf: NodeId,
+    /// `(node, edge index)` from the root down to the leaf's parent.
+    pub path: Vec<(NodeId, usize)>,
 }
 
 /// The book: nodes, the key index, ω, the expansions done, and the rest
@@ -297,12 +379,12 @@ impl BookGraph {
         &mut self,
         leaf: NodeId,
         mut evaluate: impl FnMut(&GameState) -> NodeEval,
-    ) -> Result<(), String> {
-        let node = self.nodes.get(leaf as usize).ok_or_else(|| format!("no node {leaf}"))?;
+    ) -> Result<(), GraphError> {
+        let node = self.nodes.get(leaf as usize).ok_or(GraphError::NoSuchNode(leaf))?;
         if node.kind != NodeKind::Leaf {
-            return Err(format!("node {leaf} is not a leaf"));
+            return Err(GraphError::NotALeaf(leaf));
         }
-        let state = state_from_key(node.key).ok_or_else(|| format!("node {leaf}: bad key"))?;
+        let state = state_from_key(node.key).ok_or(GraphError::BadKey(leaf))?;
         let mut children = Vec::new();
         for pit in state.legal_moves() {
             let mut next = state.clone();
@@ -488,7 +570,7 @@ impl BookGraph {
     /// Rebuilds parents, values and priorities of the whole graph (after
     /// loading). Fails, naming a node, if the non-repetition edges form a
     /// cycle or point outside the graph.
-    pub(crate) fn rebuild(&mut self) -> Result<(), String> {
+    pub(crate) fn rebuild(&mut self) -> Result<(), GraphError> {
         let count = self.nodes.len();
         for node in &mut self.nodes {
             node.parents.clear();
@@ -498,7 +580,7 @@ impl BookGraph {
             for e in 0..self.nodes[id].edges.len() {
                 let edge = self.nodes[id].edges[e];
                 if edge.child as usize >= count {
-                    return Err(format!("node {id}: edge to node {} of {count}", edge.child));
+                    return Err(GraphError::EdgeOutside { node: id, child: edge.child, count });
                 }
                 if edge.repetition.is_none() {
                     self.nodes[edge.child as usize].parents.push(id as NodeId);
@@ -533,7 +615,7 @@ impl BookGraph {
                             mark[child] = Mark::Grey;
                             stack.push((child, 0));
                         }
-                        Mark::Grey => return Err(format!("node {id}: its edges form a cycle")),
+                        Mark::Grey => return Err(GraphError::Cycle { node: id }),
                         Mark::Black => {}
                     }
                 } else {
@@ -558,11 +640,11 @@ impl BookGraph {
         nodes: Vec<Node>,
         expansions: u64,
         pending: Vec<Selection>,
-    ) -> Result<BookGraph, String> {
+    ) -> Result<BookGraph, GraphError> {
         let mut index = HashMap::with_capacity(nodes.len());
         for (id, node) in nodes.iter().enumerate() {
             if index.insert(node.key, id as NodeId).is_some() {
-                return Err(format!("node {id}: key 0x{:X} appears twice", node.key));
+                return Err(GraphError::DuplicateKey { node: id, key: node.key });
             }
         }
         let mut graph = BookGraph { omega, nodes, index, expansions, pending: Vec::new() };
@@ -574,15 +656,12 @@ impl BookGraph {
                 let edge = graph.nodes.get(id as usize).and_then(|n| n.edges.get(e)).filter(|_| id == at);
                 match edge {
                     Some(edge) if edge.repetition.is_none() => at = edge.child,
-                    _ => return Err(format!("pending leaf {i}: its path leaves the graph at node {id}")),
+                    _ => return Err(GraphError::PendingPathLeavesGraph { pending: i, node: id }),
                 }
             }
             let is_leaf = graph.nodes.get(at as usize).is_some_and(|n| n.kind == NodeKind::Leaf);
             if at != selection.leaf || !is_leaf || !leaves.insert(at) {
-                return Err(format!(
-                    "pending leaf {i}: node {} is not a distinct leaf at its path's end",
-                    selection.leaf
-                ));
+                return Err(GraphError::PendingNotADistinctLeaf { pending: i, leaf: selection.leaf });
             }
         }
         for selection in &pending {

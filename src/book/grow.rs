@@ -35,10 +35,10 @@ use std::time::{Duration, Instant};
 use crossbeam::channel::{unbounded, Receiver, Sender};
 
 use super::dropout::{select_batch, Omega, Selection, INFINITE};
+use super::error::BookError;
 use super::eval::{terminal_value, Evaluation, EvaluationError, LeafEvaluator};
 use super::graph::{BookGraph, NodeEval, NodeId, NodeKind};
 use super::store::{usable_batch, BookDir, Parameters, MAX_BATCH};
-use super::BookError;
 use crate::game::GameState;
 use crate::progress::Observer;
 use crate::rank::{state_from_key, state_key};

@@ -35,9 +35,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::error::BookError;
 use super::eval::{terminal_value, EvaluationError, LeafEvaluator};
 use super::probe::{best_move, BookMove, BookSource};
-use super::BookError;
 use crate::game::{GameEnd, GameState, Side};
 use crate::rank::state_key;
 use crate::rules::Pit;

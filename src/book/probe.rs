@@ -6,9 +6,9 @@ use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::path::Path;
 
+use super::error::BookError;
 use super::graph::{BookGraph, NodeKind};
 use super::store::Parameters;
-use super::BookError;
 use crate::formats::doe::DoeBook;
 use crate::formats::opening_book::OpeningBook;
 use crate::formats::{detect, FileKind};

@@ -17,15 +17,17 @@
 //! naming the file (an [`BookError::Io`] when a file cannot be read, a
 //! missing checkpoint included), and nothing is written.
 
+use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::dropout::{Omega, Selection};
+use super::error::BookError;
 use super::eval::{repetition_value, terminal_value};
-use super::graph::{BookGraph, Edge, Node, NodeEval, NodeKind};
-use super::BookError;
+use super::graph::{BookGraph, Edge, GraphError, Node, NodeEval, NodeKind};
 use crate::checksum::checksum;
+use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::formats::is_state_key;
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
@@ -277,7 +279,7 @@ pub fn load_checkpoint(
     let corrupt = |problem: String| BookError::Corrupt { path: path.clone(), problem };
     let data = resumable::read_checked(&path, record.bytes, record.checksum)?;
     let raw = crate::compressed::read_within_memory(&data[..]).map_err(|e| corrupt(format!("zstd: {e}")))?;
-    let (found, graph) = decode(&raw).map_err(corrupt)?;
+    let (found, graph) = decode(&raw).map_err(|e| corrupt(e.to_string()))?;
     if found != *parameters {
         return Err(corrupt(format!(
             "made with {}, the manifest says {}",
@@ -406,169 +408,340 @@ const FLAG_REPETITION: u8 = 1;
 
 /// The decompressed checkpoint: see `docs/book-format.md`.
 pub fn encode(graph: &BookGraph, parameters: &Parameters) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 + graph.len() * 48);
-    out.extend_from_slice(CHECKPOINT_MAGIC);
-    out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
-    out.extend_from_slice(&parameters.omega.micro().to_le_bytes());
-    out.extend_from_slice(&parameters.batch.to_le_bytes());
-    out.extend_from_slice(&(parameters.evaluator.len() as u32).to_le_bytes());
-    out.extend_from_slice(parameters.evaluator.as_bytes());
-    out.extend_from_slice(&graph.expansions().to_le_bytes());
-    out.extend_from_slice(&(graph.len() as u32).to_le_bytes());
+    let mut out = Encoder::with_capacity(64 + graph.len() * 48);
+    out.raw(CHECKPOINT_MAGIC);
+    out.u32(CHECKPOINT_VERSION);
+    out.i64(parameters.omega.micro());
+    out.u32(parameters.batch);
+    // The evaluator's length is a u32 (the codec's blobs count in u64).
+    out.u32(parameters.evaluator.len() as u32);
+    out.raw(parameters.evaluator.as_bytes());
+    out.u64(graph.expansions());
+    out.u32(graph.len() as u32);
     for node in graph.nodes() {
-        out.extend_from_slice(&node.key.to_le_bytes());
-        out.push(match node.kind {
+        out.u64(node.key);
+        out.u8(match node.kind {
             NodeKind::Leaf => KIND_LEAF,
             NodeKind::Expanded => KIND_EXPANDED,
             NodeKind::Terminal => KIND_TERMINAL,
         });
-        out.extend_from_slice(&node.eval.score.to_le_bytes());
-        out.extend_from_slice(&node.eval.depth.to_le_bytes());
-        out.extend_from_slice(&node.eval.nodes.to_le_bytes());
-        out.push(node.eval.best.unwrap_or(NO_MOVE));
-        out.extend_from_slice(&node.visits.to_le_bytes());
-        out.push(node.edges.len() as u8);
+        out.i16(node.eval.score);
+        out.u16(node.eval.depth);
+        out.u64(node.eval.nodes);
+        out.u8(node.eval.best.unwrap_or(NO_MOVE));
+        out.u64(node.visits);
+        out.u8(node.edges.len() as u8);
         for edge in &node.edges {
-            out.push(edge.pit);
-            out.push(if edge.repetition.is_some() { FLAG_REPETITION } else { 0 });
-            out.extend_from_slice(&edge.child.to_le_bytes());
-            out.extend_from_slice(&edge.visits.to_le_bytes());
-            out.extend_from_slice(&edge.repetition.unwrap_or(0).to_le_bytes());
+            out.u8(edge.pit);
+            out.u8(if edge.repetition.is_some() { FLAG_REPETITION } else { 0 });
+            out.u32(edge.child);
+            out.u64(edge.visits);
+            out.i16(edge.repetition.unwrap_or(0));
         }
     }
-    out.extend_from_slice(&(graph.pending().len() as u32).to_le_bytes());
+    out.u32(graph.pending().len() as u32);
     for selection in graph.pending() {
-        out.extend_from_slice(&selection.leaf.to_le_bytes());
-        out.extend_from_slice(&(selection.path.len() as u32).to_le_bytes());
+        out.u32(selection.leaf);
+        out.u32(selection.path.len() as u32);
         for &(node, edge) in &selection.path {
-            out.extend_from_slice(&node.to_le_bytes());
-            out.push(edge as u8);
+            out.u32(node);
+            out.u8(edge as u8);
         }
     }
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
+    let sum = checksum(&out.bytes);
+    out.u64(sum);
+    out.into_bytes()
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// Why a decompressed checkpoint record was refused ([`decode`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CheckpointError {
+    /// Too short, or not starting with [`CHECKPOINT_MAGIC`].
+    NotACheckpoint,
+    /// The checksum at the end is not the record's.
+    ChecksumMismatch,
+    /// A record version this reader does not know.
+    UnknownVersion(u32),
+    /// ω outside what [`Omega::from_micro`] accepts.
+    OmegaOutOfRange(i64),
+    /// A batch size outside 1..=[`MAX_BATCH`].
+    BadBatch(u32),
+    /// The record ends inside a value, holds an evaluator that is not
+    /// UTF-8, or goes on after its last value.
+    Decode(DecodeError),
+    /// No node, or more than the record's bytes can hold.
+    NodeCount(usize),
+    /// More pending leaves than a batch holds.
+    PendingCount {
+        /// The pending leaves recorded.
+        count: usize,
+        /// The batch size.
+        batch: u32,
+    },
+    /// A pending path of more steps than the record's bytes can hold.
+    PathLength(usize),
+    /// Node 0 is not the start of the game.
+    NotFromTheStart,
+    /// The expanded nodes are not as many as the expansions recorded.
+    ExpansionCount {
+        /// Expanded nodes found.
+        expanded: u64,
+        /// Expansions recorded.
+        recorded: u64,
+    },
+    /// One node is wrong.
+    Node {
+        /// The node's id.
+        id: usize,
+        /// What is wrong with it.
+        problem: NodeProblem,
+    },
+    /// The nodes do not make a graph: an edge outside it, a cycle, a key
+    /// twice, a pending leaf off it.
+    Graph(GraphError),
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
-        if self.bytes.len() - self.at < n {
-            return Err(format!("cut short at byte {} reading {what}", self.at));
+/// What is wrong with one node of a checkpoint ([`CheckpointError::Node`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum NodeProblem {
+    /// The key is no 44-bit state key.
+    NotAStateKey(u64),
+    /// The key does not decode to a state.
+    UndecodableKey,
+    /// A kind other than leaf, expanded, terminal.
+    UnknownKind(u8),
+    /// A score outside ±1000.
+    ScoreOutOfRange(i16),
+    /// A best move that is no pit of the mover's row.
+    BadBestMove(u8),
+    /// More visits than expansions.
+    TooManyVisits {
+        /// The node's visits.
+        visits: u64,
+        /// The book's expansions.
+        expansions: u64,
+    },
+    /// Edge flags other than "repetition", or a repetition value without
+    /// the flag.
+    BadEdgeFlags,
+    /// An edge to a node past the last.
+    EdgeOutside {
+        /// Where the edge points.
+        child: u32,
+        /// How many nodes there are.
+        count: usize,
+    },
+    /// An edge visited more often than its node.
+    EdgeVisits {
+        /// The edge's visits.
+        edge: u64,
+        /// The node's visits.
+        node: u64,
+    },
+    /// Marked terminal, but the game goes on.
+    TerminalNotOver,
+    /// The game is over, but the node is not marked terminal.
+    OverNotTerminal,
+    /// An expanded node whose edges are not its legal moves in pit order.
+    EdgesNotTheLegalMoves {
+        /// The edges' pits.
+        pits: Vec<u8>,
+        /// The legal moves.
+        legal: Vec<u8>,
+    },
+    /// Edges on a node that is not expanded.
+    EdgesOnUnexpanded,
+    /// A finished game valued other than its result.
+    FinishedGameScore(i16),
+    /// An edge's move leads to another state than its child's.
+    MoveLeadsElsewhere {
+        /// The move.
+        pit: u8,
+        /// The edge's child.
+        child: u32,
+    },
+    /// A capture marked as closing a cycle (only quiet moves can).
+    CaptureClosesCycle {
+        /// The move.
+        pit: u8,
+    },
+    /// A cycle valued other than each side taking its own row.
+    CycleValue {
+        /// The move closing the cycle.
+        pit: u8,
+        /// The value recorded.
+        value: i16,
+    },
+}
+
+impl fmt::Display for NodeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeProblem::NotAStateKey(key) => write!(f, "0x{key:X} is not a state key"),
+            NodeProblem::UndecodableKey => write!(f, "undecodable key"),
+            NodeProblem::UnknownKind(kind) => write!(f, "unknown kind {kind}"),
+            NodeProblem::ScoreOutOfRange(score) => write!(f, "score {score} outside ±1000"),
+            NodeProblem::BadBestMove(pit) => write!(f, "best move {pit}"),
+            NodeProblem::TooManyVisits { visits, expansions } => {
+                write!(f, "{visits} visits in a book of {expansions} expansions")
+            }
+            NodeProblem::BadEdgeFlags => write!(f, "bad edge flags"),
+            NodeProblem::EdgeOutside { child, count } => write!(f, "edge to node {child} of {count}"),
+            NodeProblem::EdgeVisits { edge, node } => {
+                write!(f, "an edge of {edge} visits below a node of {node}")
+            }
+            NodeProblem::TerminalNotOver => write!(f, "terminal, but the game is not over"),
+            NodeProblem::OverNotTerminal => write!(f, "the game is over, but the node is not terminal"),
+            NodeProblem::EdgesNotTheLegalMoves { pits, legal } => {
+                write!(f, "edges {pits:?}, legal moves {legal:?}")
+            }
+            NodeProblem::EdgesOnUnexpanded => write!(f, "edges on a node that is not expanded"),
+            NodeProblem::FinishedGameScore(score) => {
+                write!(f, "a finished game scored {score}, not its result")
+            }
+            NodeProblem::MoveLeadsElsewhere { pit, child } => {
+                write!(f, "move {pit} does not lead to node {child}")
+            }
+            NodeProblem::CaptureClosesCycle { pit } => write!(f, "move {pit} captures, yet closes a cycle"),
+            NodeProblem::CycleValue { pit, value } => {
+                write!(f, "move {pit} closes a cycle valued {value}, not its split")
+            }
         }
-        let slice = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        Ok(slice)
     }
-    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], String> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N, what)?);
-        Ok(a)
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckpointError::NotACheckpoint => write!(f, "not an opening book checkpoint"),
+            CheckpointError::ChecksumMismatch => write!(f, "inner checksum mismatch"),
+            CheckpointError::UnknownVersion(version) => {
+                write!(f, "version {version}, this reader knows 1 to {CHECKPOINT_VERSION}")
+            }
+            CheckpointError::OmegaOutOfRange(micro) => write!(f, "omega out of range ({micro} micro-plies)"),
+            CheckpointError::BadBatch(batch) => write!(f, "batch size {batch} outside 1..={MAX_BATCH}"),
+            CheckpointError::Decode(error) => write!(f, "{error}"),
+            CheckpointError::NodeCount(count) => write!(f, "{count} nodes cannot fit in the record"),
+            CheckpointError::PendingCount { count, batch } => {
+                write!(f, "{count} pending leaves in batches of {batch}")
+            }
+            CheckpointError::PathLength(steps) => {
+                write!(f, "a path of {steps} steps cannot fit in the record")
+            }
+            CheckpointError::NotFromTheStart => write!(f, "node 0 is not the start of the game"),
+            CheckpointError::ExpansionCount { expanded, recorded } => {
+                write!(f, "{expanded} expanded nodes, the record says {recorded} expansions")
+            }
+            CheckpointError::Node { id, problem } => write!(f, "node {id}: {problem}"),
+            CheckpointError::Graph(error) => write!(f, "{error}"),
+        }
     }
-    fn u8(&mut self, what: &str) -> Result<u8, String> {
-        Ok(self.array::<1>(what)?[0])
+}
+
+impl std::error::Error for CheckpointError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CheckpointError::Decode(error) => Some(error),
+            CheckpointError::Graph(error) => Some(error),
+            _ => None,
+        }
     }
-    fn u16(&mut self, what: &str) -> Result<u16, String> {
-        Ok(u16::from_le_bytes(self.array(what)?))
+}
+
+impl From<DecodeError> for CheckpointError {
+    fn from(error: DecodeError) -> CheckpointError {
+        CheckpointError::Decode(error)
     }
-    fn i16(&mut self, what: &str) -> Result<i16, String> {
-        Ok(i16::from_le_bytes(self.array(what)?))
-    }
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.array(what)?))
-    }
-    fn u64(&mut self, what: &str) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.array(what)?))
-    }
-    fn i64(&mut self, what: &str) -> Result<i64, String> {
-        Ok(i64::from_le_bytes(self.array(what)?))
+}
+
+impl From<GraphError> for CheckpointError {
+    fn from(error: GraphError) -> CheckpointError {
+        CheckpointError::Graph(error)
     }
 }
 
 /// Bytes of the smallest node record (a leaf).
 const MIN_NODE_BYTES: usize = 8 + 1 + 2 + 2 + 8 + 1 + 8 + 1;
+/// Bytes of one step of a pending path (node, edge).
+const PATH_STEP_BYTES: usize = 4 + 1;
 
 /// Decodes and checks a decompressed checkpoint. Never panics: any
-/// inconsistency is an error message naming the node.
-pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
+/// inconsistency is an error, naming the node where there is one.
+pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), CheckpointError> {
     if bytes.len() < 8 + 8 || &bytes[..8] != CHECKPOINT_MAGIC {
-        return Err("not an opening book checkpoint".into());
+        return Err(CheckpointError::NotACheckpoint);
     }
     let (body, trailer) = bytes.split_at(bytes.len() - 8);
     let mut sum = [0u8; 8];
     sum.copy_from_slice(trailer);
     if checksum(body) != u64::from_le_bytes(sum) {
-        return Err("inner checksum mismatch".into());
+        return Err(CheckpointError::ChecksumMismatch);
     }
-    let mut r = Reader { bytes: body, at: 8 };
-    let version = r.u32("the version")?;
+    let mut r = Decoder::new(body);
+    r.reading("the magic").blob_exact(CHECKPOINT_MAGIC.len())?;
+    let version = r.reading("the version").u32()?;
     // Version 1 had no pending leaves; otherwise it is the same record.
     if !(1..=CHECKPOINT_VERSION).contains(&version) {
-        return Err(format!("version {version}, this reader knows 1 to {CHECKPOINT_VERSION}"));
+        return Err(CheckpointError::UnknownVersion(version));
     }
-    let omega = Omega::from_micro(r.i64("omega")?).ok_or("omega out of range")?;
-    let batch = r.u32("the batch size")?;
+    let micro = r.reading("omega").i64()?;
+    let omega = Omega::from_micro(micro).ok_or(CheckpointError::OmegaOutOfRange(micro))?;
+    let batch = r.reading("the batch size").u32()?;
     if !usable_batch(batch) {
-        return Err(format!("batch size {batch} outside 1..={MAX_BATCH}"));
+        return Err(CheckpointError::BadBatch(batch));
     }
-    let evaluator_len = r.u32("the evaluator")? as usize;
-    let evaluator = std::str::from_utf8(r.take(evaluator_len, "the evaluator")?)
-        .map_err(|_| "the evaluator is not UTF-8")?
-        .to_string();
-    let expansions = r.u64("the expansions")?;
-    let count = r.u32("the node count")? as usize;
-    if count == 0 || count > (body.len() - r.at) / MIN_NODE_BYTES {
-        return Err(format!("{count} nodes cannot fit in the record"));
+    let evaluator_len = r.reading("the evaluator").u32()? as usize;
+    let evaluator = r.reading("the evaluator").text_exact(evaluator_len)?.to_string();
+    let expansions = r.reading("the expansions").u64()?;
+    let count = r.reading("the node count").u32()? as usize;
+    if count == 0 || count > r.remaining() / MIN_NODE_BYTES {
+        return Err(CheckpointError::NodeCount(count));
     }
     let mut nodes = Vec::with_capacity(count);
     for id in 0..count {
-        let at = |what: &str| format!("node {id}: {what}");
-        let key = r.u64("a key")?;
+        let at = |problem| CheckpointError::Node { id, problem };
+        let key = r.reading("a key").u64()?;
         if !is_state_key(key) {
-            return Err(at(&format!("0x{key:X} is not a state key")));
+            return Err(at(NodeProblem::NotAStateKey(key)));
         }
-        let kind = match r.u8("a kind")? {
+        let kind = match r.reading("a kind").u8()? {
             KIND_LEAF => NodeKind::Leaf,
             KIND_EXPANDED => NodeKind::Expanded,
             KIND_TERMINAL => NodeKind::Terminal,
-            k => return Err(at(&format!("unknown kind {k}"))),
+            k => return Err(at(NodeProblem::UnknownKind(k))),
         };
-        let score = r.i16("a score")?;
+        let score = r.reading("a score").i16()?;
         if !(-1000..=1000).contains(&score) {
-            return Err(at(&format!("score {score} outside ±1000")));
+            return Err(at(NodeProblem::ScoreOutOfRange(score)));
         }
-        let depth = r.u16("a depth")?;
-        let evaluated = r.u64("a node count")?;
-        let best = match r.u8("a best move")? {
+        let depth = r.reading("a depth").u16()?;
+        let evaluated = r.reading("a node count").u64()?;
+        let best = match r.reading("a best move").u8()? {
             NO_MOVE => None,
             pit if (pit as usize) < ROW => Some(pit),
-            pit => return Err(at(&format!("best move {pit}"))),
+            pit => return Err(at(NodeProblem::BadBestMove(pit))),
         };
-        let visits = r.u64("visits")?;
+        let visits = r.reading("visits").u64()?;
         // Each expansion's selection passes a node, and an edge, once.
         if visits > expansions {
-            return Err(at(&format!("{visits} visits in a book of {expansions} expansions")));
+            return Err(at(NodeProblem::TooManyVisits { visits, expansions }));
         }
-        let edge_count = r.u8("an edge count")? as usize;
+        let edge_count = r.reading("an edge count").u8()? as usize;
         let mut edges = Vec::with_capacity(edge_count);
         for _ in 0..edge_count {
-            let pit = r.u8("a pit")?;
-            let flags = r.u8("edge flags")?;
-            let child = r.u32("a child")?;
-            let edge_visits = r.u64("edge visits")?;
-            let repetition = r.i16("a repetition value")?;
+            let pit = r.reading("a pit").u8()?;
+            let flags = r.reading("edge flags").u8()?;
+            let child = r.reading("a child").u32()?;
+            let edge_visits = r.reading("edge visits").u64()?;
+            let repetition = r.reading("a repetition value").i16()?;
             if flags & !FLAG_REPETITION != 0 || (flags == 0 && repetition != 0) {
-                return Err(at("bad edge flags"));
+                return Err(at(NodeProblem::BadEdgeFlags));
             }
             if child as usize >= count {
-                return Err(at(&format!("edge to node {child} of {count}")));
+                return Err(at(NodeProblem::EdgeOutside { child, count }));
             }
             if edge_visits > visits {
-                return Err(at(&format!("an edge of {edge_visits} visits below a node of {visits}")));
+                return Err(at(NodeProblem::EdgeVisits { edge: edge_visits, node: visits }));
             }
             edges.push(Edge {
                 pit,
@@ -577,10 +750,10 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
                 visits: edge_visits,
             });
         }
-        let state = state_from_key(key).ok_or_else(|| at("undecodable key"))?;
-        check_node(&state, kind, &edges).map_err(|e| at(&e))?;
+        let state = state_from_key(key).ok_or_else(|| at(NodeProblem::UndecodableKey))?;
+        check_node(&state, kind, &edges).map_err(at)?;
         if kind == NodeKind::Terminal && terminal_value(&state) != Some(score as i32) {
-            return Err(at(&format!("a finished game scored {score}, not its result")));
+            return Err(at(NodeProblem::FinishedGameScore(score)));
         }
         nodes.push(Node {
             key,
@@ -597,59 +770,55 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
     }
     let mut pending = Vec::new();
     if version >= 2 {
-        let count = r.u32("the pending count")? as usize;
+        let count = r.reading("the pending count").u32()? as usize;
         if count > batch as usize {
-            return Err(format!("{count} pending leaves in batches of {batch}"));
+            return Err(CheckpointError::PendingCount { count, batch });
         }
         for _ in 0..count {
-            let leaf = r.u32("a pending leaf")?;
-            let steps = r.u32("a path length")? as usize;
-            if steps > (body.len() - r.at) / 5 {
-                return Err(format!("a path of {steps} steps cannot fit in the record"));
+            let leaf = r.reading("a pending leaf").u32()?;
+            let steps = r.reading("a path length").u32()? as usize;
+            if steps > r.remaining() / PATH_STEP_BYTES {
+                return Err(CheckpointError::PathLength(steps));
             }
             let mut path = Vec::with_capacity(steps);
             for _ in 0..steps {
-                path.push((r.u32("a path node")?, r.u8("a path edge")? as usize));
+                path.push((r.reading("a path node").u32()?, r.reading("a path edge").u8()? as usize));
             }
             pending.push(Selection { leaf, path });
         }
     }
-    if r.at != body.len() {
-        return Err(format!("{} bytes after the last record", body.len() - r.at));
-    }
+    r.finish()?;
     if nodes[0].key != state_key(&GameState::start()) {
-        return Err("node 0 is not the start of the game".into());
+        return Err(CheckpointError::NotFromTheStart);
     }
     for (id, node) in nodes.iter().enumerate() {
         if node.edges.is_empty() {
             continue;
         }
-        let parent = state_from_key(node.key).ok_or("undecodable key")?;
+        let at = |problem| CheckpointError::Node { id, problem };
+        let parent = state_from_key(node.key).ok_or_else(|| at(NodeProblem::UndecodableKey))?;
         for edge in &node.edges {
             let child_key = nodes[edge.child as usize].key;
             let mut state = parent.clone();
             state.play_unchecked(edge.pit as usize);
             if state_key(&state) != child_key {
-                return Err(format!("node {id}: move {} does not lead to node {}", edge.pit, edge.child));
+                return Err(at(NodeProblem::MoveLeadsElsewhere { pit: edge.pit, child: edge.child }));
             }
             // Only a move without capture can close a cycle, and the game
             // then ends with each side taking its own row.
             if let Some(value) = edge.repetition {
                 if node.captured != nodes[edge.child as usize].captured {
-                    return Err(format!("node {id}: move {} captures, yet closes a cycle", edge.pit));
+                    return Err(at(NodeProblem::CaptureClosesCycle { pit: edge.pit }));
                 }
                 if value as i32 != repetition_value(&state) {
-                    return Err(format!(
-                        "node {id}: move {} closes a cycle valued {value}, not its split",
-                        edge.pit
-                    ));
+                    return Err(at(NodeProblem::CycleValue { pit: edge.pit, value }));
                 }
             }
         }
     }
     let expanded = nodes.iter().filter(|n| n.kind == NodeKind::Expanded).count() as u64;
     if expanded != expansions {
-        return Err(format!("{expanded} expanded nodes, the record says {expansions} expansions"));
+        return Err(CheckpointError::ExpansionCount { expanded, recorded: expansions });
     }
     let graph = BookGraph::from_parts(omega, nodes, expansions, pending)?;
     Ok((Parameters { omega, batch, evaluator }, graph))
@@ -657,22 +826,20 @@ pub fn decode(bytes: &[u8]) -> Result<(Parameters, BookGraph), String> {
 
 /// A node's kind agrees with its state, and an expanded node has exactly
 /// one edge per legal move, in pit order.
-fn check_node(state: &GameState, kind: NodeKind, edges: &[Edge]) -> Result<(), String> {
+fn check_node(state: &GameState, kind: NodeKind, edges: &[Edge]) -> Result<(), NodeProblem> {
     match kind {
-        NodeKind::Terminal if !state.is_over() => Err("terminal, but the game is not over".into()),
-        NodeKind::Leaf | NodeKind::Expanded if state.is_over() => {
-            Err("the game is over, but the node is not terminal".into())
-        }
+        NodeKind::Terminal if !state.is_over() => Err(NodeProblem::TerminalNotOver),
+        NodeKind::Leaf | NodeKind::Expanded if state.is_over() => Err(NodeProblem::OverNotTerminal),
         NodeKind::Expanded => {
             let pits: Vec<u8> = edges.iter().map(|e| e.pit).collect();
             let legal: Vec<u8> = state.legal_moves().map(|p| p as u8).collect();
             if pits == legal {
                 Ok(())
             } else {
-                Err(format!("edges {pits:?}, legal moves {legal:?}"))
+                Err(NodeProblem::EdgesNotTheLegalMoves { pits, legal })
             }
         }
-        _ if !edges.is_empty() => Err("edges on a node that is not expanded".into()),
+        _ if !edges.is_empty() => Err(NodeProblem::EdgesOnUnexpanded),
         _ => Ok(()),
     }
 }
@@ -716,7 +883,7 @@ mod tests {
             let mut bad = graph.clone();
             bad.set_pending(pending);
             let error = decode(&encode(&bad, &parameters)).unwrap_err();
-            assert!(error.contains(expected), "{error}");
+            assert!(error.to_string().contains(expected), "{error}");
         }
     }
 }
@@ -753,7 +920,7 @@ mod content_checks {
         parameters: &Parameters,
         graph: &BookGraph,
         change: impl FnOnce(&mut Vec<Node>),
-    ) -> Result<(Parameters, BookGraph), String> {
+    ) -> Result<(Parameters, BookGraph), CheckpointError> {
         let mut nodes = graph.nodes().to_vec();
         change(&mut nodes);
         let changed = BookGraph::from_parts(graph.omega(), nodes, graph.expansions(), Vec::new())?;
@@ -799,7 +966,7 @@ mod content_checks {
             *value = if *value == 0 { 1 } else { -*value };
         })
         .unwrap_err();
-        assert!(error.contains("closes a cycle valued"), "{error}");
+        assert!(error.to_string().contains("closes a cycle valued"), "{error}");
 
         let captures = |node: &Node, edge: &Edge| graph.node(edge.child).captured != node.captured;
         let (id, e) = find_edge(&graph, |node, edge| captures(node, edge) && edge.repetition.is_none());
@@ -808,7 +975,7 @@ mod content_checks {
         let error =
             decode_changed(&parameters, &graph, |nodes| nodes[id].edges[e].repetition = Some(value as i16))
                 .unwrap_err();
-        assert!(error.contains("captures, yet closes a cycle"), "{error}");
+        assert!(error.to_string().contains("captures, yet closes a cycle"), "{error}");
 
         let finished = graph.nodes().iter().position(|n| n.kind == NodeKind::Terminal).unwrap();
         let error = decode_changed(&parameters, &graph, |nodes| {
@@ -816,7 +983,7 @@ mod content_checks {
             *score = if *score == 0 { 1000 } else { 0 };
         })
         .unwrap_err();
-        assert!(error.contains("a finished game scored"), "{error}");
+        assert!(error.to_string().contains("a finished game scored"), "{error}");
     }
 
     #[test]
@@ -825,13 +992,13 @@ mod content_checks {
         let expansions = graph.expansions();
         let error =
             decode_changed(&parameters, &graph, |nodes| nodes[1].visits = expansions + 1).unwrap_err();
-        assert!(error.contains("visits in a book of"), "{error}");
+        assert!(error.to_string().contains("visits in a book of"), "{error}");
         let (id, e) = find_edge(&graph, |_, _| true);
         let error = decode_changed(&parameters, &graph, |nodes| nodes[id].edges[e].visits = 1).unwrap_err();
-        assert!(error.contains("an edge of 1 visits below a node of 0"), "{error}");
+        assert!(error.to_string().contains("an edge of 1 visits below a node of 0"), "{error}");
         for batch in [0, MAX_BATCH + 1, u32::MAX] {
             let error = decode(&encode(&graph, &Parameters { batch, ..parameters.clone() })).unwrap_err();
-            assert!(error.contains("batch size"), "{error}");
+            assert!(error.to_string().contains("batch size"), "{error}");
         }
         let error = decode(&encode(&graph, &Parameters { batch: MAX_BATCH, ..parameters })).map(|_| ());
         assert_eq!(error, Ok(()));

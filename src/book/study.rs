@@ -8,9 +8,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::error::BookError;
 use super::eval::{LeafEvaluator, SearchEvaluator};
 use super::graph::{BookGraph, NodeKind};
-use super::BookError;
 use crate::rank::state_from_key;
 use crate::tablebase::Tablebase;
 

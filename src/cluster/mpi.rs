@@ -11,7 +11,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::CommunicatorCollectives as _;
 use mpi::Count;
 
-use super::{Communicator, Traffic};
+use super::communicator::{Communicator, Traffic};
 
 /// MPI's world communicator; MPI is finalized when it is dropped.
 pub struct MpiWorld {

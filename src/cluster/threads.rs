@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::sync::{Barrier, Mutex};
 
-use super::{Communicator, Traffic};
+use super::communicator::{Communicator, Traffic};
 
 /// What the threads share: one mailbox slot per (source, destination).
 struct Board {
@@ -148,6 +148,6 @@ mod tests {
         for sum in sums {
             assert_eq!(sum, vec![3, 3, 30, 3 * u32::MAX as u64]);
         }
-        assert_eq!(crate::cluster::Solo.sum_each(&[4, 5]), vec![4, 5]);
+        assert_eq!(crate::cluster::communicator::Solo.sum_each(&[4, 5]), vec![4, 5]);
     }
 }

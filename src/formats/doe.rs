@@ -49,15 +49,17 @@ use std::cmp::Reverse;
 use std::io::Write;
 use std::path::Path;
 
+use super::error::FormatError;
 use super::header::{Header, HeaderEncoding};
-use super::{be_i32, be_u64, is_state_key, read_file, FormatError};
+use super::records::{be_i32, be_u64, check_version, is_state_key, read_file, read_records, write_records};
+use super::signature::FileKind;
 use crate::game::{GameState, Side};
 use crate::rank::{state_from_key, state_key};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::{PITS, ROW};
 
 /// The format name in the signature.
-pub const FORMAT: &str = "DOE Opening Book";
+pub const FORMAT: &str = FileKind::Doe.format();
 /// The one version there is.
 pub const VERSION: &str = "1.0";
 /// Bytes per entry.
@@ -134,7 +136,7 @@ impl DoeBook {
     /// a body cut on an entry boundary reads as the shorter book.
     pub fn from_bytes(bytes: &[u8]) -> Result<DoeBook, FormatError> {
         let (header, start, records) =
-            super::read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf8, ENTRY_LEN)?;
+            read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf8, ENTRY_LEN)?;
         let mut entries: Vec<DoeEntry> = Vec::with_capacity(records.len());
         for (i, record) in records.enumerate() {
             let number = i as u64;
@@ -189,7 +191,7 @@ impl DoeBook {
     /// tie). Refuses keys that are no state keys, pits above 11, and edges
     /// that are no legal move from the parent to the child.
     pub fn new(header: Header, mut entries: Vec<DoeEntry>) -> Result<DoeBook, FormatError> {
-        super::check_version(&header, FORMAT, &[VERSION])?;
+        check_version(&header, FORMAT, &[VERSION])?;
         header.encode(HeaderEncoding::Utf8)?;
         for (i, entry) in entries.iter().enumerate() {
             let number = i as u64;
@@ -288,7 +290,7 @@ impl DoeBook {
     }
 
     fn write_encoded<W: Write>(&self, out: &mut W, header: &[u8]) -> std::io::Result<()> {
-        super::write_records(out, header, self.entries.iter().map(|e| e.to_bytes()))
+        write_records(out, header, self.entries.iter().map(|e| e.to_bytes()))
     }
 }
 

@@ -62,14 +62,15 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
+use super::error::FormatError;
 use super::header::{Header, HeaderEncoding};
-use super::FormatError;
+use super::signature::FileKind;
 use crate::rank::{self, layer_offset, MAX_SEEDS};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 
 /// The format name in the signature.
-pub const FORMAT: &str = "Oware Endgames";
+pub const FORMAT: &str = FileKind::Endgames.format();
 
 /// Versions this module reads and writes (same layout).
 pub const VERSIONS: &[&str] = &["1.0", "2.0"];

@@ -39,20 +39,15 @@
 
 use std::io::Write;
 
-use super::{detect, FormatError};
+use super::error::FormatError;
+use super::signature::{detect, encode_text, signature_prefix, FileKind};
+// The encoding is part of the signature (`detect` needs it); readers of
+// headers keep naming it `header::HeaderEncoding`.
+pub use super::signature::HeaderEncoding;
 
 /// The longest header accepted or written, in bytes, end mark included.
 /// The engine's headers are under 350 bytes.
 pub const MAX_HEADER_LEN: usize = 64 * 1024;
-
-/// How a header's text is stored.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum HeaderEncoding {
-    /// Two bytes per UTF-16 code unit, big-endian; an empty line ends it.
-    Utf16Be,
-    /// UTF-8 lines, then the bytes `00 0A`.
-    Utf8,
-}
 
 /// A header: the signature line and the following lines, in file order.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -63,25 +58,6 @@ pub struct Header {
     format_len: usize,
     /// The other lines, without newlines.
     lines: Vec<String>,
-}
-
-/// The bytes a file of `format` starts with: the name and a space.
-pub(crate) fn signature_prefix(format: &str, encoding: HeaderEncoding) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    encode_text(&mut bytes, format, encoding);
-    encode_text(&mut bytes, " ", encoding);
-    bytes
-}
-
-fn encode_text(out: &mut Vec<u8>, text: &str, encoding: HeaderEncoding) {
-    match encoding {
-        HeaderEncoding::Utf8 => out.extend_from_slice(text.as_bytes()),
-        HeaderEncoding::Utf16Be => {
-            for unit in text.encode_utf16() {
-                out.extend_from_slice(&unit.to_be_bytes());
-            }
-        }
-    }
 }
 
 /// What a piece of header text is, for [`check_text`].
@@ -276,8 +252,9 @@ impl Header {
 /// Errors carry `&'static str` format names; headers of our own formats
 /// map to the module constants, anything else to a fixed label.
 fn static_format(format: &str) -> &'static str {
-    [super::endgames::FORMAT, super::opening_book::FORMAT, super::doe::FORMAT]
+    [FileKind::Endgames, FileKind::OpeningBook, FileKind::Doe]
         .into_iter()
+        .map(FileKind::format)
         .find(|known| *known == format)
         .unwrap_or("header")
 }

@@ -58,15 +58,17 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 
+use super::error::FormatError;
 use super::header::{Header, HeaderEncoding};
-use super::{be_i16, be_u64, is_state_key, read_file, FormatError};
+use super::records::{be_i16, be_u64, check_version, is_state_key, read_file, read_records, write_records};
+use super::signature::FileKind;
 use crate::game::GameState;
 use crate::rank::{state_from_key, state_key};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::{Moves, ROW};
 
 /// The format name in the signature.
-pub const FORMAT: &str = "Oware Opening Book";
+pub const FORMAT: &str = FileKind::OpeningBook.format();
 /// The one version there is.
 pub const VERSION: &str = "1.0";
 /// Bytes per entry.
@@ -157,7 +159,7 @@ impl OpeningBook {
     /// Reads a whole book held in memory.
     pub fn from_bytes(bytes: &[u8]) -> Result<OpeningBook, FormatError> {
         let (header, start, records) =
-            super::read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf16Be, ENTRY_LEN)?;
+            read_records(bytes, FORMAT, &[VERSION], HeaderEncoding::Utf16Be, ENTRY_LEN)?;
         let count = records.len();
         let mut entries: Vec<BookEntry> = Vec::with_capacity(count);
         let mut sentinel = false;
@@ -216,7 +218,7 @@ impl OpeningBook {
     /// `Oware Opening Book 1.0` header, ending with the sentinel. Refuses a key that is no state key
     /// or appears twice, and a score on a move its state cannot play.
     pub fn new(header: Header, mut entries: Vec<BookEntry>) -> Result<OpeningBook, FormatError> {
-        super::check_version(&header, FORMAT, &[VERSION])?;
+        check_version(&header, FORMAT, &[VERSION])?;
         header.encode(HeaderEncoding::Utf16Be)?;
         if let Some((i, entry)) = entries.iter().enumerate().find(|(_, e)| !is_state_key(e.key)) {
             return Err(FormatError::BadKey {
@@ -329,7 +331,7 @@ impl OpeningBook {
 
     fn write_encoded<W: Write>(&self, out: &mut W, header: &[u8]) -> std::io::Result<()> {
         let sentinel = self.sentinel.then_some(&SENTINEL);
-        super::write_records(out, header, self.entries.iter().chain(sentinel).map(|e| e.to_bytes()))
+        write_records(out, header, self.entries.iter().chain(sentinel).map(|e| e.to_bytes()))
     }
 }
 

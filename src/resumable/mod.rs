@@ -37,52 +37,10 @@ use memmap2::Mmap;
 
 use crate::checksum::{checksum, Checksum};
 
+pub(crate) use names::{DirectoryKind, BOOK_DIRECTORY, BUILD_DIRECTORY};
+
 /// The manifest's name, in every kind of directory.
 pub(crate) const MANIFEST: &str = "manifest";
-
-/// What a kind of resumable directory owns: the first word of its
-/// manifest, its lock, its checkpoints' names, the names of a checkpoint's
-/// parts, if it has any (the checkpoint's name with `-r#` before its
-/// extension: [`names::part_owner`]), and every name it writes (`#`:
-/// digits).
-pub(crate) struct DirectoryKind {
-    pub manifest_signature: &'static str,
-    pub lock: &'static str,
-    pub checkpoint: &'static str,
-    pub checkpoint_part: Option<&'static str>,
-    pub files: &'static [&'static str],
-}
-
-/// A tablebase build directory (`tablebase::build`).
-pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
-    manifest_signature: "oware-tablebase-build",
-    lock: "build.lock",
-    checkpoint: "checkpoint-#-#.zst",
-    checkpoint_part: Some("checkpoint-#-#-r#.zst"),
-    files: &[
-        "manifest",
-        "build.lock",
-        "layer-#.bin",
-        "layer-#.stats",
-        "layer-#-g#.bin",
-        "layer-#-g#.stats",
-        "checkpoint-#-#.zst",
-        "checkpoint-#-#-r#.zst",
-        "tablebase.owtb",
-        "tablebase.owtb.zst",
-        "stats.json",
-        "endgames-2.0.bin",
-    ],
-};
-
-/// An opening book directory (`book::store`).
-pub(crate) const BOOK_DIRECTORY: DirectoryKind = DirectoryKind {
-    manifest_signature: "oware-opening-book",
-    lock: "grow.lock",
-    checkpoint: "checkpoint-#.owbook",
-    checkpoint_part: None,
-    files: &["manifest", "grow.lock", "checkpoint-#.owbook"],
-};
 
 /// Why the protocol refused or failed; each kind of directory turns it
 /// into its own error type.

@@ -10,7 +10,49 @@
 use std::fs;
 use std::path::Path;
 
-use super::{DirectoryKind, BOOK_DIRECTORY, BUILD_DIRECTORY};
+/// What a kind of resumable directory owns: the first word of its
+/// manifest, its lock, its checkpoints' names, the names of a checkpoint's
+/// parts, if it has any (the checkpoint's name with `-r#` before its
+/// extension: [`part_owner`]), and every name it writes (`#`:
+/// digits).
+pub(crate) struct DirectoryKind {
+    pub manifest_signature: &'static str,
+    pub lock: &'static str,
+    pub checkpoint: &'static str,
+    pub checkpoint_part: Option<&'static str>,
+    pub files: &'static [&'static str],
+}
+
+/// A tablebase build directory (`tablebase::build`).
+pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
+    manifest_signature: "oware-tablebase-build",
+    lock: "build.lock",
+    checkpoint: "checkpoint-#-#.zst",
+    checkpoint_part: Some("checkpoint-#-#-r#.zst"),
+    files: &[
+        "manifest",
+        "build.lock",
+        "layer-#.bin",
+        "layer-#.stats",
+        "layer-#-g#.bin",
+        "layer-#-g#.stats",
+        "checkpoint-#-#.zst",
+        "checkpoint-#-#-r#.zst",
+        "tablebase.owtb",
+        "tablebase.owtb.zst",
+        "stats.json",
+        "endgames-2.0.bin",
+    ],
+};
+
+/// An opening book directory (`book::store`).
+pub(crate) const BOOK_DIRECTORY: DirectoryKind = DirectoryKind {
+    manifest_signature: "oware-opening-book",
+    lock: "grow.lock",
+    checkpoint: "checkpoint-#.owbook",
+    checkpoint_part: None,
+    files: &["manifest", "grow.lock", "checkpoint-#.owbook"],
+};
 
 /// Whether `name` is one of `patterns` exactly (see the module notes).
 pub(crate) fn matches(name: &str, pattern: &str) -> bool {

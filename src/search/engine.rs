@@ -59,12 +59,13 @@ use std::time::Instant;
 use crate::game::GameState;
 use crate::rules::{Pit, Position};
 
+use super::error::SearchError;
 use super::eval::evaluate;
+use super::limits::{Limits, StopHandle, MAX_DEPTH};
+use super::options::Options;
 use super::ordering::{Child, Children, History};
+use super::result::{MoveScore, Score, SearchResult, Stats, Stop};
 use super::tt::{Bound, Entry, Key, Table};
-use super::{
-    Limits, MoveScore, Options, Score, SearchError, SearchResult, Stats, Stop, StopHandle, MAX_DEPTH,
-};
 
 const INF: i32 = 32_000;
 const WIN: i32 = Score::WIN;

@@ -81,7 +81,7 @@ impl Weights {
 pub const MAX_WEIGHT: i32 = 10_000;
 
 impl std::str::FromStr for Weights {
-    type Err = super::ParseOptionError;
+    type Err = super::error::ParseOptionError;
     /// `fitted`, `engine-2014`, or five integers `store,big,empty,small,row`,
     /// each within ±[`MAX_WEIGHT`].
     fn from_str(text: &str) -> Result<Weights, Self::Err> {
@@ -96,7 +96,7 @@ impl std::str::FromStr for Weights {
         let in_range = values.iter().all(|w| (-MAX_WEIGHT..=MAX_WEIGHT).contains(w));
         match values[..] {
             [store, big, empty, small, row] if in_range => Ok(Weights { store, big, empty, small, row }),
-            _ => Err(super::ParseOptionError {
+            _ => Err(super::error::ParseOptionError {
                 option: "weights",
                 text: text.to_string(),
                 expected:

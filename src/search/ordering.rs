@@ -42,11 +42,11 @@ impl Ordering {
 }
 
 impl std::str::FromStr for Ordering {
-    type Err = super::ParseOptionError;
+    type Err = super::error::ParseOptionError;
     /// A step name of [`Ordering::steps`]: that step and those before it.
     fn from_str(name: &str) -> Result<Ordering, Self::Err> {
         Ordering::steps().into_iter().find(|(n, _)| *n == name).map(|(_, o)| o).ok_or_else(|| {
-            super::ParseOptionError {
+            super::error::ParseOptionError {
                 option: "ordering",
                 text: name.to_string(),
                 expected: "none, table-move, captures, defensive or history",

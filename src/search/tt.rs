@@ -14,7 +14,7 @@
 
 use crate::rules::{Pit, Position};
 
-use super::SearchError;
+use super::error::SearchError;
 
 /// How a stored score relates to the value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -139,16 +139,18 @@ pub(crate) fn join_parts(
     expected: usize,
 ) -> Result<Vec<u8>, DecodeError> {
     let Some((store, restoring)) = parts else {
-        return Err(DecodeError("a snapshot in parts, and nowhere to read them from".into()));
+        return Err(DecodeError::Invalid("a snapshot in parts, and nowhere to read them from".into()));
     };
     if sequence != restoring {
-        return Err(DecodeError(format!("snapshot {restoring} records the parts of snapshot {sequence}")));
+        return Err(DecodeError::Invalid(format!(
+            "snapshot {restoring} records the parts of snapshot {sequence}"
+        )));
     }
     let mut state = Vec::with_capacity(expected);
     for (rank, record) in records.into_iter().enumerate() {
         let part = store
             .read_part(sequence, rank, record, expected - state.len())
-            .map_err(|e| DecodeError(format!("part {rank} of the games' state: {e}")))?;
+            .map_err(|e| DecodeError::Invalid(format!("part {rank} of the games' state: {e}")))?;
         state.extend_from_slice(&part);
     }
     Ok(state)

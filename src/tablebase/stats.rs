@@ -138,7 +138,7 @@ impl NodeHistogram {
         for _ in 0..d.u64()?.min(1 << 10) {
             let k = d.u64()?;
             if k >= 256 {
-                return Err(DecodeError(format!("node histogram bucket {k}")));
+                return Err(DecodeError::Invalid(format!("node histogram bucket {k}")));
             }
             buckets.insert(k as u16, d.u64()?);
         }

@@ -232,7 +232,7 @@ impl Assignment {
         let state = match d.u8()? {
             0 => None,
             1 => Some(d.blob()?.to_vec()),
-            tag => return Err(DecodeError(format!("a games' state tagged {tag}"))),
+            tag => return Err(DecodeError::Invalid(format!("a games' state tagged {tag}"))),
         };
         d.finish()?;
         let sorted = members.windows(2).all(|w| w[0] < w[1]);
@@ -244,7 +244,9 @@ impl Assignment {
             && state.as_ref().is_none_or(|s| s.len() == 4 * members.len());
         let values = first <= n && lower.iter().chain(&upper).all(|&v| v <= n);
         if !(sorted && inside && lengths && values) {
-            return Err(DecodeError("a component's share that does not fit the rank's range".into()));
+            return Err(DecodeError::Invalid(
+                "a component's share that does not fit the rank's range".into(),
+            ));
         }
         Ok(Assignment { first, members, lower, upper, state })
     }

@@ -114,11 +114,11 @@ impl SpreadSnapshot {
     pub(crate) fn decode(bytes: &[u8], n: u32) -> Result<SpreadSnapshot, DecodeError> {
         let mut d = Decoder::new(bytes);
         if d.blob_exact(MAGIC.len())? != MAGIC {
-            return Err(DecodeError("not a snapshot of a layer kept spread (bad magic)".into()));
+            return Err(DecodeError::Invalid("not a snapshot of a layer kept spread (bad magic)".into()));
         }
         let (found, positions, ranks) = (d.u32()?, d.u64()?, d.u32()? as usize);
         if found != n || positions != layer_size(n) {
-            return Err(DecodeError(format!(
+            return Err(DecodeError::Invalid(format!(
                 "snapshot of layer {found} ({positions} positions), expected {n}"
             )));
         }
@@ -126,24 +126,24 @@ impl SpreadSnapshot {
         let games = match d.u8()? {
             0 => None,
             1 => Some((d.u8()?, d.u32()?)),
-            tag => return Err(DecodeError(format!("unknown step {tag}"))),
+            tag => return Err(DecodeError::Invalid(format!("unknown step {tag}"))),
         };
         let odd: Vec<bool> = d
             .blob()?
             .iter()
             .map(|&o| match o {
                 0 | 1 => Ok(o == 1),
-                _ => Err(DecodeError(format!("odd flag {o}"))),
+                _ => Err(DecodeError::Invalid(format!("odd flag {o}"))),
             })
             .collect::<Result<_, _>>()?;
         let sequence = d.u64()?;
         if ranks == 0 || ranks > d.remaining() / 16 {
-            return Err(DecodeError(format!("{ranks} parts")));
+            return Err(DecodeError::Invalid(format!("{ranks} parts")));
         }
         let records = (0..ranks).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
         d.finish()?;
         if k >= odd.len() || games.is_some_and(|(t, _)| t as u32 > n || t == 0) {
-            return Err(DecodeError(format!("component {k} of {}, step {games:?}", odd.len())));
+            return Err(DecodeError::Invalid(format!("component {k} of {}, step {games:?}", odd.len())));
         }
         Ok(SpreadSnapshot { n, ranks, k, games, odd, sequence, records })
     }
@@ -278,11 +278,11 @@ fn decode_part(
     let range = Partition::new(layer_size(n), snapshot.ranks).range(rank);
     let mut d = Decoder::new(bytes);
     if d.blob_exact(PART_MAGIC.len())? != PART_MAGIC {
-        return Err(DecodeError("not a part of a layer kept spread (bad magic)".into()));
+        return Err(DecodeError::Invalid("not a part of a layer kept spread (bad magic)".into()));
     }
     let (found, found_rank, ranks) = (d.u32()?, d.u32()? as usize, d.u32()? as usize);
     if (found, found_rank, ranks) != (n, rank, snapshot.ranks) {
-        return Err(DecodeError(format!(
+        return Err(DecodeError::Invalid(format!(
             "part {found_rank} of {ranks} of layer {found}, expected part {rank} of {} of layer {n}",
             snapshot.ranks
         )));
@@ -291,7 +291,7 @@ fn decode_part(
     let stats = LayerStats::decode(&mut d)?;
     let contradiction = Contradiction::decode_found(&mut d, n)?;
     if contradiction.is_some_and(|c| !range.contains(&c.index)) {
-        return Err(DecodeError("a contradiction outside the part's range".into()));
+        return Err(DecodeError::Invalid("a contradiction outside the part's range".into()));
     }
     let mut members = Vec::with_capacity(snapshot.odd.len());
     let mut count = 0u64;
@@ -301,13 +301,15 @@ fn decode_part(
         let list = d.words()?;
         let sorted = list.windows(2).all(|w| w[0] < w[1]);
         if !sorted || list.iter().any(|&m| !range.contains(&(m as u64))) {
-            return Err(DecodeError("a component's members outside the part's range or unsorted".into()));
+            return Err(DecodeError::Invalid(
+                "a component's members outside the part's range or unsorted".into(),
+            ));
         }
         for &m in &list {
             let offset = (m as u64 - range.start) as usize;
             let (word, bit) = (offset / 64, 1u64 << (offset % 64));
             if seen[word] & bit != 0 {
-                return Err(DecodeError(format!("position {m} in two components")));
+                return Err(DecodeError::Invalid(format!("position {m} in two components")));
             }
             seen[word] |= bit;
         }
@@ -318,7 +320,7 @@ fn decode_part(
     d.finish()?;
     let expected = if snapshot.games.is_some() { 4 * members[snapshot.k].len() } else { 0 };
     if count > range.end - range.start || games.len() != expected {
-        return Err(DecodeError(format!(
+        return Err(DecodeError::Invalid(format!(
             "{count} members in {} positions, {} bytes of games' state for {expected}",
             range.end - range.start,
             games.len()
@@ -338,10 +340,13 @@ pub(crate) fn join<'a>(
     budget: SearchBudget,
 ) -> Result<(LayerSolver<'a>, Cursor, Components), DecodeError> {
     let Some((store, sequence)) = parts else {
-        return Err(DecodeError("a snapshot in parts, and nowhere to read them from".into()));
+        return Err(DecodeError::Invalid("a snapshot in parts, and nowhere to read them from".into()));
     };
     if sequence != snapshot.sequence {
-        return Err(DecodeError(format!("snapshot {sequence} records the parts of {}", snapshot.sequence)));
+        return Err(DecodeError::Invalid(format!(
+            "snapshot {sequence} records the parts of {}",
+            snapshot.sequence
+        )));
     }
     let n = snapshot.n;
     let size = layer_size(n) as usize;
@@ -358,7 +363,7 @@ pub(crate) fn join<'a>(
                 record,
                 part_limit(range.end - range.start, snapshot.odd.len()),
             )
-            .map_err(|e| DecodeError(format!("part {rank}: {e}")))?;
+            .map_err(|e| DecodeError::Invalid(format!("part {rank}: {e}")))?;
         let window = range.start as usize..range.end as usize;
         let (stats, contradiction, members, state) =
             decode_part(&bytes, snapshot, rank, |d| whole.entries.read_window_arrays(window, d))?;
@@ -382,7 +387,7 @@ pub(crate) fn join<'a>(
     }
     let components = Components::from_ids(ids);
     if components.count() != snapshot.odd.len() || components.starts.windows(2).any(|w| w[0] == w[1]) {
-        return Err(DecodeError(format!(
+        return Err(DecodeError::Invalid(format!(
             "{} components with members, {} recorded",
             components.count(),
             snapshot.odd.len()
@@ -418,7 +423,7 @@ pub(crate) fn restore<'a>(
         return checkpoint::restore(n, lower, budget, bytes, parts);
     }
     if lower.len() != n {
-        return Err(DecodeError(format!("a checkpoint of layer {n} above {} layers", lower.len())));
+        return Err(DecodeError::Invalid(format!("a checkpoint of layer {n} above {} layers", lower.len())));
     }
     let snapshot = SpreadSnapshot::decode(bytes, n)?;
     let (solver, cursor, components) = join(&snapshot, parts, lower, budget)?;

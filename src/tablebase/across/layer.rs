@@ -277,7 +277,7 @@ pub(crate) fn layer_across<'a>(
         whole.entries.read_window_arrays(range.start as usize..range.end as usize, &mut d)?;
         let mine = d.words()?;
         if mine.len() as u64 != range.end - range.start {
-            return Err(DecodeError(format!(
+            return Err(DecodeError::Invalid(format!(
                 "rank {rank} sent {} labels for {} positions",
                 mine.len(),
                 range.end - range.start

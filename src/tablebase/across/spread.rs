@@ -425,14 +425,22 @@ fn join_figures(
             u64::MAX => {}
             // (Ranks hold increasing indexes: the first found is the least.)
             index if index < part.size as u64 => _ = undecided.get_or_insert(index),
-            index => return Err(DecodeError(format!("undecided index {index} in {} positions", part.size))),
+            index => {
+                return Err(DecodeError::Invalid(format!(
+                    "undecided index {index} in {} positions",
+                    part.size
+                )))
+            }
         }
         counts.add(EntryCounts { exact: d.u64()?, gap_sum: d.u64()?, max_gap: d.u8()? });
         sums.push(d.u64()?);
         d.finish()?;
     }
     if counts.exact > part.size as u64 {
-        return Err(DecodeError(format!("{} exact entries in {} positions", counts.exact, part.size)));
+        return Err(DecodeError::Invalid(format!(
+            "{} exact entries in {} positions",
+            counts.exact, part.size
+        )));
     }
     // (A contradiction first, as in one process.)
     Ok(match (contradiction, undecided) {

@@ -86,7 +86,7 @@ pub(crate) fn check_games_state((solver, cursor, components): &Restored) -> Resu
     if let (Cursor::Resolving { k, step: Step::Bounds { t, state, .. } }, Some(c)) = (cursor, components) {
         if *k < c.count() {
             if let Some(fault) = games_state_fault(solver, c, *k, *t, state) {
-                return Err(DecodeError(format!("the threshold games' state: {fault}")));
+                return Err(DecodeError::Invalid(format!("the threshold games' state: {fault}")));
             }
         }
     }
@@ -220,11 +220,11 @@ fn decode_snapshot<'a>(
     let mut d = Decoder::new(bytes);
     let magic = d.blob_exact(MAGIC.len())?;
     if magic != MAGIC && magic != SECOND_MAGIC {
-        return Err(DecodeError("not a layer checkpoint (bad magic)".into()));
+        return Err(DecodeError::Invalid("not a layer checkpoint (bad magic)".into()));
     }
     let (found_n, size) = (d.u32()?, d.u64()? as usize);
     if found_n != n || lower.len() != n || size as u64 != crate::rank::layer_size(n) {
-        return Err(DecodeError(format!(
+        return Err(DecodeError::Invalid(format!(
             "checkpoint of layer {found_n} ({size} positions), expected layer {n}"
         )));
     }
@@ -239,11 +239,11 @@ fn decode_snapshot<'a>(
         1 => {
             let frontier = d.words()?;
             if frontier.iter().any(|&i| i as usize >= size) {
-                return Err(DecodeError("frontier index outside the layer".into()));
+                return Err(DecodeError::Invalid("frontier index outside the layer".into()));
             }
             // (The frontier holds positions decided in the last round.)
             if frontier.iter().any(|&i| !solver.entries.is_decided(i as usize)) {
-                return Err(DecodeError("an undecided position on the frontier".into()));
+                return Err(DecodeError::Invalid("an undecided position on the frontier".into()));
             }
             Cursor::Propagating { frontier }
         }
@@ -257,7 +257,7 @@ fn decode_snapshot<'a>(
                     let (t, safety_rounds, sequence) = (d.u8()?, d.u32()?, d.u64()?);
                     let count = d.u32()? as usize;
                     if count > d.remaining() / PartRecord::BYTES {
-                        return Err(DecodeError(format!("{count} parts in a short snapshot")));
+                        return Err(DecodeError::Invalid(format!("{count} parts in a short snapshot")));
                     }
                     let records: Vec<PartRecord> =
                         (0..count).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
@@ -270,12 +270,12 @@ fn decode_snapshot<'a>(
                     let done = d.blob()?.chunks_exact(2).map(|p| (p[0], p[1])).collect();
                     Step::Search { lower, upper, done }
                 }
-                tag => return Err(DecodeError(format!("unknown step {tag}"))),
+                tag => return Err(DecodeError::Invalid(format!("unknown step {tag}"))),
             };
             Cursor::Resolving { k, step }
         }
         4 => Cursor::Done,
-        tag => return Err(DecodeError(format!("unknown cursor {tag}"))),
+        tag => return Err(DecodeError::Invalid(format!("unknown cursor {tag}"))),
     };
     let components = match d.u8()? {
         0 => None,
@@ -284,25 +284,26 @@ fn decode_snapshot<'a>(
             if ids.len() != size
                 || ids.iter().any(|&r| r != crate::tablebase::solve::components::NONE && r as usize >= size)
             {
-                return Err(DecodeError("component ids do not match the layer".into()));
+                return Err(DecodeError::Invalid("component ids do not match the layer".into()));
             }
             Some(Components::from_ids(ids))
         }
-        tag => return Err(DecodeError(format!("unknown components tag {tag}"))),
+        tag => return Err(DecodeError::Invalid(format!("unknown components tag {tag}"))),
     };
     if magic == MAGIC {
         if let Some(found) = Contradiction::decode_found(&mut d, n)? {
             if found.index >= size as u64 {
-                return Err(DecodeError("a contradiction outside the layer".into()));
+                return Err(DecodeError::Invalid("a contradiction outside the layer".into()));
             }
             solver.entries.record_contradiction(found);
         }
     }
     d.finish()?;
     if let Cursor::Resolving { k, step } = &mut cursor {
-        let c = components.as_ref().ok_or_else(|| DecodeError("resolving without components".into()))?;
+        let c =
+            components.as_ref().ok_or_else(|| DecodeError::Invalid("resolving without components".into()))?;
         if *k > c.count() {
-            return Err(DecodeError(format!("component {k} of {}", c.count())));
+            return Err(DecodeError::Invalid(format!("component {k} of {}", c.count())));
         }
         let members = if *k < c.count() { c.of(*k).len() } else { 0 };
         if let (Some((sequence, records)), Step::Bounds { state, .. }) = (in_parts, &mut *step) {
@@ -323,7 +324,7 @@ fn decode_snapshot<'a>(
             }
         };
         if !consistent {
-            return Err(DecodeError("component progress does not match its component".into()));
+            return Err(DecodeError::Invalid("component progress does not match its component".into()));
         }
     }
     Ok((solver, cursor, components))

@@ -108,7 +108,7 @@ fn atomic_bytes(len: usize) -> Vec<AtomicU8> {
 
 fn atomics_from(bytes: &[u8], size: usize, what: &str) -> Result<Vec<AtomicU8>, DecodeError> {
     if bytes.len() != size {
-        return Err(DecodeError(format!("{what}: {} bytes for {size} positions", bytes.len())));
+        return Err(DecodeError::Invalid(format!("{what}: {} bytes for {size} positions", bytes.len())));
     }
     Ok(bytes.iter().map(|&b| AtomicU8::new(b)).collect())
 }
@@ -118,7 +118,9 @@ fn atomics_from(bytes: &[u8], size: usize, what: &str) -> Result<Vec<AtomicU8>, 
 /// layer's seed count, so one out of range must be refused, not used.
 fn values_at_most<'b>(bytes: &'b [u8], seeds: u8, what: &str) -> Result<&'b [u8], DecodeError> {
     match bytes.iter().position(|&b| b > seeds) {
-        Some(i) => Err(DecodeError(format!("{what}: position {i} holds {}, above {seeds} seeds", bytes[i]))),
+        Some(i) => {
+            Err(DecodeError::Invalid(format!("{what}: position {i} holds {}, above {seeds} seeds", bytes[i])))
+        }
         None => Ok(bytes),
     }
 }
@@ -192,7 +194,7 @@ impl<'a> LayerEntries<'a> {
         d: &mut Decoder,
     ) -> Result<(), DecodeError> {
         if window.start < self.base || window.end > self.base + self.len {
-            return Err(DecodeError(format!("window {window:?} outside the arrays")));
+            return Err(DecodeError::Invalid(format!("window {window:?} outside the arrays")));
         }
         self.read_overlapping_arrays(window, d)
     }
@@ -216,7 +218,7 @@ impl<'a> LayerEntries<'a> {
             let bytes = d.blob()?;
             let bytes = if is_value { values_at_most(bytes, self.n as u8, what)? } else { bytes };
             if bytes.len() != window.len() {
-                return Err(DecodeError(format!(
+                return Err(DecodeError::Invalid(format!(
                     "{what}: {} bytes for {} positions",
                     bytes.len(),
                     window.len()
