@@ -850,12 +850,13 @@ impl<'a> Share<'a> {
 mod tests {
     use super::*;
     use crate::cluster::run_ranks;
+    use crate::tablebase::layers::{LayerBytes, SolvedLayers};
+    use crate::tablebase::params::SearchBudget;
     use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::solve::bounds;
     use crate::tablebase::solve::bounds::BoundWork;
     use crate::tablebase::solve::components;
     use crate::tablebase::solve::solver::{Cursor, Step};
-    use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     use std::collections::HashMap;
     use std::sync::Mutex;

@@ -203,9 +203,10 @@ fn count_not_won(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::layers::{LayerBytes, SolvedLayers};
+    use crate::tablebase::params::SearchBudget;
     use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::solve::components;
-    use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     /// The parallel games give every component of a layer the bounds and
     /// safety rounds of the sequential ones, on one thread or three, with

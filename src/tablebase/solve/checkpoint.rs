@@ -54,7 +54,7 @@ use crate::tablebase::solve::games_state::games_state_fault;
 use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
 use crate::tablebase::stats::LayerStats;
 
-const MAGIC: &[u8; 8] = b"OWCKPT03";
+pub(crate) const MAGIC: &[u8; 8] = b"OWCKPT03";
 
 /// The second layout's magic: no contradiction field.
 const SECOND_MAGIC: &[u8; 8] = b"OWCKPT02";
@@ -210,7 +210,7 @@ pub(crate) fn restore<'a>(
 
 /// [`restore`] of a one-process snapshot, short of the
 /// games' state's invariants.
-fn decode_snapshot<'a>(
+pub(crate) fn decode_snapshot<'a>(
     n: u32,
     lower: &'a SolvedLayers,
     budget: SearchBudget,
@@ -333,10 +333,7 @@ fn decode_snapshot<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rank::layer_size;
-    use crate::tablebase::snapshot::NoCheckpoints;
-    use crate::tablebase::snapshot::{frame_has_checksum, GamesState};
-    use crate::tablebase::solve::components;
+    use crate::tablebase::snapshot::frame_has_checksum;
 
     /// The premise of adopting an unnamed checkpoint: the decoder checks
     /// the frame's content checksum, so changed content is an error even
@@ -358,211 +355,5 @@ mod tests {
         assert!(zstd::bulk::decompress(&frame, content.len() - 1).is_err());
         assert!(!frame_has_checksum(&zstd::stream::encode_all(&content[..], 1).unwrap()));
         assert!(!frame_has_checksum(b"OWCKPT02"));
-    }
-
-    #[test]
-    fn snapshots_round_trip_and_damage_is_an_error() {
-        let lower = crate::tablebase::solve::run::solved_below(4, SearchBudget::default());
-        let budget = SearchBudget::default();
-        let mut solver = LayerSolver::new(4, &lower, budget);
-        solver.retrograde_only();
-        let mut bytes = Vec::new();
-        write_snapshot(&solver, &Cursor::Retrograded, None, None, &mut bytes).unwrap();
-        let (restored, cursor, components) = restore(4, &lower, budget, &bytes, None).unwrap();
-        assert_eq!(cursor, Cursor::Retrograded);
-        assert!(components.is_none());
-        let mut again = Vec::new();
-        write_snapshot(&restored, &cursor, None, None, &mut again).unwrap();
-        assert_eq!(again, bytes);
-        let (finished, _) = restored.run(cursor, None, &mut NoCheckpoints).unwrap();
-        let (straight, _) = LayerSolver::new(4, &lower, budget).solve();
-        assert_eq!(finished, straight);
-        for cut in [0, 7, 20, bytes.len() / 2, bytes.len() - 1] {
-            assert!(restore(4, &lower, budget, &bytes[..cut], None).is_err());
-        }
-        assert!(restore(3, &lower, budget, &bytes, None).is_err());
-        // A bound above the layer's 4 seeds (the first lower bound: after
-        // the magic, the layer, its size and the blob's length), which a
-        // file forged with a matching checksum could hold.
-        let first_lower = MAGIC.len() + 4 + 8 + 8;
-        assert_eq!(bytes[first_lower - 8..first_lower], (layer_size(4)).to_le_bytes());
-        let mut forged = bytes.clone();
-        forged[first_lower] = 5;
-        let error = restore(4, &lower, budget, &forged, None).err().expect("refused");
-        assert!(error.to_string().contains("lower bounds: position 0 holds 5, above 4 seeds"), "{error}");
-    }
-
-    /// A contradiction with the table a build starts from, found before a
-    /// snapshot, is restored with it (else a resumed build would write a
-    /// layer it should refuse).
-    #[test]
-    fn a_contradiction_found_before_a_snapshot_is_restored_with_it() {
-        let lower = crate::tablebase::solve::run::solved_below(4, SearchBudget::NONE);
-        let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
-        let found = Contradiction { seeds: 4, index: 17, ours: (1, 2), theirs: (3, 4) };
-        solver.entries.record_contradiction(found);
-        let mut bytes = Vec::new();
-        write_snapshot(&solver, &Cursor::Start, None, None, &mut bytes).unwrap();
-        let (restored, _, _) = restore(4, &lower, SearchBudget::NONE, &bytes, None).unwrap();
-        assert_eq!(restored.entries.contradiction(), Some(found));
-        // Outside the layer, it is damage.
-        let mut outside = Vec::new();
-        let solver = LayerSolver::new(4, &lower, SearchBudget::NONE);
-        solver.entries.record_contradiction(Contradiction { index: 1 << 40, ..found });
-        write_snapshot(&solver, &Cursor::Start, None, None, &mut outside).unwrap();
-        assert!(restore(4, &lower, SearchBudget::NONE, &outside, None).is_err());
-    }
-
-    /// A snapshot inside the threshold games, streamed from the work
-    /// arrays, has the bytes of one that copies their state, and resumes
-    /// to the layer of a build never interrupted.
-    #[test]
-    fn games_states_are_streamed_as_they_would_be_copied() {
-        let lower = crate::tablebase::solve::run::solved_below(6, SearchBudget::NONE);
-        let mut solver = LayerSolver::new(6, &lower, SearchBudget::NONE);
-        solver.retrograde_only();
-        let components = components::components(&mut solver);
-        let members = components.of(0);
-        assert!(members.len() > 1000);
-        // Some made-up state of the games, different per member.
-        let size = solver.size;
-        let win: Vec<u8> = (0..2 * size).map(|i| (i % 7) as u8).collect();
-        let open: Vec<u8> = (0..2 * size).map(|i| (i % 5) as u8).collect();
-        let mut state = Vec::new();
-        for &m in members {
-            let m = m as usize;
-            state.extend_from_slice(&win[2 * m..2 * m + 2]);
-            state.extend_from_slice(&open[2 * m..2 * m + 2]);
-        }
-        let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state } };
-        let mut copied = Vec::new();
-        write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
-        let games = GamesState { members, win: &win, open: &open };
-        struct Keep(Vec<u8>);
-        impl Checkpointer for Keep {
-            fn due(&mut self) -> bool {
-                true
-            }
-            fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-                write(&mut self.0)
-            }
-        }
-        let mut streamed = Keep(Vec::new());
-        checkpoint_games(&solver, &mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
-            .unwrap();
-        assert!(streamed.0 == copied);
-        let (_, restored, _) = decode_snapshot(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
-        assert_eq!(restored, cursor);
-        // (Made up, the state is none the games could leave.)
-        let error = restore(6, &lower, SearchBudget::NONE, &copied, None).err().expect("refused");
-        assert!(error.to_string().contains("threshold games' state"), "{error}");
-    }
-
-    /// Every snapshot the threshold games of a layer offer restores; one
-    /// whose games' state breaks an invariant of `docs/cycle-bounds.md`
-    /// §10 (as a file forged with a matching checksum could) is refused.
-    #[test]
-    fn games_states_that_break_the_games_invariants_are_refused() {
-        let lower = crate::tablebase::solve::run::solved_below(8, SearchBudget::NONE);
-        /// Restores every snapshot offered; keeps those taken inside the
-        /// games.
-        struct Restoring<'l> {
-            lower: &'l SolvedLayers,
-            inside_games: Vec<Vec<u8>>,
-        }
-        impl Checkpointer for Restoring<'_> {
-            fn due(&mut self) -> bool {
-                true
-            }
-            fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-                let mut bytes = Vec::new();
-                write(&mut bytes)?;
-                let (_, cursor, _) = restore(8, self.lower, SearchBudget::NONE, &bytes, None)
-                    .unwrap_or_else(|e| panic!("an offered snapshot is refused: {e}"));
-                if let Cursor::Resolving { step: Step::Bounds { .. }, .. } = cursor {
-                    self.inside_games.push(bytes);
-                }
-                Ok(())
-            }
-        }
-        let mut offered = Restoring { lower: &lower, inside_games: Vec::new() };
-        LayerSolver::new(8, &lower, SearchBudget::NONE).run(Cursor::Start, None, &mut offered).unwrap();
-        let inside = offered.inside_games;
-        assert!(inside.len() >= 5, "{} snapshots inside the games", inside.len());
-        // One halfway through the giant component's thresholds.
-        let largest = inside.iter().map(Vec::len).max().unwrap();
-        let giants: Vec<&Vec<u8>> = inside.iter().filter(|bytes| bytes.len() == largest).collect();
-        let (solver, cursor, components) =
-            restore(8, &lower, SearchBudget::NONE, giants[giants.len() / 2], None).unwrap();
-        let components = components.unwrap();
-        let Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state } } = cursor else {
-            panic!("inside the games")
-        };
-        let members = components.of(k);
-        assert!(members.len() > 1000 && t > 1);
-        // (`says`: what the refusal names, "" for any of the invariants.)
-        let refused = |forge: &dyn Fn(&mut Vec<u8>), what: &str, says: &str| {
-            let mut forged = state.clone();
-            forge(&mut forged);
-            assert!(forged != state, "{what}: nothing changed");
-            let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged } };
-            let mut bytes = Vec::new();
-            write_snapshot(&solver, &cursor, Some(&components), None, &mut bytes).unwrap();
-            let error = restore(8, &lower, SearchBudget::NONE, &bytes, None).err();
-            let error = error.unwrap_or_else(|| panic!("{what}: restored"));
-            let error = error.to_string();
-            assert!(error.contains("threshold games' state") && error.contains(says), "{what}: {error}");
-        };
-        // No snapshot is taken after the last threshold, 1.
-        let after_the_last =
-            Cursor::Resolving { k, step: Step::Bounds { t: 0, safety_rounds, state: state.clone() } };
-        let mut bytes = Vec::new();
-        write_snapshot(&solver, &after_the_last, Some(&components), None, &mut bytes).unwrap();
-        assert!(restore(8, &lower, SearchBudget::NONE, &bytes, None).is_err());
-        let n = 8u8;
-        let won_x = (0..members.len()).filter(|&i| state[4 * i] != 0).collect::<Vec<_>>();
-        let counted_y = (0..members.len())
-            .filter(|&i| state[4 * i + 1] == 0 && n - solver.entries.interval(members[i] as usize).1 > t)
-            .collect::<Vec<_>>();
-        assert!(won_x.len() > 100 && counted_y.len() > 100, "{} {}", won_x.len(), counted_y.len());
-        // Marks outside the thresholds solved, or a Y mark above its exits.
-        refused(&|s| s[4 * won_x[0]] = t, "a player mark at the threshold to come", "player state won at");
-        refused(&|s| s[4 * won_x[0]] = n + 1, "a player mark above the seeds", "won at threshold 9");
-        if let Some(i) = (0..members.len()).find(|&i| {
-            let joins_from = n - solver.entries.interval(members[i] as usize).1;
-            state[4 * i + 1] == 0 && joins_from > t && joins_from < n
-        }) {
-            let joins_from = n - solver.entries.interval(members[i] as usize).1;
-            refused(&|s| s[4 * i + 1] = joins_from + 1, "an opponent mark above its exits", "may join from");
-        }
-        // A count at a player state, or a wrong one at an opponent state.
-        refused(&|s| s[4 * won_x[0] + 2] = 1, "a count at a player state", "a count at a player state");
-        for &i in counted_y.iter().step_by(counted_y.len() / 10) {
-            refused(&|s| s[4 * i + 3] += 1, "an opponent count one too many", "children not won of");
-            refused(&|s| s[4 * i + 3] -= 1, "an opponent count one too few", "children not won of");
-        }
-        let interval = |i: usize| solver.entries.interval(members[i] as usize);
-        if let Some(i) = (0..members.len()).find(|&i| state[4 * i + 1] == 0 && n - interval(i).1 <= t) {
-            refused(&|s| s[4 * i + 3] = 1, "a count before its state may join", "may join only from");
-        }
-        // A mark the member's own exits already deny (fact 3).
-        let exit_won = (0..members.len()).find(|&i| interval(i).0 > t).expect("an exit above t");
-        refused(&|s| s[4 * exit_won] = 0, "a player state not won at its exit", "below its exit's");
-        // Marks moved within the thresholds played: the exits and the
-        // children's marks say otherwise (facts 4 and 5).
-        for &i in won_x.iter().step_by(won_x.len() / 20) {
-            refused(&|s| s[4 * i] = 0, "a player state's mark dropped", "");
-            if state[4 * i] < n {
-                refused(&|s| s[4 * i] += 1, "a player state's mark raised", "");
-            }
-        }
-        let won_y = (0..members.len()).filter(|&i| state[4 * i + 1] != 0).collect::<Vec<_>>();
-        assert!(won_y.len() > 100, "{}", won_y.len());
-        for &i in won_y.iter().step_by(won_y.len() / 20) {
-            refused(&|s| s[4 * i + 1] = 0, "an opponent state's mark dropped", "");
-            if state[4 * i + 1] > t + 1 {
-                refused(&|s| s[4 * i + 1] -= 1, "an opponent state's mark lowered", "");
-            }
-        }
     }
 }

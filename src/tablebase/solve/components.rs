@@ -221,8 +221,9 @@ fn size_class(size: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::layers::{LayerBytes, SolvedLayers};
+    use crate::tablebase::params::SearchBudget;
     use crate::tablebase::solve::split::tests::check_split;
-    use crate::tablebase::{LayerBytes, SearchBudget, SolvedLayers};
 
     /// On the layers themselves, whatever the parts sent to Pearce's
     /// algorithm (all, none, some): Kosaraju's components, and the same

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::tablebase::solve::search::frontier::Frontier;
+use crate::tablebase::solve::frontier::Frontier;
 
 /// A graph of game states: every move goes from a state of one parity to a
 /// state of the other.

@@ -20,6 +20,7 @@ pub(crate) mod bounds;
 pub(crate) mod checkpoint;
 pub(crate) mod components;
 pub(crate) mod entries;
+pub(crate) mod frontier;
 pub(crate) mod games;
 pub(crate) mod games_state;
 pub(crate) mod graph;

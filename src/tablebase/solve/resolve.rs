@@ -307,9 +307,10 @@ fn audit_component(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::layers::SolvedLayers;
+    use crate::tablebase::params::SearchBudget;
     use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::solve::components;
-    use crate::tablebase::{SearchBudget, SolvedLayers};
 
     /// Layers 0 to 9 through to their components (8 in all): when each
     /// component's turn comes no member waits for a move out of it, and a

@@ -9,7 +9,6 @@
 //! so the layer's bytes do not depend on thread count or batch boundaries.
 
 pub(crate) mod cut;
-pub(crate) mod frontier;
 pub(crate) mod threshold;
 
 use rayon::prelude::*;
