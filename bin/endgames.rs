@@ -16,9 +16,10 @@ use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::improve::{improve, ImproveOptions, Improvement};
 use oware::tablebase::directory::names::TABLEBASE_FILE;
 use oware::tablebase::engine::export_engine;
+use oware::tablebase::params::ENGINE_MAX_SEEDS;
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
 use oware::tablebase::{
-    AnyTable, BuildReport, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase,
+    AnyTable, BuildParams, BuildReport, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase,
 };
 use oware::{GameEnd, GameState, Pit};
 
@@ -67,7 +68,8 @@ enum Command {
         /// Seed of the sample.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Layers above this many seeds are not sampled with --deep.
+        /// Layers above this many seeds are not sampled with --deep (a
+        /// table that stops below it is sampled to its largest layer).
         #[arg(long, default_value_t = 7)]
         deep_max_seeds: u32,
     },
@@ -92,7 +94,7 @@ struct BuildArgs {
     /// The build directory (created if missing; resumed if it holds a build).
     #[arg(long)]
     dir: PathBuf,
-    /// Largest number of seeds on the board.
+    /// Largest number of seeds on the board: the largest layer built.
     #[arg(long, short = 'n', default_value_t = 12)]
     max_seeds: u32,
     /// Most nodes per threshold question inside cycle components (0: no
@@ -100,7 +102,7 @@ struct BuildArgs {
     #[arg(long, default_value_t = SearchBudget::default().nodes_per_search)]
     search_nodes: u64,
     /// Layers above this many seeds get no threshold search.
-    #[arg(long, default_value_t = SearchBudget::default().max_seeds)]
+    #[arg(long, default_value_t = SearchBudget::default().threshold_max_seeds)]
     search_max_seeds: u32,
     /// Layers below this many seeds get no search of either kind.
     #[arg(long, default_value_t = SearchBudget::default().min_seeds)]
@@ -177,15 +179,15 @@ struct ImproveArgs {
     run: RunArgs,
 }
 
-/// `8` or `8-10`.
+/// `8` or `8-10` (how far layers go is the library's to check).
 fn parse_layers(text: &str) -> Result<(u32, u32), String> {
     let number = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("'{t}' is not a seed count"));
     let (first, last) = match text.split_once('-') {
         Some((a, b)) => (number(a)?, number(b)?),
         None => (number(text)?, number(text)?),
     };
-    if first > last || last > 24 {
-        return Err(format!("'{text}': expected a layer or an increasing range of layers up to 24"));
+    if first > last {
+        return Err(format!("'{text}': expected a layer or an increasing range of layers"));
     }
     Ok((first, last))
 }
@@ -203,7 +205,7 @@ fn main() {
                     per_layer: sample as usize,
                     cut_nodes: deep_nodes,
                     seed,
-                    max_seeds: deep_max_seeds,
+                    sample_max_seeds: deep_max_seeds,
                 };
                 verify_command(&tablebase, deep.then_some(sample))
             }
@@ -214,9 +216,9 @@ fn main() {
                 export_engine(&table, table.path(), version, date.as_deref(), &out)?;
                 let layers = oware::tablebase::engine::engine_layers(&table);
                 let note = if layers < table.header().max_seeds {
-                    ": the engine's index covers at most 15 seeds"
+                    format!(": the engine's index covers at most {ENGINE_MAX_SEEDS} seeds")
                 } else {
-                    ""
+                    String::new()
                 };
                 say!("wrote {} (Oware Endgames {layout}, layers 0 to {layers}{note})", out.display());
                 Ok(())
@@ -226,17 +228,18 @@ fn main() {
 }
 
 fn build_command(args: BuildArgs) -> anyhow::Result<()> {
+    let budget = SearchBudget {
+        nodes_per_search: args.search_nodes,
+        max_path: args.search_max_path,
+        threshold_max_seeds: args.search_max_seeds,
+        cut_nodes: args.cut_nodes,
+        cut_max_seeds: args.cut_max_seeds,
+        min_seeds: args.search_min_seeds,
+    };
     let options = BuildOptions {
         dir: args.dir,
-        max_seeds: args.max_seeds,
-        budget: SearchBudget {
-            nodes_per_search: args.search_nodes,
-            max_path: args.search_max_path,
-            max_seeds: args.search_max_seeds,
-            cut_nodes: args.cut_nodes,
-            cut_max_seeds: args.cut_max_seeds,
-            min_seeds: args.search_min_seeds,
-        },
+        // (The library checks every value against its limit.)
+        params: BuildParams::new(args.max_seeds, budget)?,
         checkpoint_every: args.run.checkpoint_every()?,
         compress: !args.no_compress,
         start_from: args.from,
@@ -307,7 +310,7 @@ fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
             nodes_per_search: args.search_nodes,
             max_path: args.search_max_path,
             min_seeds: first,
-            max_seeds: last,
+            threshold_max_seeds: last,
             cut_nodes: args.cut_nodes,
             cut_max_seeds: if args.cut_nodes > 0 { last } else { 0 },
         },
@@ -447,10 +450,16 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
     if let Some(sample) = deep {
         let nodes = sample.cut_nodes;
         let deep = verify_deep(&table, sample);
+        let stops_below = if deep.last_layer < sample.sample_max_seeds {
+            format!(", the table's last; --deep-max-seeds {}", sample.sample_max_seeds)
+        } else {
+            String::new()
+        };
         say!(
-            "deep: {} search-proven entries re-proven by the path-cut search ({} nodes per question): \
-             {} confirmed, {} consistent but not closed, {} disagreements",
+            "deep: {} search-proven entries of layers 0 to {}{stops_below} re-proven by the path-cut search \
+             ({} nodes per question): {} confirmed, {} consistent but not closed, {} disagreements",
             thousands(deep.sampled),
+            deep.last_layer,
             thousands(nodes),
             thousands(deep.confirmed),
             thousands(deep.undecided),

@@ -11,7 +11,7 @@ fn main() {
     let budget = SearchBudget {
         nodes_per_search: arg(2, defaults.nodes_per_search),
         max_path: std::env::var("MAX_PATH").map(|s| s.parse().unwrap()).unwrap_or(defaults.max_path),
-        max_seeds: arg(3, defaults.max_seeds as u64) as u32,
+        threshold_max_seeds: arg(3, defaults.threshold_max_seeds as u64) as u32,
         cut_nodes: arg(4, defaults.cut_nodes),
         cut_max_seeds: arg(5, defaults.cut_max_seeds as u64) as u32,
         min_seeds: 0,

@@ -12,7 +12,7 @@ use oware::progress::Silent;
 use oware::rank::layer_positions;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, Entry, Tablebase};
+use oware::tablebase::{build, BuildParams, Entry, Tablebase};
 use proptest::prelude::*;
 
 const SEEDS: u32 = 6;
@@ -169,10 +169,9 @@ fn a_malformed_entry_behind_good_checksums_is_refused() {
     let bad = dir.join("bad.owtb");
     oware::tablebase::owtb::write_tablebase(
         &bad,
-        header.budget,
+        &BuildParams::new(SEEDS, header.budget).unwrap(),
         header.provenance,
         |n| &layers[n as usize],
-        SEEDS,
     )
     .unwrap();
     let table = Tablebase::open(&bad).unwrap();

@@ -14,7 +14,7 @@ use oware::cluster::run_ranks;
 use oware::progress::Silent;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, build_across, BuildError, SearchBudget};
+use oware::tablebase::{build, build_across, BuildError, BuildParams, SearchBudget};
 
 /// Every build here also writes the compressed table, to compare it too.
 fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
@@ -123,13 +123,14 @@ fn layers_kept_spread_give_the_one_process_bytes_and_counts() {
         ("from-table", SearchBudget::NONE, Some(PathBuf::from(SHIPPED)), 0..=10),
     ] {
         let reference = scratch(&format!("spread-alone-{name}"));
-        let alone = BuildOptions { budget, start_from: start_from.clone(), ..options(&reference, 10) };
+        let params = BuildParams::new(10, budget).unwrap();
+        let alone = BuildOptions { params, start_from: start_from.clone(), ..options(&reference, 10) };
         let expected_report = build(&alone, &Silent).unwrap();
         let expected = outputs(&reference, 10);
         for ranks in [2, 3] {
             let dir = scratch(&format!("spread-{name}-{ranks}"));
             let spread = BuildOptions {
-                budget,
+                params,
                 start_from: start_from.clone(),
                 keep_layers_spread: true,
                 ..options(&dir, 10)
@@ -187,7 +188,10 @@ fn a_rank_that_stops_stops_them_all_with_its_reason() {
     let dir = scratch("refused");
     build(&options(&dir, 4), &Silent).unwrap();
     let mut other = options(&dir, 6);
-    other.budget.nodes_per_search += 1;
+    let budget = SearchBudget::default();
+    other.params =
+        BuildParams::new(6, SearchBudget { nodes_per_search: budget.nodes_per_search + 1, ..budget })
+            .unwrap();
     let results = run_ranks(3, |comm| build_across(comm, &other, &Silent));
     assert!(matches!(results[0], Err(BuildError::Parameters { .. })), "{:?}", results[0]);
     for result in &results[1..] {

@@ -123,8 +123,13 @@ fn exact_values_up_to_three_seeds_match_a_brute_force_and_the_engine() {
 
 /// Searches up to layer 6: the threshold search, then the path-cut search
 /// for what it leaves.
-const TO_SIX: SearchBudget =
-    SearchBudget { nodes_per_search: 1_000_000, max_seeds: 6, cut_nodes: 600, cut_max_seeds: 6, ..NO_SEARCH };
+const TO_SIX: SearchBudget = SearchBudget {
+    nodes_per_search: 1_000_000,
+    threshold_max_seeds: 6,
+    cut_nodes: 600,
+    cut_max_seeds: 6,
+    ..NO_SEARCH
+};
 
 #[test]
 fn search_proves_layers_two_to_six_and_verify_agrees() {
@@ -162,7 +167,7 @@ fn search_proves_layers_two_to_six_and_verify_agrees() {
 /// Every entry must come out the same, byte for byte.
 #[test]
 fn the_path_cut_search_agrees_with_the_threshold_search() {
-    let threshold = SearchBudget { nodes_per_search: 3_000_000, max_seeds: 4, ..NO_SEARCH };
+    let threshold = SearchBudget { nodes_per_search: 3_000_000, threshold_max_seeds: 4, ..NO_SEARCH };
     let cut = SearchBudget { cut_nodes: 600, cut_max_seeds: 4, ..NO_SEARCH };
     let (a, a_stats) = solve_layers(4, threshold);
     let (b, b_stats) = solve_layers(4, cut);
@@ -178,7 +183,7 @@ fn the_path_cut_search_agrees_with_the_threshold_search() {
 fn layers_do_not_depend_on_the_thread_count() {
     // Small budgets on layer 7, so that some questions run out: what is
     // left open must not depend on threads either.
-    let budget = SearchBudget { nodes_per_search: 1_000, max_seeds: 7, ..NO_SEARCH };
+    let budget = SearchBudget { nodes_per_search: 1_000, threshold_max_seeds: 7, ..NO_SEARCH };
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let (a, _) = one.install(|| solve_layers(7, budget));
     let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -339,7 +344,8 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
 fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
     use oware::tablebase::verify::{verify_deep, DeepSample};
     let (solved, stats) = solve_layers(6, TO_SIX);
-    let report = verify_deep(&solved, DeepSample { per_layer: 40, cut_nodes: 2_000, seed: 7, max_seeds: 6 });
+    let report =
+        verify_deep(&solved, DeepSample { per_layer: 40, cut_nodes: 2_000, seed: 7, sample_max_seeds: 6 });
     let proven: u64 = stats.iter().map(|s| s.exact_by_search.min(40)).sum();
     assert_eq!(report.sampled, proven);
     assert_eq!(report.disagreements, 0, "{:?}", report.examples);
@@ -370,7 +376,8 @@ fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
     }
     assert!(wrong.is_some());
     let report =
-        verify_deep(&layers, DeepSample { per_layer: 1_000, cut_nodes: 2_000, seed: 7, max_seeds: 4 });
+        verify_deep(&layers, DeepSample { per_layer: 1_000, cut_nodes: 2_000, seed: 7, sample_max_seeds: 4 });
+    assert_eq!(report.last_layer, 4);
     assert!(report.disagreements >= 1, "{report:?}");
     assert!(report.examples.iter().any(|e| e.contains("(4 seeds)")), "{:?}", report.examples);
 }

@@ -15,7 +15,7 @@ use oware::checksum::checksum;
 use oware::progress::Silent;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, BuildError, Entry, SearchBudget, Tablebase};
+use oware::tablebase::{build, BuildError, BuildParams, Entry, SearchBudget, Tablebase};
 
 fn endgames(dir: &Path, max_seeds: u32) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_endgames"));
@@ -82,7 +82,10 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
     assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
     assert!(error.to_string().contains("max-seeds 4"), "{error}");
     let mut other_budget = build_options(&dir, 4);
-    other_budget.budget.nodes_per_search += 1;
+    let budget = SearchBudget::default();
+    other_budget.params =
+        BuildParams::new(4, SearchBudget { nodes_per_search: budget.nodes_per_search + 1, ..budget })
+            .unwrap();
     assert!(matches!(build(&other_budget, &Silent), Err(BuildError::Parameters { .. })));
     assert_eq!(fs::read(dir.join("manifest")).unwrap(), manifest);
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), table);
@@ -298,11 +301,13 @@ fn a_small_rebuild_matches_the_shipped_tablebase() {
     // to 11 at up to 300 million nodes per question; the header says so.
     // Rebuild the layers of it that stay quick.
     let header = shipped.header();
-    let budget = SearchBudget { nodes_per_search: 300_000_000, max_seeds: 11, ..SearchBudget::default() };
+    let budget =
+        SearchBudget { nodes_per_search: 300_000_000, threshold_max_seeds: 11, ..SearchBudget::default() };
     assert_eq!(header.budget, budget);
     assert_eq!(header.provenance, None);
     let dir = scratch("shipped");
-    build(&BuildOptions { budget, ..build_options(&dir, 7) }, &Silent).unwrap();
+    build(&BuildOptions { params: BuildParams::new(7, budget).unwrap(), ..build_options(&dir, 7) }, &Silent)
+        .unwrap();
     let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     rebuilt.verify_checksums().unwrap();
     for n in 0..=7 {
@@ -325,10 +330,18 @@ fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
     // Layer 13 on top of it: the bounds leave 136 cycle positions open and
     // the threshold search closes every one of them.
     let dir = scratch("thirteen");
-    let budget =
-        SearchBudget { nodes_per_search: 1_000_000, min_seeds: 13, max_seeds: 13, ..SearchBudget::default() };
+    let budget = SearchBudget {
+        nodes_per_search: 1_000_000,
+        min_seeds: 13,
+        threshold_max_seeds: 13,
+        ..SearchBudget::default()
+    };
     let report = build(
-        &BuildOptions { budget, start_from: Some(PathBuf::from(SHIPPED)), ..build_options(&dir, 13) },
+        &BuildOptions {
+            params: BuildParams::new(13, budget).unwrap(),
+            start_from: Some(PathBuf::from(SHIPPED)),
+            ..build_options(&dir, 13)
+        },
         &Silent,
     )
     .unwrap();

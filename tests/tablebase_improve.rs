@@ -21,10 +21,10 @@ use oware::tablebase::directory::improve::{improve, ImproveOptions, Improvement,
 use oware::tablebase::directory::names::{COMPRESSED_FILE, TABLEBASE_FILE};
 use oware::tablebase::entry::{Entry, ENTRY_BYTES};
 use oware::tablebase::owtb::{write_tablebase, Provenance};
-use oware::tablebase::{build, build_across, BuildError, Proof, SearchBudget, Tablebase};
+use oware::tablebase::{build, build_across, BuildError, BuildParams, Proof, SearchBudget, Tablebase};
 
 fn options(dir: &Path, max_seeds: u32, budget: SearchBudget) -> BuildOptions {
-    BuildOptions { budget, ..build_options(dir, max_seeds) }
+    BuildOptions { params: BuildParams::new(max_seeds, budget).unwrap(), ..build_options(dir, max_seeds) }
 }
 
 fn no_search() -> SearchBudget {
@@ -75,7 +75,10 @@ fn a_table_that_contradicts_the_build_stops_it() {
     let dir = scratch("contradiction");
     fs::create_dir_all(&dir).unwrap();
     let bad_table = dir.join("wrong.owtb");
-    write_tablebase(&bad_table, SearchBudget::NONE, None, |n| &layers[n as usize], 5).unwrap();
+    write_tablebase(&bad_table, &BuildParams::new(5, SearchBudget::NONE).unwrap(), None, |n| {
+        &layers[n as usize]
+    })
+    .unwrap();
 
     let build_dir = dir.join("build");
     let from = BuildOptions { start_from: Some(bad_table.clone()), ..options(&build_dir, 6, no_search()) };
@@ -113,7 +116,7 @@ fn a_table_that_contradicts_the_build_stops_it() {
 fn improve_options(dir: &Path, first: u32, last: u32) -> ImproveOptions {
     ImproveOptions {
         dir: dir.to_path_buf(),
-        budget: SearchBudget { min_seeds: first, max_seeds: last, ..SearchBudget::default() },
+        budget: SearchBudget { min_seeds: first, threshold_max_seeds: last, ..SearchBudget::default() },
         checkpoint_every: Duration::from_secs(3600),
         compress: true,
     }

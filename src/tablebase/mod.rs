@@ -20,7 +20,7 @@
 //! |---|---|---|
 //! | base | [`table`] | [`Probe`] and [`EndgameTable`]: what every table answers |
 //! | base | [`entry`] | the 3-byte entry of our files and of the layers |
-//! | base | [`params`] | the build's parameters: largest layer, search budget, every limit |
+//! | base | [`params`] | the build's parameters: largest layer, search budget, every limit, their names in the files |
 //! | base | `stats` | one layer's figures (positions, times, memory, proofs) |
 //! | base | `layers` | finished layers, in memory or mapped read-only |
 //! | base | `snapshot` | snapshot primitives: checkpoint hooks, parts of ranks |
@@ -54,7 +54,7 @@ pub use entry::{Entry, Proof};
 pub use layers::{LayerBytes, SolvedLayers};
 pub use open::{open_any, AnyTable, OpenError};
 pub use owtb::{FileError, Tablebase};
-pub use params::SearchBudget;
+pub use params::{BuildParams, Param, ParamError, SearchBudget};
 pub use probe::{Certainty, MoveValue, ProbeError, StateProbe};
 pub use solve::solver::LayerSolver;
 pub use solve::tuning::PARALLEL_GAMES_FROM;

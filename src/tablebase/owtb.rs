@@ -7,13 +7,13 @@
 //! offset  size  field (all integers little-endian)
 //!      0     8  magic "OWARETB\0"
 //!      8     4  format version (3; version 2 files are still read)
-//!     12     4  N, the largest seed count
+//!     12     4  N, the largest seed count (the largest layer)
 //!     16     4  bytes per entry (3)
 //!     20     4  header length H = F + 24 (N + 1), F = 96 (80 in version 2)
 //!     24     8  entries = C(N + 12, 12)
 //!     32     8  search budget: nodes per search
 //!     40     4  search budget: longest path
-//!     44     4  search budget: largest layer searched
+//!     44     4  search budget: largest layer given the threshold search
 //!     48     8  checksum of the entries (crate::checksum)
 //!     56     8  checksum of bytes 0..H with these 8 bytes zero
 //!     64     8  search budget: nodes per path-cut question
@@ -45,8 +45,7 @@ use crate::rank::{index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, ENTRY_BYTES};
-use crate::tablebase::params::SearchBudget;
-use crate::tablebase::params::MAX_FILE_SEEDS;
+use crate::tablebase::params::{param_fields, BuildParams, Param, SearchBudget, MAX_FILE_SEEDS};
 use crate::tablebase::table::{EndgameTable, Probe};
 
 /// The first eight bytes of every `.owtb` file.
@@ -59,6 +58,21 @@ const OLDEST_VERSION: u32 = 2;
 /// `docs/rules.md` (the only ones this crate plays).
 pub const RULES_ABAPA: u32 = 1;
 const LAYER_RECORD: usize = 24;
+
+/// Where the header keeps each build parameter: its offset and width in
+/// bytes (the table above). The smallest layer searched has a place from
+/// version 3 on; a version 2 file searched from layer 0.
+fn param_slot(param: Param) -> (usize, usize) {
+    match param {
+        Param::LargestLayer => (12, 4),
+        Param::SearchNodesPerQuestion => (32, 8),
+        Param::SearchMaxPath => (40, 4),
+        Param::ThresholdMaxSeeds => (44, 4),
+        Param::CutNodesPerQuestion => (64, 8),
+        Param::CutMaxSeeds => (72, 4),
+        Param::SearchMinSeeds => (92, 4),
+    }
+}
 
 /// Why a tablebase file was refused.
 #[derive(Debug)]
@@ -189,32 +203,40 @@ impl Header {
         Header::length_in(self.version, self.max_seeds)
     }
 
+    /// The parameters as this header records them (not checked against a
+    /// build's limits: a file may hold up to [`MAX_FILE_SEEDS`] layers).
+    fn fields(&self) -> [(Param, u64); 7] {
+        param_fields(self.max_seeds, &self.budget)
+    }
+
+    /// Only a header of this version, with parameters a build accepts
+    /// (their fields fit their places), is written.
     fn encode(&self) -> Vec<u8> {
         debug_assert_eq!(self.version, VERSION, "only the current version is written");
         let length = Header::length(self.max_seeds);
-        let mut h = Vec::with_capacity(length);
-        h.extend_from_slice(MAGIC);
-        h.extend_from_slice(&VERSION.to_le_bytes());
-        h.extend_from_slice(&self.max_seeds.to_le_bytes());
-        h.extend_from_slice(&(ENTRY_BYTES as u32).to_le_bytes());
-        h.extend_from_slice(&(length as u32).to_le_bytes());
-        h.extend_from_slice(&layer_offset(self.max_seeds + 1).to_le_bytes());
-        h.extend_from_slice(&self.budget.nodes_per_search.to_le_bytes());
-        h.extend_from_slice(&(self.budget.max_path as u32).to_le_bytes());
-        h.extend_from_slice(&self.budget.max_seeds.to_le_bytes());
-        h.extend_from_slice(&self.body_checksum.to_le_bytes());
-        h.extend_from_slice(&[0; 8]);
-        h.extend_from_slice(&self.budget.cut_nodes.to_le_bytes());
-        h.extend_from_slice(&self.budget.cut_max_seeds.to_le_bytes());
-        h.extend_from_slice(&RULES_ABAPA.to_le_bytes());
+        let mut h = vec![0u8; length];
+        let mut put = |at: usize, bytes: &[u8]| h[at..at + bytes.len()].copy_from_slice(bytes);
+        put(0, MAGIC);
+        put(8, &VERSION.to_le_bytes());
+        put(16, &(ENTRY_BYTES as u32).to_le_bytes());
+        put(20, &(length as u32).to_le_bytes());
+        put(24, &layer_offset(self.max_seeds + 1).to_le_bytes());
+        for (param, value) in self.fields() {
+            let (at, width) = param_slot(param);
+            debug_assert!(width == 8 || value <= u32::MAX as u64, "{param} {value} fits its place");
+            put(at, &value.to_le_bytes()[..width]);
+        }
+        put(48, &self.body_checksum.to_le_bytes());
+        // (56..64: the header's checksum, computed with these bytes zero.)
+        put(76, &RULES_ABAPA.to_le_bytes());
         let provenance = self.provenance.unwrap_or(Provenance { body_checksum: 0, layers: 0 });
-        h.extend_from_slice(&provenance.body_checksum.to_le_bytes());
-        h.extend_from_slice(&provenance.layers.to_le_bytes());
-        h.extend_from_slice(&self.budget.min_seeds.to_le_bytes());
-        for &(offset, entries, sum) in &self.layers {
-            h.extend_from_slice(&offset.to_le_bytes());
-            h.extend_from_slice(&entries.to_le_bytes());
-            h.extend_from_slice(&sum.to_le_bytes());
+        put(80, &provenance.body_checksum.to_le_bytes());
+        put(88, &provenance.layers.to_le_bytes());
+        for (n, &(offset, entries, sum)) in self.layers.iter().enumerate() {
+            let at = fixed_header(VERSION) + LAYER_RECORD * n;
+            put(at, &offset.to_le_bytes());
+            put(at + 8, &entries.to_le_bytes());
+            put(at + 16, &sum.to_le_bytes());
         }
         let sum = checksum(&h);
         h[56..64].copy_from_slice(&sum.to_le_bytes());
@@ -259,14 +281,12 @@ impl Header {
         if (v3 && rules != RULES_ABAPA) || (!v3 && rules != 0) {
             return Err(bad(format!("rule set {rules}, this crate plays {RULES_ABAPA} (Abapa)")));
         }
-        let budget = SearchBudget {
-            nodes_per_search: u64_at(32),
-            max_path: u32_at(40) as usize,
-            max_seeds: u32_at(44),
-            cut_nodes: u64_at(64),
-            cut_max_seeds: u32_at(72),
-            min_seeds: if v3 { u32_at(92) } else { 0 },
-        };
+        let budget = SearchBudget::from_fields(|param| match param_slot(param) {
+            _ if param == Param::SearchMinSeeds && !v3 => 0,
+            (at, 4) => u32_at(at) as u64,
+            (at, _) => u64_at(at),
+        })
+        .expect("fields of at most 4 bytes fit the budget's");
         let provenance = match v3 {
             true if u32_at(88) > 0 => Some(Provenance { body_checksum: u64_at(80), layers: u32_at(88) }),
             _ => None,
@@ -285,15 +305,15 @@ impl Header {
     }
 }
 
-/// Writes a tablebase file from its layers (packed entries, in order),
-/// atomically.
+/// Writes a tablebase file of layers `0..=params.largest_layer()` (packed
+/// entries, in order) built with `params`, atomically.
 pub fn write_tablebase<'a>(
     path: &Path,
-    budget: SearchBudget,
+    params: &BuildParams,
     provenance: Option<Provenance>,
     layers: impl Fn(u32) -> &'a [u8],
-    max_seeds: u32,
 ) -> io::Result<()> {
+    let (max_seeds, budget) = (params.largest_layer(), params.budget());
     let header_length = Header::length(max_seeds) as u64;
     let mut body = Checksum::new();
     let mut records = Vec::new();
@@ -563,5 +583,37 @@ impl EndgameTable for Tablebase {
     /// its checksum before it answers.
     fn proves(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header written through the parameters' one list is the header
+    /// of the shipped table, byte for byte (it was written field by field).
+    #[test]
+    fn the_shipped_header_is_written_again_to_the_same_bytes() {
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst"));
+        let table = Tablebase::open(path).unwrap();
+        let header = table.header();
+        assert_eq!(header.version, VERSION);
+        assert_eq!(header.budget.threshold_max_seeds, 11);
+        assert_eq!(header.encode(), table.bytes()[..header.own_length()]);
+        // And a version 3 header with every parameter set, read back.
+        let budget = SearchBudget {
+            nodes_per_search: 1 << 40,
+            max_path: 4_096,
+            threshold_max_seeds: 20,
+            cut_nodes: 600,
+            cut_max_seeds: 9,
+            min_seeds: 13,
+        };
+        let written =
+            Header { budget, provenance: Some(Provenance { body_checksum: 7, layers: 3 }), ..header.clone() };
+        let bytes = written.encode();
+        assert_eq!(Header::decode(&bytes, path).unwrap(), written);
+        assert_eq!(u32::from_le_bytes(bytes[92..96].try_into().unwrap()), 13);
+        assert_eq!(u64::from_le_bytes(bytes[32..40].try_into().unwrap()), 1 << 40);
     }
 }

@@ -192,6 +192,10 @@ fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report:
 /// What the second opinion found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepReport {
+    /// Layers `0..=last_layer` were sampled: the sample's
+    /// [`DeepSample::sample_max_seeds`], or the table's largest layer if
+    /// that is smaller ([`DeepSample::last_layer`]).
+    pub last_layer: u32,
     /// Search-proven entries re-proven from scratch.
     pub sampled: u64,
     /// The path-cut search proved the same exact value.
@@ -217,23 +221,34 @@ pub struct DeepSample {
     /// Layers above this are not sampled: a path-cut node re-solves two
     /// threshold games on the whole component, and layer 8's single
     /// component of 65,036 positions makes that minutes per question.
-    pub max_seeds: u32,
+    pub sample_max_seeds: u32,
+}
+
+impl DeepSample {
+    /// The last layer sampled in `source`: [`DeepSample::sample_max_seeds`],
+    /// or the table's largest layer when the table stops below it (a
+    /// sample bound is a most, not a demand; [`DeepReport::last_layer`]
+    /// says which layers were sampled).
+    pub fn last_layer(&self, source: &dyn LayerSource) -> u32 {
+        source.max_seeds().min(self.sample_max_seeds)
+    }
 }
 
 /// Re-proves up to `per_layer` randomly chosen search-proven entries of
-/// every layer up to `max_seeds` with a second, independent algorithm: the
+/// every layer up to [`DeepSample::last_layer`] with a second, independent algorithm: the
 /// layer is solved again from the table's lower layers with the
 /// history-free bounds only, and the path-cut search (`docs/cycle-bounds.md`,
 /// section 4b; not the threshold search that proved the entries) narrows
 /// each sampled entry's bounds. Its bounds must contain the entry's value.
 pub fn verify_deep(source: &dyn LayerSource, sample: DeepSample) -> DeepReport {
-    let DeepSample { per_layer, cut_nodes, seed, max_seeds } = sample;
+    let DeepSample { per_layer, cut_nodes, seed, .. } = sample;
     use crate::tablebase::layers::LayerBytes;
     use crate::tablebase::solve::solver::{Audit, LayerSolver};
-    let mut report = DeepReport::default();
+    let last_layer = sample.last_layer(source);
+    let mut report = DeepReport { last_layer, ..DeepReport::default() };
     let mut lower = SolvedLayers::new();
     let mut random = seed | 1;
-    for n in 0..=source.max_seeds().min(max_seeds) {
+    for n in 0..=last_layer {
         let bytes = source.layer(n);
         // Every search-proven entry, then a seeded partial shuffle.
         let mut proven: Vec<u32> = (0..layer_size(n) as usize)

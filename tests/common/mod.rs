@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use oware::rank::{layer_index, layer_positions};
 use oware::tablebase::BuildOptions;
+use oware::tablebase::BuildParams;
 use oware::tablebase::SearchBudget;
 
 /// The shipped 12-seed tablebase.
@@ -62,8 +63,7 @@ impl Drop for Scratch {
 pub fn build_options(dir: &Path, max_seeds: u32) -> BuildOptions {
     BuildOptions {
         dir: dir.to_path_buf(),
-        max_seeds,
-        budget: SearchBudget::default(),
+        params: BuildParams::new(max_seeds, SearchBudget::default()).unwrap(),
         checkpoint_every: Duration::from_secs(3600),
         compress: false,
         start_from: None,

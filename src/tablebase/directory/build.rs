@@ -10,7 +10,7 @@
 //! * once complete: `tablebase.owtb`, `tablebase.owtb.zst` and `stats.json`.
 //!
 //! Running the build again resumes: the parameters must match (a larger
-//! `max_seeds` extends a build, since no layer depends on the layers above
+//! largest layer extends a build, since no layer depends on the layers above
 //! it), every file the manifest names must have its recorded size and
 //! checksum, or the build stops with an error and touches nothing. A
 //! layer's first checkpoint that the manifest does not yet name (the run
@@ -43,9 +43,7 @@ use crate::tablebase::directory::names::{
 use crate::tablebase::entry::ENTRY_BYTES;
 use crate::tablebase::layers::{LayerBytes, SolvedLayers};
 use crate::tablebase::owtb::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
-use crate::tablebase::params::ParamError;
-use crate::tablebase::params::SearchBudget;
-use crate::tablebase::params::MAX_BUILD_SEEDS;
+use crate::tablebase::params::{BuildParams, Param, ParamError, ENGINE_MAX_SEEDS};
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::SnapshotParts;
@@ -53,6 +51,16 @@ use crate::tablebase::solve::solver::{Contradiction, Cursor, LayerError, LayerSo
 use crate::tablebase::stats::LayerStats;
 
 const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
+/// The names of the parameters in this manifest, in `Param::ALL`'s order.
+const V4_NAMES: [&str; 7] = [
+    "max-seeds",
+    "search-nodes",
+    "search-max-path",
+    "search-min-seeds",
+    "search-max-seeds",
+    "cut-nodes",
+    "cut-max-seeds",
+];
 /// Manifests of builds made by older builders: before the path-cut search
 /// (1), before the threshold search with history-proof leaves (2), before
 /// builds could start from a proven table (3).
@@ -64,12 +72,10 @@ pub struct BuildOptions {
     /// The build directory, created if missing; an existing build there is
     /// resumed.
     pub dir: PathBuf,
-    /// The largest layer to build (layers `0..=max_seeds`), at most
-    /// [`MAX_BUILD_SEEDS`].
-    pub max_seeds: u32,
-    /// How hard to search cycle positions; a resumed build must use the one
-    /// it was started with.
-    pub budget: SearchBudget,
+    /// The largest layer to build and how hard to search cycle positions
+    /// (checked when made); a resumed build must use the budget it was
+    /// started with.
+    pub params: BuildParams,
     /// Least time between two checkpoints inside a layer (zero: at every
     /// safe point, which the kill tests use).
     pub checkpoint_every: Duration,
@@ -118,13 +124,6 @@ pub enum BuildError {
         /// The build directory.
         dir: PathBuf,
     },
-    /// More seeds than this builder supports ([`MAX_BUILD_SEEDS`]).
-    TooManySeeds {
-        /// The largest layer asked for.
-        max_seeds: u32,
-    },
-    /// A search path longer than the searches allow
-    /// ([`SearchBudget::MAX_PATH`]).
     /// A parameter out of its range.
     Param(ParamError),
     /// The table to start from could not be used.
@@ -188,9 +187,6 @@ impl fmt::Display for BuildError {
             BuildError::Busy { dir } => {
                 write!(f, "{}: another build is running in this directory", dir.display())
             }
-            BuildError::TooManySeeds { max_seeds } => {
-                write!(f, "{max_seeds} seeds is beyond what this builder supports ({MAX_BUILD_SEEDS})")
-            }
             BuildError::Param(error) => error.fmt(f),
             BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
             BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
@@ -217,8 +213,7 @@ pub(super) fn io_at(path: &Path) -> impl Fn(io::Error) -> BuildError + '_ {
 /// The manifest's content.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Manifest {
-    pub max_seeds: u32,
-    budget: SearchBudget,
+    pub params: BuildParams,
     /// The proven table the layers it covers were intersected with.
     pub seed: Option<Provenance>,
     /// How many improvement passes replaced the layers (it names the layer
@@ -233,41 +228,26 @@ pub(super) struct Manifest {
 impl Manifest {
     /// Whether every layer is finished.
     pub fn complete(&self) -> bool {
-        self.layers.len() == self.max_seeds as usize + 1
-    }
-
-    /// The parameters, named as in the manifest, in its order.
-    fn parameter_fields(&self) -> [(&'static str, u64); 7] {
-        let b = &self.budget;
-        [
-            ("max-seeds", self.max_seeds as u64),
-            ("search-nodes", b.nodes_per_search),
-            ("search-max-path", b.max_path as u64),
-            ("search-min-seeds", b.min_seeds as u64),
-            ("search-max-seeds", b.max_seeds as u64),
-            ("cut-nodes", b.cut_nodes),
-            ("cut-max-seeds", b.cut_max_seeds as u64),
-        ]
+        self.layers.len() == self.params.largest_layer() as usize + 1
     }
 
     pub fn parameters(&self) -> String {
-        let fields: Vec<String> = self.parameter_fields().iter().map(|(k, v)| format!("{k} {v}")).collect();
         let seed = match self.seed {
             Some(p) => format!(", starting from table {:016x} (layers 0..{})", p.body_checksum, p.layers),
             None => String::new(),
         };
-        format!("{}{seed}", fields.join(", "))
+        format!("{}{seed}", self.params.describe())
     }
 
     /// Same parameters (what the build computes), whatever its progress.
     fn same_build(&self, other: &Manifest) -> bool {
-        (self.max_seeds, self.budget, self.seed) == (other.max_seeds, other.budget, other.seed)
+        (self.params, self.seed) == (other.params, other.seed)
     }
 
     pub fn render(&self) -> String {
         let mut text = format!("{MANIFEST_SIGNATURE}\n");
-        for (key, value) in self.parameter_fields() {
-            text += &format!("{key} {value}\n");
+        for (k, (_, value)) in self.params.fields().into_iter().enumerate() {
+            text += &format!("{} {value}\n", V4_NAMES[k]);
         }
         if let Some(p) = self.seed {
             text += &format!("start-from {:016x} {}\n", p.body_checksum, p.layers);
@@ -300,29 +280,23 @@ impl Manifest {
         if signature != Some(MANIFEST_SIGNATURE) {
             return Err(corrupt(1, "not a tablebase build manifest"));
         }
-        // A number above `max` is refused, so that the casts below keep it
-        // whole rather than read another value (4294967296 as 0).
-        let mut value = |key: &str, max: u64| -> Result<u64, BuildError> {
+        // Every parameter on its line, in order, each checked against its
+        // limit there (so that the error names the line).
+        let mut values = [0u64; 7];
+        for (k, param) in Param::ALL.into_iter().enumerate() {
+            let key = V4_NAMES[k];
             let (i, line) = lines.next().ok_or_else(|| corrupt(0, "truncated"))?;
             let rest = line.strip_prefix(key).and_then(|r| r.strip_prefix(' '));
-            rest.and_then(|r| r.parse().ok())
-                .filter(|&v| v <= max)
-                .ok_or_else(|| corrupt(i + 1, &format!("expected '{key} <number>'")))
-        };
-        let small = u32::MAX as u64;
-        let max_seeds = value("max-seeds", MAX_BUILD_SEEDS as u64)? as u32;
-        let budget = SearchBudget {
-            nodes_per_search: value("search-nodes", u64::MAX)?,
-            // (A longer path than a search allows is refused with the
-            // options, `SearchBudget::check`, which a resume compares.)
-            max_path: value("search-max-path", usize::MAX as u64)? as usize,
-            min_seeds: value("search-min-seeds", small)? as u32,
-            max_seeds: value("search-max-seeds", small)? as u32,
-            cut_nodes: value("cut-nodes", u64::MAX)?,
-            cut_max_seeds: value("cut-max-seeds", small)? as u32,
-        };
+            let number = rest
+                .and_then(|r| r.parse().ok())
+                .ok_or_else(|| corrupt(i + 1, &format!("expected '{key} <number>'")))?;
+            values[k] = param.check(number).map_err(|e| corrupt(i + 1, &e.to_string()))?;
+        }
+        let value_of = |param| values[Param::ALL.iter().position(|&p| p == param).expect("every parameter")];
+        let params = BuildParams::from_fields(value_of).map_err(|e| corrupt(0, &e.to_string()))?;
+        let max_seeds = params.largest_layer();
         let mut manifest =
-            Manifest { max_seeds, budget, seed: None, generation: 0, layers: Vec::new(), checkpoint: None };
+            Manifest { params, seed: None, generation: 0, layers: Vec::new(), checkpoint: None };
         for (i, line) in lines {
             let fields: Vec<&str> = line.split(' ').collect();
             let number = |k: usize| fields.get(k).and_then(|f| f.parse::<u64>().ok());
@@ -527,10 +501,7 @@ pub fn build_across(
     options: &BuildOptions,
     observer: &dyn Observer,
 ) -> Result<BuildReport, BuildError> {
-    if options.max_seeds > MAX_BUILD_SEEDS {
-        return Err(BuildError::TooManySeeds { max_seeds: options.max_seeds });
-    }
-    options.budget.check()?;
+    // (`options.params` were checked when made: `BuildParams::new`.)
     if comm.rank() == 0 {
         lead(comm, options, observer)
     } else {
@@ -610,7 +581,7 @@ fn lead(
     comm.broadcast(status_bytes(&opened, |o| o.manifest.render().into_bytes()));
     let Opened { held, mut manifest, mut solved, mut report, start_from } = opened?;
     agree(comm, Ok(()))?;
-    for n in manifest.layers.len() as u32..=options.max_seeds {
+    for n in manifest.layers.len() as u32..=options.params.largest_layer() {
         let seed = agree(comm, seed_layer(&start_from, n))?;
         // A layer resumed from its checkpoint goes on from it: kept spread,
         // each rank from the parts that cover its range, if it was kept
@@ -661,8 +632,16 @@ fn lead(
                         ));
                         report.resumed_checkpoint = true;
                         let before = comm.traffic();
-                        let finished =
-                            resume_spread(comm, n, &solved, options.budget, seed, observer, snapshot, lead);
+                        let finished = resume_spread(
+                            comm,
+                            n,
+                            &solved,
+                            options.params.budget(),
+                            seed,
+                            observer,
+                            snapshot,
+                            lead,
+                        );
                         let bounds_traffic = sum_traffic(comm, comm.traffic().since(before));
                         let ranks = comm.ranks();
                         let traffic = LayerTraffic {
@@ -680,7 +659,7 @@ fn lead(
                             comm,
                             n,
                             &solved,
-                            options.budget,
+                            options.params.budget(),
                             seed,
                             observer,
                             keep,
@@ -794,7 +773,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
     let manifest = Manifest::parse(&text, &dir.join("manifest"));
     let opened = manifest.and_then(|manifest| {
         let start_from = match &options.start_from {
-            Some(path) => Some(StartFrom::open(path, options.max_seeds)?),
+            Some(path) => Some(StartFrom::open(path, options.params.largest_layer())?),
             None => None,
         };
         let (solved, _) = open_layers(dir, &manifest)?;
@@ -802,7 +781,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
     });
     let (manifest, mut solved, start_from) = agree(comm, opened)?;
     let mut report = BuildReport { reused_layers: manifest.layers.len() as u32, ..BuildReport::default() };
-    for n in manifest.layers.len() as u32..=options.max_seeds {
+    for n in manifest.layers.len() as u32..=options.params.largest_layer() {
         let seed = agree(comm, seed_layer(&start_from, n))?;
         let mut kept_spread = false;
         let plan = comm.broadcast(Vec::new());
@@ -814,7 +793,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
                 comm,
                 n,
                 &solved,
-                options.budget,
+                options.params.budget(),
                 seed,
                 &SILENT,
                 keep,
@@ -827,8 +806,16 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
                 SpreadSnapshot::decode(&snapshot, n).unwrap_or_else(|_| SpreadSnapshot::unreadable(n));
             let checkpoints = SpreadCheckpoints::Follow(&parts);
             let before = comm.traffic();
-            let finished =
-                resume_spread(comm, n, &solved, options.budget, seed, &SILENT, &snapshot, checkpoints);
+            let finished = resume_spread(
+                comm,
+                n,
+                &solved,
+                options.params.budget(),
+                seed,
+                &SILENT,
+                &snapshot,
+                checkpoints,
+            );
             let bounds_traffic = sum_traffic(comm, comm.traffic().since(before));
             let traffic = LayerTraffic {
                 seeds: n,
@@ -907,12 +894,11 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
     let dir = &options.dir;
     let held = HeldDirectory::take(dir, &BUILD_DIRECTORY)?;
     let start_from = match &options.start_from {
-        Some(path) => Some(StartFrom::open(path, options.max_seeds)?),
+        Some(path) => Some(StartFrom::open(path, options.params.largest_layer())?),
         None => None,
     };
     let wanted = Manifest {
-        max_seeds: options.max_seeds,
-        budget: options.budget,
+        params: options.params,
         seed: start_from.as_ref().map(|s| s.provenance),
         generation: 0,
         layers: Vec::new(),
@@ -927,10 +913,13 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
             // A layer does not depend on how many layers follow it: a build
             // may be extended to more seeds (or cut to fewer, down to its
             // finished layers) with the same budget.
-            let extendable = (found.budget, found.seed) == (wanted.budget, wanted.seed)
-                && found.layers.len() <= wanted.max_seeds as usize + 1;
-            let extended = (found.max_seeds != wanted.max_seeds && extendable).then_some(found.max_seeds);
-            found.max_seeds = if extended.is_some() { wanted.max_seeds } else { found.max_seeds };
+            let (had, wants) = (found.params.largest_layer(), wanted.params.largest_layer());
+            let extendable = (found.params.budget(), found.seed) == (wanted.params.budget(), wanted.seed)
+                && found.layers.len() <= wants as usize + 1;
+            let extended = (had != wants && extendable).then_some(had);
+            if extended.is_some() {
+                found.params = wanted.params;
+            }
             if !found.same_build(&wanted) {
                 return Err(BuildError::Parameters {
                     dir: dir.clone(),
@@ -966,7 +955,7 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
         held.commit_manifest(&manifest.render())?;
     }
     if let Some(was) = extended {
-        observer.line(&format!("now building up to {} seeds (was {was})", manifest.max_seeds));
+        observer.line(&format!("now building up to {} seeds (was {was})", manifest.params.largest_layer()));
     }
     if let Some(name) = adopted {
         observer.line(&format!(
@@ -1036,13 +1025,13 @@ fn layer_start<'a>(
             let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
             let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
             let parts = Some((&parts as &dyn SnapshotParts, sequence));
-            let restored = restore(n, solved, options.budget, &snapshot, parts)
+            let restored = restore(n, solved, options.params.budget(), &snapshot, parts)
                 .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
             observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
             report.resumed_checkpoint = true;
             restored
         }
-        None => (LayerSolver::new(n, solved, options.budget), Cursor::Start, None),
+        None => (LayerSolver::new(n, solved, options.params.budget()), Cursor::Start, None),
     };
     let solver = match seed {
         Some(entries) => solver.with_seed(entries),
@@ -1098,12 +1087,16 @@ struct StartFrom {
 }
 
 impl StartFrom {
-    /// Opens the table (header checked: format, rules, header checksum).
-    fn open(path: &Path, max_seeds: u32) -> Result<StartFrom, BuildError> {
+    /// Opens the table (header checked: format, rules, header checksum)
+    /// for a build of layers `0..=largest_layer`.
+    fn open(path: &Path, largest_layer: u32) -> Result<StartFrom, BuildError> {
         let table = Tablebase::open(path).map_err(BuildError::StartFrom)?;
         let header = table.header();
-        let provenance =
-            Provenance { body_checksum: header.body_checksum, layers: header.max_seeds.min(max_seeds) + 1 };
+        // The layers both tables have: a larger table's layers above the
+        // build are not read, a smaller one's end where it ends; the
+        // manifest and the header record which (`Provenance::layers`).
+        let shared = header.max_seeds.min(largest_layer);
+        let provenance = Provenance { body_checksum: header.body_checksum, layers: shared + 1 };
         Ok(StartFrom { table, provenance })
     }
 
@@ -1337,8 +1330,7 @@ fn write_outputs(
 ) -> Result<(), BuildError> {
     let dir = &options.dir;
     let table = dir.join(TABLEBASE_FILE);
-    write_tablebase(&table, options.budget, provenance, |n| solved.layer_bytes(n), options.max_seeds)
-        .map_err(io_at(&table))?;
+    write_tablebase(&table, &options.params, provenance, |n| solved.layer_bytes(n)).map_err(io_at(&table))?;
     if options.compress {
         let compressed = dir.join(COMPRESSED_FILE);
         write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
@@ -1346,6 +1338,13 @@ fn write_outputs(
     let engine = dir.join(ENGINE_FILE);
     crate::tablebase::engine::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
         .map_err(|e| BuildError::Io { path: engine.clone(), error: io::Error::other(e.to_string()) })?;
+    let exported = crate::tablebase::engine::engine_layers(solved);
+    if exported < options.params.largest_layer() {
+        observer.line(&format!(
+            "wrote {} with layers 0 to {exported}: the engine's index covers at most {ENGINE_MAX_SEEDS} seeds",
+            engine.display()
+        ));
+    }
     let stats = dir.join(STATS_FILE);
     let json = stats_json(options, &report.layers);
     write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
@@ -1355,17 +1354,17 @@ fn write_outputs(
 
 /// The statistics of every layer as one JSON document.
 pub fn stats_json(options: &BuildOptions, layers: &[LayerStats]) -> String {
-    let b = &options.budget;
+    let b = &options.params.budget();
     let rows: Vec<String> = layers.iter().map(|l| format!("    {}", l.to_json())).collect();
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
     let exact: u64 = layers.iter().map(|l| l.exact).sum();
     let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();
     format!(
         "{{\n  \"max_seeds\": {},\n  \"search_nodes\": {},\n  \"search_max_path\": {},\n  \"search_max_seeds\": {},\n  \"cut_nodes\": {},\n  \"cut_max_seeds\": {},\n  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
-        options.max_seeds,
+        options.params.largest_layer(),
         b.nodes_per_search,
         b.max_path,
-        b.max_seeds,
+        b.threshold_max_seeds,
         b.cut_nodes,
         b.cut_max_seeds,
         rows.join(",\n")
@@ -1380,6 +1379,7 @@ mod tests {
     //! renders to text that parses back to the same manifest.
 
     use super::*;
+    use crate::tablebase::params::SearchBudget;
     use proptest::prelude::*;
 
     fn parse(text: &str) -> Result<Manifest, BuildError> {
@@ -1435,8 +1435,7 @@ mod tests {
     /// A manifest of a build with two finished layers and a checkpoint.
     fn good_text() -> String {
         let manifest = Manifest {
-            max_seeds: 6,
-            budget: SearchBudget::default(),
+            params: BuildParams::new(6, SearchBudget::default()).unwrap(),
             seed: Some(Provenance { body_checksum: 0x1234_5678_9ABC_DEF0, layers: 3 }),
             generation: 2,
             // (Layers 0 and 1: 1 and 12 positions of 3 bytes.)
@@ -1516,6 +1515,7 @@ mod resume_tests {
     use crate::cluster::run_ranks;
     use crate::progress::SILENT;
     use crate::tablebase::across::bounds::{end_bounds, serve_bounds};
+    use crate::tablebase::params::SearchBudget;
     use std::cell::Cell;
     use std::fs;
     use std::sync::Mutex;
@@ -1543,8 +1543,7 @@ mod resume_tests {
     fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
         BuildOptions {
             dir: dir.to_path_buf(),
-            max_seeds,
-            budget: SearchBudget::default(),
+            params: BuildParams::new(max_seeds, SearchBudget::default()).unwrap(),
             checkpoint_every: Duration::from_secs(3600),
             compress: false,
             start_from: None,

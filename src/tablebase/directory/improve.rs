@@ -33,7 +33,7 @@ use crate::tablebase::directory::names::ENGINE_FILE;
 use crate::tablebase::directory::names::STATS_FILE;
 use crate::tablebase::directory::names::TABLEBASE_FILE;
 use crate::tablebase::owtb::{write_compressed, Tablebase};
-use crate::tablebase::params::SearchBudget;
+use crate::tablebase::params::{BuildParams, SearchBudget};
 
 /// The subdirectory holding a pass in progress.
 pub const PASS_DIR: &str = "improve";
@@ -43,7 +43,7 @@ pub const PASS_DIR: &str = "improve";
 pub struct ImproveOptions {
     /// A directory holding a finished build.
     pub dir: PathBuf,
-    /// The pass's budget: `min_seeds..=max_seeds` are the layers searched
+    /// The pass's budget: `min_seeds..=threshold_max_seeds` are the layers searched
     /// again (their open positions only).
     pub budget: SearchBudget,
     /// Least time between two checkpoints inside a layer, as for a build.
@@ -87,7 +87,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
         let problem = format!(
             "the build is not finished ({} of {} layers): finish it with `endgames build` first",
             manifest.layers.len(),
-            manifest.max_seeds + 1
+            manifest.params.largest_layer() + 1
         );
         return Err(BuildError::Corrupt { path: dir.join("manifest"), problem });
     }
@@ -105,8 +105,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
 
     let pass_options = BuildOptions {
         dir: pass_dir.clone(),
-        max_seeds: manifest.max_seeds,
-        budget: options.budget,
+        params: BuildParams::new(manifest.params.largest_layer(), options.budget)?,
         checkpoint_every: options.checkpoint_every,
         compress: false,
         start_from: Some(table_path),
@@ -126,7 +125,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
     // 1. The new generation's files, under names no manifest uses yet.
     let mut committed = read_manifest(&pass_dir)?;
     committed.generation = next_generation;
-    for n in 0..=manifest.max_seeds as usize {
+    for n in 0..=manifest.params.largest_layer() as usize {
         for path_in in [layer_path, stats_path] {
             let (from, to) = (path_in(&pass_dir, 0, n), path_in(dir, committed.generation, n));
             link_or_copy(&from, &to)?;
@@ -152,7 +151,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
 fn check_outputs_current(table_path: &Path, manifest: &Manifest) -> Result<(), BuildError> {
     let table = Tablebase::open(table_path).map_err(BuildError::StartFrom)?;
     let header = table.header();
-    let same = header.max_seeds == manifest.max_seeds
+    let same = header.max_seeds == manifest.params.largest_layer()
         && header.layers.iter().zip(&manifest.layers).all(|(h, m)| h.2 == m.1);
     if !same {
         let problem = "does not hold the layers the manifest names: run `endgames build` on the directory \
@@ -200,7 +199,7 @@ fn finish_commit(
     // The previous generation (when this run made the commit; otherwise
     // its number is all that is known, and its files are found by name).
     let previous = replaced.map_or(committed.generation - 1, |m| m.generation);
-    for n in 0..=committed.max_seeds as usize {
+    for n in 0..=committed.params.largest_layer() as usize {
         let _ = fs::remove_file(layer_path(dir, previous, n));
         let _ = fs::remove_file(stats_path(dir, previous, n));
         let _ = fs::remove_file(layer_path(&pass_dir, 0, n));
