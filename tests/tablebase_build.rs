@@ -80,7 +80,7 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
     let table = fs::read(dir.join(TABLEBASE_FILE)).unwrap();
     let error = build(&build_options(&dir, 3), &Silent).unwrap_err();
     assert!(matches!(error, BuildError::Parameters { .. }), "{error}");
-    assert!(error.to_string().contains("max-seeds 4"), "{error}");
+    assert!(error.to_string().contains("largest_layer 4"), "{error}");
     let mut other_budget = build_options(&dir, 4);
     let budget = SearchBudget::default();
     other_budget.params =
@@ -100,6 +100,43 @@ fn other_parameters_are_refused_and_nothing_is_touched() {
     let at_once = scratch("params-at-once");
     build(&build_options(&at_once, 6), &Silent).unwrap();
     assert_eq!(fs::read(dir.join(TABLEBASE_FILE)).unwrap(), fs::read(at_once.join(TABLEBASE_FILE)).unwrap());
+    fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&at_once).unwrap();
+}
+
+/// A build directory whose manifest an earlier builder wrote (version 4:
+/// the parameters under their old names) resumes and extends like any,
+/// to the bytes of a build made at once, and its manifest is written
+/// again in version 5. `stats.json` names every parameter as the manifest
+/// does, apart from the per-layer figures.
+#[test]
+fn a_version_4_manifest_resumes() {
+    let dir = scratch("version-4");
+    build(&build_options(&dir, 4), &Silent).unwrap();
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    let (parameters, records) = manifest.split_at(manifest.find("\nlayer 0 ").unwrap() + 1);
+    assert!(parameters.starts_with("oware-tablebase-build 5\nlargest_layer 4\n"), "{manifest}");
+    let version_4 = "oware-tablebase-build 4\nmax-seeds 4\nsearch-nodes 1000000\nsearch-max-path 1000\n\
+                     search-min-seeds 0\nsearch-max-seeds 7\ncut-nodes 0\ncut-max-seeds 0\n";
+    fs::write(dir.join("manifest"), format!("{version_4}{records}")).unwrap();
+    let report = build(&build_options(&dir, 6), &Silent).unwrap();
+    assert_eq!(report.reused_layers, 5);
+    let at_once = scratch("version-4-at-once");
+    build(&build_options(&at_once, 6), &Silent).unwrap();
+    for name in [TABLEBASE_FILE, ENGINE_FILE] {
+        assert_eq!(fs::read(dir.join(name)).unwrap(), fs::read(at_once.join(name)).unwrap(), "{name}");
+    }
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    assert!(manifest.starts_with("oware-tablebase-build 5\nlargest_layer 6\n"), "{manifest}");
+    let parameters = |text: &str| text.lines().take(8).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(parameters(&manifest), parameters(&fs::read_to_string(at_once.join("manifest")).unwrap()));
+    let stats = fs::read_to_string(dir.join("stats.json")).unwrap();
+    let head = "{\n  \"largest_layer\": 6,\n  \"search_nodes_per_question\": 1000000,\n  \"search_max_path\": 1000,\n  \
+                \"search_min_seeds\": 0,\n  \"threshold_max_seeds\": 7,\n  \"cut_nodes_per_question\": 0,\n  \
+                \"cut_max_seeds\": 0,\n  \"positions\": ";
+    assert!(stats.starts_with(head), "{stats}");
+    // Each layer's figures: the nodes its searches spent.
+    assert_eq!(stats.matches("\"search_nodes\": ").count(), 7, "{stats}");
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&at_once).unwrap();
 }

@@ -50,8 +50,14 @@ use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::solver::{Contradiction, Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
 use crate::tablebase::stats::LayerStats;
 
-const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 4";
-/// The names of the parameters in this manifest, in `Param::ALL`'s order.
+/// The manifest's first line. Version 5 names the parameters as
+/// `stats.json` does ([`Param::name`]).
+const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 5";
+/// Manifests of version 4 (the same records, the parameters under other
+/// names) are still read, and written again as version 5.
+const V4_SIGNATURE: &str = "oware-tablebase-build 4";
+/// The names of the parameters in a version 4 manifest, in
+/// [`Param::ALL`]'s order.
 const V4_NAMES: [&str; 7] = [
     "max-seeds",
     "search-nodes",
@@ -246,8 +252,8 @@ impl Manifest {
 
     pub fn render(&self) -> String {
         let mut text = format!("{MANIFEST_SIGNATURE}\n");
-        for (k, (_, value)) in self.params.fields().into_iter().enumerate() {
-            text += &format!("{} {value}\n", V4_NAMES[k]);
+        for (param, value) in self.params.fields() {
+            text += &format!("{param} {value}\n");
         }
         if let Some(p) = self.seed {
             text += &format!("start-from {:016x} {}\n", p.body_checksum, p.layers);
@@ -277,14 +283,15 @@ impl Manifest {
                 "made by an older builder (other searches, other statistics); build into a new directory",
             ));
         }
-        if signature != Some(MANIFEST_SIGNATURE) {
+        let version_4 = signature == Some(V4_SIGNATURE);
+        if signature != Some(MANIFEST_SIGNATURE) && !version_4 {
             return Err(corrupt(1, "not a tablebase build manifest"));
         }
         // Every parameter on its line, in order, each checked against its
         // limit there (so that the error names the line).
         let mut values = [0u64; 7];
         for (k, param) in Param::ALL.into_iter().enumerate() {
-            let key = V4_NAMES[k];
+            let key = if version_4 { V4_NAMES[k] } else { param.name() };
             let (i, line) = lines.next().ok_or_else(|| corrupt(0, "truncated"))?;
             let rest = line.strip_prefix(key).and_then(|r| r.strip_prefix(' '));
             let number = rest
@@ -1346,29 +1353,30 @@ fn write_outputs(
         ));
     }
     let stats = dir.join(STATS_FILE);
-    let json = stats_json(options, &report.layers);
+    let json = stats_json(&options.params, &report.layers);
     write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
     observer.line(&format!("wrote {}", table.display()));
     Ok(())
 }
 
-/// The statistics of every layer as one JSON document.
-pub fn stats_json(options: &BuildOptions, layers: &[LayerStats]) -> String {
-    let b = &options.params.budget();
+/// The statistics of every layer as one JSON document, after every build
+/// parameter under its name in the manifest ([`Param::name`]: a budget's
+/// names differ from the per-layer figures', such as the nodes a layer's
+/// searches spent, `search_nodes`).
+pub fn stats_json(params: &BuildParams, layers: &[LayerStats]) -> String {
+    let mut json = String::from("{\n");
+    for (param, value) in params.fields() {
+        json += &format!("  \"{param}\": {value},\n");
+    }
     let rows: Vec<String> = layers.iter().map(|l| format!("    {}", l.to_json())).collect();
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
     let exact: u64 = layers.iter().map(|l| l.exact).sum();
     let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();
-    format!(
-        "{{\n  \"max_seeds\": {},\n  \"search_nodes\": {},\n  \"search_max_path\": {},\n  \"search_max_seeds\": {},\n  \"cut_nodes\": {},\n  \"cut_max_seeds\": {},\n  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
-        options.params.largest_layer(),
-        b.nodes_per_search,
-        b.max_path,
-        b.threshold_max_seeds,
-        b.cut_nodes,
-        b.cut_max_seeds,
+    json += &format!(
+        "  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
         rows.join(",\n")
-    )
+    );
+    json
 }
 
 #[cfg(test)]
@@ -1391,30 +1399,24 @@ mod tests {
         prop_oneof![0u64..40, (u32::MAX as u64 - 1)..=(u32::MAX as u64 + 2), any::<u64>()]
     }
 
-    /// Manifest text in `render`'s layout with any numbers in its fields.
-    fn canonical_text() -> impl Strategy<Value = String> {
+    /// Manifest text in `render`'s layout with any numbers in its fields,
+    /// and the same manifest in version 4's layout.
+    fn canonical_text() -> impl Strategy<Value = (String, String)> {
         let records = proptest::collection::vec((number(), any::<u64>(), number(), any::<u64>()), 0..4);
         let optional = proptest::option::of((number(), number(), any::<u64>()));
+        // (Mostly parameters a build accepts, so that most texts are read.)
+        let parameter = prop_oneof![4 => 0u64..25, 1 => number()];
         (
-            proptest::array::uniform7(number()),
+            proptest::array::uniform7(parameter),
             proptest::option::of((any::<u64>(), number())),
             proptest::option::of(number()),
             records,
             optional,
         )
             .prop_map(|(fields, start_from, generation, layers, checkpoint)| {
-                let names = [
-                    "max-seeds",
-                    "search-nodes",
-                    "search-max-path",
-                    "search-min-seeds",
-                    "search-max-seeds",
-                    "cut-nodes",
-                    "cut-max-seeds",
-                ];
-                let mut text = format!("{MANIFEST_SIGNATURE}\n");
-                for (name, value) in names.iter().zip(fields) {
-                    text += &format!("{name} {value}\n");
+                let mut text = String::new();
+                for (param, value) in Param::ALL.iter().zip(fields) {
+                    text += &format!("{param} {value}\n");
                 }
                 if let Some((sum, layers)) = start_from {
                     text += &format!("start-from {sum:016x} {layers}\n");
@@ -1428,7 +1430,11 @@ mod tests {
                 if let Some((sequence, bytes, sum)) = checkpoint {
                     text += &format!("checkpoint {} {sequence} {bytes} {sum:016x}\n", layers.len());
                 }
-                text
+                let mut version_4 = text.clone();
+                for (param, old) in Param::ALL.iter().zip(V4_NAMES) {
+                    version_4 = version_4.replacen(&format!("{param} "), &format!("{old} "), 1);
+                }
+                (format!("{MANIFEST_SIGNATURE}\n{text}"), format!("{V4_SIGNATURE}\n{version_4}"))
             })
     }
 
@@ -1449,10 +1455,13 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         #[test]
-        fn a_manifest_is_read_as_written_or_refused(text in canonical_text()) {
-            if let Ok(manifest) = parse(&text) {
+        fn a_manifest_is_read_as_written_or_refused((text, version_4) in canonical_text()) {
+            let read = parse(&text);
+            if let Ok(manifest) = &read {
                 prop_assert_eq!(manifest.render(), text);
             }
+            // Version 4 is read alike (and written again as version 5).
+            prop_assert_eq!(parse(&version_4).ok(), read.ok());
         }
 
         #[test]
@@ -1490,16 +1499,43 @@ mod tests {
         for (from, to) in [
             ("layer 1 36 ", "layer 1 35 "),
             ("layer 0 3 ", "layer 0 4 "),
-            ("max-seeds 6\n", "max-seeds 25\n"),
+            ("largest_layer 6\n", "largest_layer 25\n"),
             ("layer 1 36 000000000000ef01", "layer 2 36 000000000000ef01"),
-            ("max-seeds 6\n", "max-seeds 0\n"),
+            ("largest_layer 6\n", "largest_layer 0\n"),
+            ("search_max_path 1000\n", "search_max_path 4097\n"),
+            ("threshold_max_seeds 7\n", "threshold_max_seeds 25\n"),
+            ("cut_max_seeds 0\n", "cut_max_seeds 4294967296\n"),
+            // (Version 5's names under version 4's signature.)
+            (MANIFEST_SIGNATURE, V4_SIGNATURE),
         ] {
             assert!(good.contains(from), "{from}");
             let text = good.replace(from, to);
             let error = parse(&text).err().unwrap_or_else(|| panic!("{to} accepted"));
             assert!(error.to_string().contains("manifest line"), "{error}");
         }
-        assert!(parse(&good.replace("max-seeds 6\n", "max-seeds 24\n")).is_ok());
+        assert!(parse(&good.replace("largest_layer 6\n", "largest_layer 24\n")).is_ok());
+        // A limit is named with the value refused.
+        let error = parse(&good.replace("largest_layer 6\n", "largest_layer 25\n")).err().unwrap();
+        assert!(
+            error.to_string().contains("manifest line 2: largest_layer 25 is out of range: at most 24"),
+            "{error}"
+        );
+    }
+
+    /// A manifest written by the builder before version 5 (its parameters
+    /// under their old names) is read as the same manifest; older ones are
+    /// refused as before.
+    #[test]
+    fn a_version_4_manifest_is_read() {
+        let version_4 = "oware-tablebase-build 4\nmax-seeds 6\nsearch-nodes 1000000\nsearch-max-path 1000\n\
+                         search-min-seeds 0\nsearch-max-seeds 7\ncut-nodes 0\ncut-max-seeds 0\n\
+                         start-from 123456789abcdef0 3\ngeneration 2\n\
+                         layer 0 3 00000000000000ab 40 00000000000000cd\n\
+                         layer 1 36 000000000000ef01 44 0000000000002345\n\
+                         checkpoint 2 7 1000 fedcba9876543210\n";
+        assert_eq!(parse(version_4).unwrap().render(), good_text());
+        let version_3 = version_4.replace("build 4", "build 3");
+        assert!(parse(&version_3).unwrap_err().to_string().contains("made by an older builder"));
     }
 }
 
