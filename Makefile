@@ -69,7 +69,7 @@ endgames-more: build
 # evaluator needs another directory (the book records its evaluator).
 OPENINGS_DIR ?= data/book
 OPENINGS_EXPANSIONS ?= 50000
-OPENINGS_EVAL ?= --search-nodes 1000000 --tablebase data/endgames-12.owtb.zst
+OPENINGS_EVAL ?= --leaf-nodes 1000000 --tablebase data/endgames-12.owtb.zst
 OPENINGS_GROW ?= --omega 0.04 --batch 16 --checkpoint-seconds 300
 openings:
 	$(RELEASE) openings -- grow --book $(OPENINGS_DIR) --expansions $(OPENINGS_EXPANSIONS) $(OPENINGS_GROW) $(OPENINGS_EVAL)

@@ -19,7 +19,8 @@ use oware::tablebase::engine::export_engine;
 use oware::tablebase::params::ENGINE_MAX_SEEDS;
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
 use oware::tablebase::{
-    AnyTable, BuildParams, BuildReport, Certainty, LayerStats, Outcome, Proof, SearchBudget, Tablebase,
+    AnyTable, BuildParams, BuildReport, Certainty, LayerStats, Outcome, Param, ParamError, Proof,
+    SearchBudget, Tablebase,
 };
 use oware::{GameEnd, GameState, Pit};
 
@@ -236,10 +237,14 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         cut_max_seeds: args.cut_max_seeds,
         min_seeds: args.search_min_seeds,
     };
+    // The library checks every value against its limit; the error names
+    // the option that set it.
+    let params = BuildParams::new(args.max_seeds, budget).map_err(|error| match &error {
+        ParamError::TooLarge { param, .. } => anyhow::anyhow!("{}: {error}", build_option(*param)),
+    })?;
     let options = BuildOptions {
         dir: args.dir,
-        // (The library checks every value against its limit.)
-        params: BuildParams::new(args.max_seeds, budget)?,
+        params,
         checkpoint_every: args.run.checkpoint_every()?,
         compress: !args.no_compress,
         start_from: args.from,
@@ -255,6 +260,19 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         options.dir.join(TABLEBASE_FILE).display()
     );
     Ok(())
+}
+
+/// The option of `endgames build` that sets a parameter.
+fn build_option(param: Param) -> &'static str {
+    match param {
+        Param::LargestLayer => "--max-seeds",
+        Param::SearchNodesPerQuestion => "--search-nodes",
+        Param::SearchMaxPath => "--search-max-path",
+        Param::SearchMinSeeds => "--search-min-seeds",
+        Param::ThresholdMaxSeeds => "--search-max-seeds",
+        Param::CutNodesPerQuestion => "--cut-nodes",
+        Param::CutMaxSeeds => "--cut-max-seeds",
+    }
 }
 
 /// Builds in this process alone; rank 0 returns the report.
@@ -304,16 +322,24 @@ fn print_layers(layers: &[LayerStats]) -> String {
 
 fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
     let (first, last) = args.layers;
+    let budget = SearchBudget {
+        nodes_per_search: args.search_nodes,
+        max_path: args.search_max_path,
+        min_seeds: first,
+        threshold_max_seeds: last,
+        cut_nodes: args.cut_nodes,
+        cut_max_seeds: if args.cut_nodes > 0 { last } else { 0 },
+    };
+    // (`improve` checks the budget too; here the error names the option.)
+    budget.check().map_err(|error| match &error {
+        ParamError::TooLarge { param: Param::SearchMaxPath, .. } => {
+            anyhow::anyhow!("--search-max-path: {error}")
+        }
+        ParamError::TooLarge { .. } => anyhow::anyhow!("--layers: {error}"),
+    })?;
     let options = ImproveOptions {
         dir: args.dir,
-        budget: SearchBudget {
-            nodes_per_search: args.search_nodes,
-            max_path: args.search_max_path,
-            min_seeds: first,
-            threshold_max_seeds: last,
-            cut_nodes: args.cut_nodes,
-            cut_max_seeds: if args.cut_nodes > 0 { last } else { 0 },
-        },
+        budget,
         checkpoint_every: args.run.checkpoint_every()?,
         compress: !args.no_compress,
     };

@@ -78,7 +78,7 @@ enum Command {
 
 /// Nodes per leaf of the search evaluator when a new book names no
 /// evaluator.
-const DEFAULT_SEARCH_NODES: u64 = 200_000;
+const DEFAULT_LEAF_NODES: u64 = 200_000;
 
 #[derive(Args)]
 #[command(group(ArgGroup::new("budget").required(true).args(["expansions", "hours"])))]
@@ -102,9 +102,11 @@ struct GrowArgs {
     #[arg(long, short = 't')]
     threads: Option<usize>,
     /// Value leaves with our alpha-beta search, this many nodes per leaf
-    /// (the default evaluator of a new book: 200,000 nodes).
-    #[arg(long, conflicts_with_all = ["eval_depth", "eval_nodes"])]
-    search_nodes: Option<u64>,
+    /// (the default evaluator of a new book: 200,000 nodes). `--search-nodes`,
+    /// its name before, is still accepted (the nodes are per leaf, not per
+    /// question as in `endgames --search-nodes`).
+    #[arg(long, alias = "search-nodes", conflicts_with_all = ["eval_depth", "eval_nodes"])]
+    leaf_nodes: Option<u64>,
     /// The endgame table the search evaluator probes (one of ours: a
     /// `.owtb` or `.owtb.zst` file or a build directory). A book grown
     /// with a table names it and needs the same table to resume.
@@ -161,9 +163,9 @@ fn main() {
 /// The evaluator of a growth: the options' if given, else the book's own,
 /// else the search with its default node limit.
 fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
-    if let Some(nodes) = args.search_nodes {
+    if let Some(nodes) = args.leaf_nodes {
         if nodes == 0 {
-            bail!("--search-nodes must be positive");
+            bail!("--leaf-nodes must be positive");
         }
         return Ok(Box::new(match &args.tablebase {
             Some(path) => SearchEvaluator::with_tablebase(nodes, Arc::new(open_table(path)?)),
@@ -180,8 +182,8 @@ fn evaluator(args: &GrowArgs) -> anyhow::Result<Box<dyn LeafEvaluator>> {
     }
     let Some(manifest) = read_manifest(&args.book)? else {
         return Ok(Box::new(match &args.tablebase {
-            Some(path) => SearchEvaluator::with_tablebase(DEFAULT_SEARCH_NODES, Arc::new(open_table(path)?)),
-            None => SearchEvaluator::new(DEFAULT_SEARCH_NODES),
+            Some(path) => SearchEvaluator::with_tablebase(DEFAULT_LEAF_NODES, Arc::new(open_table(path)?)),
+            None => SearchEvaluator::new(DEFAULT_LEAF_NODES),
         }));
     };
     let recorded = &manifest.parameters.evaluator;

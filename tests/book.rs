@@ -794,7 +794,7 @@ fn probe_and_stats_describe_our_books() {
         &with_table,
         "--expansions",
         "16",
-        "--search-nodes",
+        "--leaf-nodes",
         "100",
         "--tablebase",
         "data/endgames-12.owtb.zst",
