@@ -49,7 +49,8 @@ pub mod verify;
 
 pub use crate::game::Outcome;
 pub use across::layer::LayerTraffic;
-pub use directory::build::{build, build_across, BuildError, BuildOptions, BuildReport};
+pub use directory::build::{build, build_across};
+pub use directory::options::{BuildError, BuildOptions, BuildReport};
 pub use entry::{Entry, Proof};
 pub use layers::{LayerBytes, SolvedLayers};
 pub use open::{open_any, AnyTable, OpenError};

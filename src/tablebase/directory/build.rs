@@ -17,470 +17,50 @@
 //! was killed between the two writes of that save) is adopted, checked by
 //! its zstd frame's own checksum; any other unnamed checkpoint of the
 //! unfinished layer is refused as damage (`check_checkpoint`).
+//!
+//! This file runs the build: [`build`] and [`build_across`], rank 0's part
+//! (`lead`) and the others' (`follow`), opening the directory and each
+//! layer's run, and making a layer durable. Its parts are beside it:
+//! `options` (what is asked, why it stops), `manifest`, `checkpoints`,
+//! `seed` (starting from a table), `protocol` (how the ranks keep in
+//! step) and `outputs`.
 
-use std::fmt;
-
-use std::io;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 use crate::checksum::checksum;
-use crate::cluster::{Communicator, Partition, Solo};
+use crate::cluster::{Communicator, Solo};
 use crate::codec::{Decoder, Encoder};
-use crate::formats::endgames::EndgamesVersion;
 use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
-use crate::resumable::atomic::write_atomically;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
 use crate::tablebase::across::bounds::RankGames;
 use crate::tablebase::across::checkpoint::{restore, SpreadSnapshot};
 use crate::tablebase::across::layer::{sum_traffic, Across, LayerTraffic};
 use crate::tablebase::across::spread::{resume_spread, SpreadCheckpoints, SpreadError};
-use crate::tablebase::directory::names::{
-    checkpoint_name, checkpoint_path, layer_name, layer_path, part_name, stats_name, stats_path,
-    COMPRESSED_FILE, ENGINE_FILE, STATS_FILE, TABLEBASE_FILE,
+use crate::tablebase::directory::checkpoints::{
+    check_checkpoint, discard_checkpoint, read_checked, read_checkpoint, usable_checkpoint,
+    DirectoryCheckpoints, DirectoryParts,
 };
+use crate::tablebase::directory::manifest::Manifest;
+use crate::tablebase::directory::names::{
+    checkpoint_name, checkpoint_path, layer_name, layer_path, stats_name, stats_path,
+};
+use crate::tablebase::directory::outputs::write_outputs;
+use crate::tablebase::directory::protocol::{
+    agree, parse_record, read_status, record_bytes, status_bytes, write_layer_slices, PLAN_ACROSS,
+    PLAN_FROM_CHECKPOINT, PLAN_RESUME_SPREAD,
+};
+use crate::tablebase::directory::seed::{seed_layer, StartFrom};
 use crate::tablebase::entry::ENTRY_BYTES;
 use crate::tablebase::layers::{LayerBytes, SolvedLayers};
-use crate::tablebase::owtb::{write_compressed, write_tablebase, FileError, Provenance, Tablebase};
-use crate::tablebase::params::{BuildParams, Param, ParamError, ENGINE_MAX_SEEDS};
-use crate::tablebase::snapshot::Checkpointer;
-use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::SnapshotParts;
-use crate::tablebase::solve::solver::{Contradiction, Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
+use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
 use crate::tablebase::stats::LayerStats;
 
-/// The manifest's first line. Version 5 names the parameters as
-/// `stats.json` does ([`Param::name`]).
-const MANIFEST_SIGNATURE: &str = "oware-tablebase-build 5";
-/// Manifests of version 4 (the same records, the parameters under other
-/// names) are still read, and written again as version 5.
-const V4_SIGNATURE: &str = "oware-tablebase-build 4";
-/// The names of the parameters in a version 4 manifest, in
-/// [`Param::ALL`]'s order.
-const V4_NAMES: [&str; 7] = [
-    "max-seeds",
-    "search-nodes",
-    "search-max-path",
-    "search-min-seeds",
-    "search-max-seeds",
-    "cut-nodes",
-    "cut-max-seeds",
-];
-/// Manifests of builds made by older builders: before the path-cut search
-/// (1), before the threshold search with history-proof leaves (2), before
-/// builds could start from a proven table (3).
-const OLD_SIGNATURES: [&str; 3] =
-    ["oware-tablebase-build 1", "oware-tablebase-build 2", "oware-tablebase-build 3"];
-/// What to build and how.
-#[derive(Clone, Debug)]
-pub struct BuildOptions {
-    /// The build directory, created if missing; an existing build there is
-    /// resumed.
-    pub dir: PathBuf,
-    /// The largest layer to build and how hard to search cycle positions
-    /// (checked when made); a resumed build must use the budget it was
-    /// started with.
-    pub params: BuildParams,
-    /// Least time between two checkpoints inside a layer (zero: at every
-    /// safe point, which the kill tests use).
-    pub checkpoint_every: Duration,
-    /// Also write the zstd-compressed copy of the tablebase.
-    pub compress: bool,
-    /// A proven table (`.owtb` or `.owtb.zst`) whose intervals every layer
-    /// it covers is intersected with (`docs/cycle-bounds.md` §6): its exact
-    /// entries need no search, and a disagreement stops the build.
-    pub start_from: Option<PathBuf>,
-    /// With several ranks: finish each layer that gets no search with its
-    /// entries kept spread over the ranks, so that no rank holds a whole
-    /// layer's work arrays (`docs/distributed-build.md` §1 and §6), each
-    /// rank writing its part of the layer's checkpoints; else rank 0
-    /// gathers each layer for its cycle phases. The files are the same.
-    pub keep_layers_spread: bool,
-}
-
-/// Why a build stopped.
-#[derive(Debug)]
-pub enum BuildError {
-    /// A file or directory could not be read or written.
-    Io {
-        /// The file or directory concerned.
-        path: PathBuf,
-        /// The underlying error.
-        error: io::Error,
-    },
-    /// The directory holds a build with other parameters.
-    Parameters {
-        /// The build directory.
-        dir: PathBuf,
-        /// The parameters its manifest records, as text.
-        found: String,
-        /// The parameters asked for, as text.
-        wanted: String,
-    },
-    /// A file the manifest names is damaged.
-    Corrupt {
-        /// The damaged file.
-        path: PathBuf,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// Another build holds the directory.
-    Busy {
-        /// The build directory.
-        dir: PathBuf,
-    },
-    /// A parameter out of its range.
-    Param(ParamError),
-    /// The table to start from could not be used.
-    StartFrom(FileError),
-    /// Another rank of a distributed build stopped, for this reason.
-    Peer {
-        /// The rank that stopped first.
-        rank: usize,
-        /// Its error, as text.
-        problem: String,
-    },
-    /// This build and the table it starts from disagree about a position.
-    Contradiction {
-        /// The table the build started from.
-        source: PathBuf,
-        /// The position and the two intervals that do not meet.
-        contradiction: Contradiction,
-    },
-    /// A position broke an invariant the proofs rest on (it was left
-    /// undecided, or it waited for a move out of its cycle component; a
-    /// layer kept spread across ranks checks the first only): a bug of
-    /// this builder, caught before the layer was written.
-    Invariant {
-        /// The layer.
-        layer: u32,
-        /// The least such position's index in the layer.
-        index: u64,
-        /// What it broke, in words.
-        broken: &'static str,
-    },
-}
-
-impl From<ParamError> for BuildError {
-    fn from(error: ParamError) -> BuildError {
-        BuildError::Param(error)
-    }
-}
-
-impl From<resumable::DirectoryError> for BuildError {
-    fn from(error: resumable::DirectoryError) -> BuildError {
-        match error {
-            resumable::DirectoryError::Io { path, error } => BuildError::Io { path, error },
-            resumable::DirectoryError::Busy { dir } => BuildError::Busy { dir },
-            resumable::DirectoryError::Corrupt { path, problem } => BuildError::Corrupt { path, problem },
-        }
-    }
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            BuildError::Parameters { dir, found, wanted } => write!(
-                f,
-                "{} holds a build with other parameters ({found}; asked for {wanted}): use another directory",
-                dir.display()
-            ),
-            BuildError::Corrupt { path, problem } => {
-                write!(f, "{}: {problem}; the build directory is left as it is", path.display())
-            }
-            BuildError::Busy { dir } => {
-                write!(f, "{}: another build is running in this directory", dir.display())
-            }
-            BuildError::Param(error) => error.fmt(f),
-            BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
-            BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
-            BuildError::Invariant { layer, index, broken } => write!(
-                f,
-                "layer {layer}: position {index} {broken} (a builder bug; please report it); \
-                 the layer is not written"
-            ),
-            BuildError::Contradiction { source, contradiction } => write!(
-                f,
-                "{contradiction} ({}): one of the two tables is wrong; the layer is not written",
-                source.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
-
-pub(super) fn io_at(path: &Path) -> impl Fn(io::Error) -> BuildError + '_ {
-    move |error| BuildError::Io { path: path.to_path_buf(), error }
-}
-
-/// The manifest's content.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Manifest {
-    pub params: BuildParams,
-    /// The proven table the layers it covers were intersected with.
-    pub seed: Option<Provenance>,
-    /// How many improvement passes replaced the layers (it names the layer
-    /// files: `layer-NN.bin` in generation 0, `layer-NN-gG.bin` after).
-    pub generation: u32,
-    /// Finished layers: (entries bytes, checksum, stats bytes, stats checksum).
-    pub layers: Vec<(u64, u64, u64, u64)>,
-    /// Latest snapshot of the next layer: (sequence, bytes, checksum).
-    pub checkpoint: Option<(u64, u64, u64)>,
-}
-
-impl Manifest {
-    /// Whether every layer is finished.
-    pub fn complete(&self) -> bool {
-        self.layers.len() == self.params.largest_layer() as usize + 1
-    }
-
-    pub fn parameters(&self) -> String {
-        let seed = match self.seed {
-            Some(p) => format!(", starting from table {:016x} (layers 0..{})", p.body_checksum, p.layers),
-            None => String::new(),
-        };
-        format!("{}{seed}", self.params.describe())
-    }
-
-    /// Same parameters (what the build computes), whatever its progress.
-    fn same_build(&self, other: &Manifest) -> bool {
-        (self.params, self.seed) == (other.params, other.seed)
-    }
-
-    pub fn render(&self) -> String {
-        let mut text = format!("{MANIFEST_SIGNATURE}\n");
-        for (param, value) in self.params.fields() {
-            text += &format!("{param} {value}\n");
-        }
-        if let Some(p) = self.seed {
-            text += &format!("start-from {:016x} {}\n", p.body_checksum, p.layers);
-        }
-        if self.generation > 0 {
-            text += &format!("generation {}\n", self.generation);
-        }
-        for (n, (bytes, sum, stats_bytes, stats_sum)) in self.layers.iter().enumerate() {
-            text += &format!("layer {n} {bytes} {sum:016x} {stats_bytes} {stats_sum:016x}\n");
-        }
-        if let Some((sequence, bytes, sum)) = self.checkpoint {
-            text += &format!("checkpoint {} {sequence} {bytes} {sum:016x}\n", self.layers.len());
-        }
-        text
-    }
-
-    pub fn parse(text: &str, path: &Path) -> Result<Manifest, BuildError> {
-        let corrupt = |line: usize, what: &str| BuildError::Corrupt {
-            path: path.to_path_buf(),
-            problem: format!("manifest line {line}: {what}"),
-        };
-        let mut lines = text.lines().enumerate();
-        let signature = lines.next().map(|(_, l)| l);
-        if signature.is_some_and(|s| OLD_SIGNATURES.contains(&s)) {
-            return Err(corrupt(
-                1,
-                "made by an older builder (other searches, other statistics); build into a new directory",
-            ));
-        }
-        let version_4 = signature == Some(V4_SIGNATURE);
-        if signature != Some(MANIFEST_SIGNATURE) && !version_4 {
-            return Err(corrupt(1, "not a tablebase build manifest"));
-        }
-        // Every parameter on its line, in order, each checked against its
-        // limit there (so that the error names the line).
-        let mut values = [0u64; 7];
-        for (k, param) in Param::ALL.into_iter().enumerate() {
-            let key = if version_4 { V4_NAMES[k] } else { param.name() };
-            let (i, line) = lines.next().ok_or_else(|| corrupt(0, "truncated"))?;
-            let rest = line.strip_prefix(key).and_then(|r| r.strip_prefix(' '));
-            let number = rest
-                .and_then(|r| r.parse().ok())
-                .ok_or_else(|| corrupt(i + 1, &format!("expected '{key} <number>'")))?;
-            values[k] = param.check(number).map_err(|e| corrupt(i + 1, &e.to_string()))?;
-        }
-        let value_of = |param| values[Param::ALL.iter().position(|&p| p == param).expect("every parameter")];
-        let params = BuildParams::from_fields(value_of).map_err(|e| corrupt(0, &e.to_string()))?;
-        let max_seeds = params.largest_layer();
-        let mut manifest =
-            Manifest { params, seed: None, generation: 0, layers: Vec::new(), checkpoint: None };
-        for (i, line) in lines {
-            let fields: Vec<&str> = line.split(' ').collect();
-            let number = |k: usize| fields.get(k).and_then(|f| f.parse::<u64>().ok());
-            let hex = |k: usize| fields.get(k).and_then(|f| u64::from_str_radix(f, 16).ok());
-            match fields.first() {
-                Some(&"start-from") if fields.len() == 3 && manifest.layers.is_empty() => {
-                    match (hex(1), number(2)) {
-                        (Some(sum), Some(layers)) if layers > 0 && layers <= u32::MAX as u64 => {
-                            manifest.seed = Some(Provenance { body_checksum: sum, layers: layers as u32 })
-                        }
-                        _ => return Err(corrupt(i + 1, "bad start-from record")),
-                    }
-                }
-                Some(&"generation") if fields.len() == 2 && manifest.layers.is_empty() => match number(1) {
-                    Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
-                    _ => return Err(corrupt(i + 1, "bad generation record")),
-                },
-                Some(&"layer") if manifest.layers.len() > max_seeds as usize => {
-                    return Err(corrupt(i + 1, "more layers than the build asks for"));
-                }
-                Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
-                    let record = (number(2), hex(3), number(4), hex(5));
-                    // A layer file holds every entry of its layer: a size
-                    // that does not would be read past its end.
-                    let whole = layer_size(manifest.layers.len() as u32) * ENTRY_BYTES as u64;
-                    match record {
-                        (Some(a), Some(b), Some(c), Some(d)) if a == whole => {
-                            manifest.layers.push((a, b, c, d))
-                        }
-                        _ => return Err(corrupt(i + 1, "bad layer record")),
-                    }
-                }
-                Some(&"checkpoint")
-                    if fields.len() == 5 && number(1) == Some(manifest.layers.len() as u64) =>
-                {
-                    match (number(2), number(3), hex(4)) {
-                        (Some(a), Some(b), Some(c)) => manifest.checkpoint = Some((a, b, c)),
-                        _ => return Err(corrupt(i + 1, "bad checkpoint record")),
-                    }
-                }
-                _ => return Err(corrupt(i + 1, "unexpected line")),
-            }
-        }
-        Ok(manifest)
-    }
-}
-
-/// Where the ranks keep their parts of layer `n`'s checkpoints: files
-/// beside them in the build directory (shared by the ranks), each a zstd
-/// frame with its own checksum; the checkpoint records each part's size
-/// and checksum.
-pub(super) struct DirectoryParts {
-    dir: PathBuf,
-    n: usize,
-}
-
-impl SnapshotParts for DirectoryParts {
-    fn write_part_with(
-        &self,
-        sequence: u64,
-        rank: usize,
-        write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>,
-    ) -> io::Result<PartRecord> {
-        let path = self.dir.join(part_name(self.n, sequence, rank));
-        // Streamed: compressed as it is produced, checksummed as written.
-        let (bytes, checksum) = resumable::write_counted(&path, |file| {
-            let mut encoder = zstd::stream::Encoder::new(file, 1)?;
-            encoder.include_checksum(true)?;
-            write(&mut encoder)?;
-            encoder.finish()?;
-            Ok(())
-        })?;
-        Ok(PartRecord { bytes, checksum })
-    }
-
-    fn read_part(
-        &self,
-        sequence: u64,
-        rank: usize,
-        record: PartRecord,
-        limit: usize,
-    ) -> Result<Vec<u8>, String> {
-        let path = self.dir.join(part_name(self.n, sequence, rank));
-        let compressed =
-            resumable::read_checked(&path, record.bytes, record.checksum).map_err(|e| e.to_string())?;
-        // (The frame's own checksum is checked too.)
-        zstd::bulk::decompress(&compressed, limit).map_err(|e| format!("{}: {e}", path.display()))
-    }
-}
-
-/// Removes checkpoint `sequence` of layer `n` and its parts, once the
-/// manifest no longer names it.
-fn discard_checkpoint(held: &HeldDirectory, n: usize, sequence: u64) {
-    held.discard(&checkpoint_name(n, sequence));
-    let prefix = format!("checkpoint-{n:02}-{sequence:06}-r");
-    if let Some(pattern) = BUILD_DIRECTORY.checkpoint_part {
-        for part in resumable::names::find_all(held.path(), &prefix, pattern) {
-            held.discard(&part);
-        }
-    }
-}
-
-/// Reads a file the manifest names and checks its size and checksum.
-pub(super) fn read_checked(path: &Path, bytes: u64, sum: u64) -> Result<Vec<u8>, BuildError> {
-    Ok(resumable::read_checked(path, bytes, sum)?)
-}
-
-/// Saves snapshots of the layer in progress.
-struct DirectoryCheckpoints<'m> {
-    held: &'m HeldDirectory,
-    parts: DirectoryParts,
-    manifest: &'m mut Manifest,
-    every: Duration,
-    last: Instant,
-    saved: u64,
-}
-
-impl Checkpointer for DirectoryCheckpoints<'_> {
-    fn due(&mut self) -> bool {
-        self.last.elapsed() >= self.every
-    }
-
-    fn save(&mut self, write: &mut dyn FnMut(&mut dyn io::Write) -> io::Result<()>) -> io::Result<()> {
-        let n = self.manifest.layers.len();
-        let sequence = self.manifest.checkpoint.map_or(1, |c| c.0 + 1);
-        // Streamed: compressed as it is produced, checksummed as written.
-        let (bytes, sum) = self
-            .held
-            .commit_streamed(&checkpoint_name(n, sequence), |file| {
-                let mut encoder = zstd::stream::Encoder::new(file, 1)?;
-                // The frame's checksum checks a checkpoint adopted without
-                // a manifest record (`check_checkpoint`).
-                encoder.include_checksum(true)?;
-                write(&mut encoder)?;
-                encoder.finish()?;
-                Ok(())
-            })
-            .map_err(directory_io)?;
-        let previous = self.manifest.checkpoint.replace((sequence, bytes, sum));
-        self.held.commit_manifest(&self.manifest.render()).map_err(directory_io)?;
-        if let Some((old, _, _)) = previous {
-            discard_checkpoint(self.held, n, old);
-        }
-        self.saved += 1;
-        self.last = Instant::now();
-        Ok(())
-    }
-
-    fn parts(&self) -> Option<(&dyn SnapshotParts, u64)> {
-        Some((&self.parts, self.manifest.checkpoint.map_or(1, |c| c.0 + 1)))
-    }
-}
-
-/// A protocol error where the layer solver expects an I/O error.
-fn directory_io(error: resumable::DirectoryError) -> io::Error {
-    match error {
-        resumable::DirectoryError::Io { error, .. } => error,
-        other => io::Error::other(other.to_string()),
-    }
-}
-
-/// What a build did.
-#[derive(Debug, Default)]
-pub struct BuildReport {
-    /// The figures of every layer, those found finished included, by seed
-    /// count.
-    pub layers: Vec<LayerStats>,
-    /// Layers found finished, and whether a layer resumed from a snapshot.
-    pub reused_layers: u32,
-    /// Whether a layer resumed from a checkpoint.
-    pub resumed_checkpoint: bool,
-    /// Per layer whose retrograde analysis was spread over several ranks,
-    /// what that cost (all ranks together).
-    pub traffic: Vec<crate::tablebase::across::layer::LayerTraffic>,
-    /// Checkpoints this run wrote.
-    pub checkpoints_written: u64,
-}
+// The public names of a build, where they have always been.
+pub use crate::tablebase::directory::options::{BuildError, BuildOptions, BuildReport};
+pub use crate::tablebase::directory::outputs::stats_json;
 
 /// Builds (or resumes building) the tablebase described by `options`,
 /// reporting its progress and one line per event worth telling to
@@ -515,60 +95,6 @@ pub fn build_across(
         follow(comm, options)
     }
 }
-
-/// How rank 0 tells the others how a step ended: `[0]` and a payload, or
-/// `[1]` and the error's text.
-fn status_bytes<T>(result: &Result<T, BuildError>, payload: impl FnOnce(&T) -> Vec<u8>) -> Vec<u8> {
-    match result {
-        Ok(value) => [vec![0], payload(value)].concat(),
-        Err(error) => [vec![1], error.to_string().into_bytes()].concat(),
-    }
-}
-
-/// Reads rank 0's status: its payload, or the error it stopped with.
-fn read_status(bytes: Vec<u8>) -> Result<Vec<u8>, BuildError> {
-    match bytes.split_first() {
-        Some((0, payload)) => Ok(payload.to_vec()),
-        Some((_, text)) => {
-            Err(BuildError::Peer { rank: 0, problem: String::from_utf8_lossy(text).into_owned() })
-        }
-        None => Err(BuildError::Peer { rank: 0, problem: "an empty status".into() }),
-    }
-}
-
-/// Every rank's outcome of a step, so that all go on or all stop: a rank
-/// that failed returns its own error, the others the first failing rank's.
-fn agree<T>(comm: &dyn Communicator, result: Result<T, BuildError>) -> Result<T, BuildError> {
-    if comm.ranks() == 1 {
-        return result;
-    }
-    let verdict = comm.gather(status_bytes(&result, |_| Vec::new())).map(|statuses| {
-        statuses
-            .into_iter()
-            .enumerate()
-            .find(|(_, status)| status.first() != Some(&0))
-            .map(|(rank, status)| [(rank as u64).to_le_bytes().to_vec(), status[1..].to_vec()].concat())
-            .unwrap_or_default()
-    });
-    let verdict = comm.broadcast(verdict.unwrap_or_default());
-    match (result, verdict.len() >= 8) {
-        (Ok(_), true) => {
-            let rank = u64::from_le_bytes(verdict[..8].try_into().expect("eight bytes")) as usize;
-            Err(BuildError::Peer { rank, problem: String::from_utf8_lossy(&verdict[8..]).into_owned() })
-        }
-        (result, _) => result,
-    }
-}
-
-/// How a layer is built, as rank 0 tells the others: from its start, its
-/// retrograde analysis and component search spread; or from rank 0's
-/// checkpoint. (Either way every rank then plays the large components'
-/// threshold games.)
-const PLAN_ACROSS: u8 = 0;
-const PLAN_FROM_CHECKPOINT: u8 = 1;
-/// A layer kept spread resumed from its checkpoint, each rank from the
-/// parts that cover its range: rank 0 sends the snapshot after the plan.
-const PLAN_RESUME_SPREAD: u8 = 2;
 
 /// A layer solved on rank 0: its packed entries, for rank 0 to write
 /// (`finish_layer`); or, kept spread, its file written by every rank, of
@@ -867,25 +393,6 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
     Ok(report)
 }
 
-/// Layer `n` of the table the build starts from, if it covers it.
-fn seed_layer(start_from: &Option<StartFrom>, n: u32) -> Result<Option<&[u8]>, BuildError> {
-    match start_from {
-        Some(source) if n < source.provenance.layers => source.layer(n).map(Some),
-        _ => Ok(None),
-    }
-}
-
-/// A finished layer's size and checksum, as rank 0 sends them.
-fn record_bytes(bytes: u64, sum: u64) -> Vec<u8> {
-    [bytes.to_le_bytes(), sum.to_le_bytes()].concat()
-}
-
-fn parse_record(record: &[u8]) -> Option<(u64, u64)> {
-    let bytes = u64::from_le_bytes(record.get(..8)?.try_into().ok()?);
-    let sum = u64::from_le_bytes(record.get(8..16)?.try_into().ok()?);
-    (record.len() == 16).then_some((bytes, sum))
-}
-
 /// A build directory taken and checked, ready for its next layer.
 struct Opened {
     held: HeldDirectory,
@@ -980,39 +487,6 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
     Ok(Opened { held, manifest, solved, report, start_from })
 }
 
-/// The checkpoint of layer `n` the manifest names, if any: its sequence
-/// number and content (its size and checksum checked, and its frame's).
-fn read_checkpoint(dir: &Path, manifest: &Manifest, n: u32) -> Result<Option<(u64, Vec<u8>)>, BuildError> {
-    let Some((sequence, bytes, sum)) = manifest.checkpoint else { return Ok(None) };
-    let path = checkpoint_path(dir, n as usize, sequence);
-    let compressed = read_checked(&path, bytes, sum)?;
-    let snapshot = crate::compressed::read_within_memory(&compressed[..])
-        .map_err(|e| BuildError::Corrupt { path: path.clone(), problem: e.to_string() })?;
-    Ok(Some((sequence, snapshot)))
-}
-
-/// `checkpoint` of layer `n` if this version resumes it: not in the first
-/// layout, and not in the second (which does not record a contradiction)
-/// if the build starts from a table (`seed`); else none, and the layer is
-/// built from its start.
-fn usable_checkpoint(
-    checkpoint: Option<(u64, Vec<u8>)>,
-    seed: Option<&[u8]>,
-    n: u32,
-    observer: &dyn Observer,
-) -> Option<(u64, Vec<u8>)> {
-    let (sequence, snapshot) = checkpoint?;
-    let lacks_contradiction =
-        crate::tablebase::solve::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
-    if crate::tablebase::solve::checkpoint::earlier_layout(&snapshot) || lacks_contradiction {
-        observer.line(&format!(
-            "layer {n}: checkpoint {sequence} has the layout of an earlier version; building the layer from its start"
-        ));
-        return None;
-    }
-    Some((sequence, snapshot))
-}
-
 /// The next layer's start on rank 0: its solver restored from its
 /// checkpoint (as read by [`read_checkpoint`] and kept by
 /// [`usable_checkpoint`]), or a fresh one.
@@ -1087,38 +561,9 @@ fn run_layer(
     })
 }
 
-/// The proven table a build starts from.
-struct StartFrom {
-    table: Tablebase,
-    provenance: Provenance,
-}
-
-impl StartFrom {
-    /// Opens the table (header checked: format, rules, header checksum)
-    /// for a build of layers `0..=largest_layer`.
-    fn open(path: &Path, largest_layer: u32) -> Result<StartFrom, BuildError> {
-        let table = Tablebase::open(path).map_err(BuildError::StartFrom)?;
-        let header = table.header();
-        // The layers both tables have: a larger table's layers above the
-        // build are not read, a smaller one's end where it ends; the
-        // manifest and the header record which (`Provenance::layers`).
-        let shared = header.max_seeds.min(largest_layer);
-        let provenance = Provenance { body_checksum: header.body_checksum, layers: shared + 1 };
-        Ok(StartFrom { table, provenance })
-    }
-
-    /// Layer `n`'s entries, after checking them (checksum and form).
-    fn layer(&self, n: u32) -> Result<&[u8], BuildError> {
-        self.table.checked_layer(n).map_err(BuildError::StartFrom)
-    }
-}
-
 /// Maps and checks every finished layer the manifest names, with its
 /// statistics.
-pub(super) fn open_layers(
-    dir: &Path,
-    manifest: &Manifest,
-) -> Result<(SolvedLayers, Vec<LayerStats>), BuildError> {
+fn open_layers(dir: &Path, manifest: &Manifest) -> Result<(SolvedLayers, Vec<LayerStats>), BuildError> {
     let mut solved = SolvedLayers::new();
     let mut all_stats = Vec::new();
     for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
@@ -1190,355 +635,6 @@ fn record_layer(
     Ok(())
 }
 
-/// Writes layer `n` of a layer kept spread into `path`, every rank the
-/// packed entries of its range (`slice`) at their place: rank 0 makes a
-/// temporary file of the layer's size, every rank writes and syncs its
-/// slice, and rank 0 reads the file back, checks every rank's slice
-/// against the checksum that rank sent (`slice_sums`, rank 0's only), then
-/// renames it into place and syncs the directory. Returns on rank 0 the
-/// file's size and checksum. Collective; `go` is rank 0's verdict (an
-/// error: nothing is written and every rank stops; rank 0 reports the
-/// error itself).
-fn write_layer_slices(
-    comm: &dyn Communicator,
-    path: &Path,
-    n: u32,
-    slice: &[u8],
-    slice_sums: &[u64],
-    go: Result<(), String>,
-) -> Result<Option<(u64, u64)>, BuildError> {
-    use std::os::unix::fs::FileExt;
-    let size = layer_size(n) * ENTRY_BYTES as u64;
-    let temporary = resumable::atomic::temporary_path(path);
-    let prepared: Result<(), BuildError> = if comm.rank() == 0 {
-        go.map_err(|problem| BuildError::Peer { rank: 0, problem }).and_then(|()| {
-            let file = std::fs::File::create(&temporary).map_err(io_at(&temporary))?;
-            file.set_len(size).map_err(io_at(&temporary)).inspect_err(|_| {
-                let _ = std::fs::remove_file(&temporary);
-            })
-        })
-    } else {
-        Ok(())
-    };
-    let status = read_status(comm.broadcast(status_bytes(&prepared, |_| Vec::new())));
-    prepared?;
-    status?;
-    let partition = Partition::new(layer_size(n), comm.ranks());
-    let range = partition.range(comm.rank());
-    let written = (|| {
-        if slice.len() as u64 != (range.end - range.start) * ENTRY_BYTES as u64 {
-            return Err(io::Error::other(format!(
-                "{} bytes for a range of {} positions",
-                slice.len(),
-                range.end - range.start
-            )));
-        }
-        let file = std::fs::OpenOptions::new().write(true).open(&temporary)?;
-        file.write_all_at(slice, range.start * ENTRY_BYTES as u64)?;
-        file.sync_all()
-    })()
-    .map_err(io_at(&temporary));
-    let agreed = agree(comm, written);
-    if comm.rank() != 0 {
-        return agreed.map(|()| None);
-    }
-    // Read back in pieces, slice by slice: each must be what its rank
-    // wrote (a write lost on the way would leave zeros), and the whole
-    // file's checksum is what the manifest records.
-    let read_back = || {
-        let mut file = std::fs::File::open(&temporary)?;
-        if file.metadata()?.len() != size || slice_sums.len() != comm.ranks() {
-            return Err(io::Error::other(format!("not the layer's {size} bytes in {} slices", comm.ranks())));
-        }
-        let mut whole = crate::checksum::Checksum::new();
-        let mut buffer = vec![0u8; 1 << 20];
-        for (rank, &expected) in slice_sums.iter().enumerate() {
-            let range = partition.range(rank);
-            let mut left = (range.end - range.start) * ENTRY_BYTES as u64;
-            let mut summed = crate::checksum::Checksum::new();
-            while left > 0 {
-                let piece = &mut buffer[..left.min(1 << 20) as usize];
-                io::Read::read_exact(&mut file, piece)?;
-                summed.update(piece);
-                whole.update(piece);
-                left -= piece.len() as u64;
-            }
-            if summed.finish() != expected {
-                return Err(io::Error::other(format!("rank {rank}'s slice is not what it wrote")));
-            }
-        }
-        std::fs::rename(&temporary, path)?;
-        resumable::atomic::sync_directory(path)?;
-        Ok(whole.finish())
-    };
-    let sum = agreed.and_then(|()| read_back().map_err(io_at(&temporary)));
-    // (What failed leaves no temporary file behind.)
-    if sum.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    Ok(Some((size, sum?)))
-}
-
-/// Checks the checkpoint the manifest names. If it names none, a first
-/// checkpoint of the unfinished layer whose save was interrupted before
-/// the manifest named it is adopted once its zstd frame's own checksum has
-/// been checked (the caller commits a manifest that names it) and its name
-/// returned; any other checkpoint of that layer is refused (see
-/// [`resumable::unnamed_checkpoint`]).
-fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Option<String>, BuildError> {
-    let layer = manifest.layers.len();
-    if let Some((sequence, bytes, sum)) = manifest.checkpoint {
-        read_checked(&checkpoint_path(dir, layer, sequence), bytes, sum)?;
-        return Ok(None);
-    }
-    let first = checkpoint_name(layer, 1);
-    let unnamed = resumable::unnamed_checkpoint(
-        dir,
-        &BUILD_DIRECTORY,
-        &format!("checkpoint-{layer:02}-"),
-        &format!(" of layer {layer}"),
-        true,
-        |name| name == first,
-    )?;
-    let Some(name) = unnamed else { return Ok(None) };
-    let path = dir.join(&name);
-    let data = std::fs::read(&path).map_err(io_at(&path))?;
-    let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
-    // A frame without a checksum (written by an earlier version) cannot be
-    // checked without the manifest's record.
-    if !crate::tablebase::snapshot::frame_has_checksum(&data) {
-        return Err(corrupt(
-            "the manifest does not name this checkpoint, and it carries no checksum of its own (an \
-             earlier version wrote it): remove it to build the layer from its start"
-                .into(),
-        ));
-    }
-    // Decoding checks the frame's checksum; the content is checked again
-    // when the layer is restored from it.
-    let mut decoder = zstd::stream::Decoder::new(&data[..]).map_err(|e| corrupt(e.to_string()))?;
-    // (No further than a resume would read it.)
-    let limit = crate::compressed::machine_memory();
-    let content = io::copy(&mut io::Read::take(&mut decoder, limit.saturating_add(1)), &mut io::sink())
-        .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
-    if content > limit {
-        return Err(corrupt(format!("a checkpoint of more than this machine's {limit} bytes of memory")));
-    }
-    manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
-    Ok(Some(name))
-}
-
-/// The finished products: our file, its compressed copy, the statistics.
-fn write_outputs(
-    options: &BuildOptions,
-    provenance: Option<Provenance>,
-    solved: &SolvedLayers,
-    report: &BuildReport,
-    observer: &dyn Observer,
-) -> Result<(), BuildError> {
-    let dir = &options.dir;
-    let table = dir.join(TABLEBASE_FILE);
-    write_tablebase(&table, &options.params, provenance, |n| solved.layer_bytes(n)).map_err(io_at(&table))?;
-    if options.compress {
-        let compressed = dir.join(COMPRESSED_FILE);
-        write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
-    }
-    let engine = dir.join(ENGINE_FILE);
-    crate::tablebase::engine::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
-        .map_err(|e| BuildError::Io { path: engine.clone(), error: io::Error::other(e.to_string()) })?;
-    let exported = crate::tablebase::engine::engine_layers(solved);
-    if exported < options.params.largest_layer() {
-        observer.line(&format!(
-            "wrote {} with layers 0 to {exported}: the engine's index covers at most {ENGINE_MAX_SEEDS} seeds",
-            engine.display()
-        ));
-    }
-    let stats = dir.join(STATS_FILE);
-    let json = stats_json(&options.params, &report.layers);
-    write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
-    observer.line(&format!("wrote {}", table.display()));
-    Ok(())
-}
-
-/// The statistics of every layer as one JSON document, after every build
-/// parameter under its name in the manifest ([`Param::name`]: a budget's
-/// names differ from the per-layer figures', such as the nodes a layer's
-/// searches spent, `search_nodes`).
-pub fn stats_json(params: &BuildParams, layers: &[LayerStats]) -> String {
-    let mut json = String::from("{\n");
-    for (param, value) in params.fields() {
-        json += &format!("  \"{param}\": {value},\n");
-    }
-    let rows: Vec<String> = layers.iter().map(|l| format!("    {}", l.to_json())).collect();
-    let positions: u64 = layers.iter().map(|l| l.positions).sum();
-    let exact: u64 = layers.iter().map(|l| l.exact).sum();
-    let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();
-    json += &format!(
-        "  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
-        rows.join(",\n")
-    );
-    json
-}
-
-#[cfg(test)]
-mod tests {
-    //! `Manifest::parse` of arbitrary and damaged text (the type is private
-    //! to the tablebase module, so these are unit tests): it never panics,
-    //! reads every number as written or refuses it, and what it accepts
-    //! renders to text that parses back to the same manifest.
-
-    use super::*;
-    use crate::tablebase::params::SearchBudget;
-    use proptest::prelude::*;
-
-    fn parse(text: &str) -> Result<Manifest, BuildError> {
-        Manifest::parse(text, Path::new("manifest"))
-    }
-
-    /// Small numbers, numbers just past `u32::MAX`, and any.
-    fn number() -> impl Strategy<Value = u64> {
-        prop_oneof![0u64..40, (u32::MAX as u64 - 1)..=(u32::MAX as u64 + 2), any::<u64>()]
-    }
-
-    /// Manifest text in `render`'s layout with any numbers in its fields,
-    /// and the same manifest in version 4's layout.
-    fn canonical_text() -> impl Strategy<Value = (String, String)> {
-        let records = proptest::collection::vec((number(), any::<u64>(), number(), any::<u64>()), 0..4);
-        let optional = proptest::option::of((number(), number(), any::<u64>()));
-        // (Mostly parameters a build accepts, so that most texts are read.)
-        let parameter = prop_oneof![4 => 0u64..25, 1 => number()];
-        (
-            proptest::array::uniform7(parameter),
-            proptest::option::of((any::<u64>(), number())),
-            proptest::option::of(number()),
-            records,
-            optional,
-        )
-            .prop_map(|(fields, start_from, generation, layers, checkpoint)| {
-                let mut text = String::new();
-                for (param, value) in Param::ALL.iter().zip(fields) {
-                    text += &format!("{param} {value}\n");
-                }
-                if let Some((sum, layers)) = start_from {
-                    text += &format!("start-from {sum:016x} {layers}\n");
-                }
-                if let Some(g) = generation {
-                    text += &format!("generation {g}\n");
-                }
-                for (n, (a, b, c, d)) in layers.iter().enumerate() {
-                    text += &format!("layer {n} {a} {b:016x} {c} {d:016x}\n");
-                }
-                if let Some((sequence, bytes, sum)) = checkpoint {
-                    text += &format!("checkpoint {} {sequence} {bytes} {sum:016x}\n", layers.len());
-                }
-                let mut version_4 = text.clone();
-                for (param, old) in Param::ALL.iter().zip(V4_NAMES) {
-                    version_4 = version_4.replacen(&format!("{param} "), &format!("{old} "), 1);
-                }
-                (format!("{MANIFEST_SIGNATURE}\n{text}"), format!("{V4_SIGNATURE}\n{version_4}"))
-            })
-    }
-
-    /// A manifest of a build with two finished layers and a checkpoint.
-    fn good_text() -> String {
-        let manifest = Manifest {
-            params: BuildParams::new(6, SearchBudget::default()).unwrap(),
-            seed: Some(Provenance { body_checksum: 0x1234_5678_9ABC_DEF0, layers: 3 }),
-            generation: 2,
-            // (Layers 0 and 1: 1 and 12 positions of 3 bytes.)
-            layers: vec![(3, 0xAB, 40, 0xCD), (36, 0xEF01, 44, 0x2345)],
-            checkpoint: Some((7, 1_000, 0xFEDC_BA98_7654_3210)),
-        };
-        manifest.render()
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
-
-        #[test]
-        fn a_manifest_is_read_as_written_or_refused((text, version_4) in canonical_text()) {
-            let read = parse(&text);
-            if let Ok(manifest) = &read {
-                prop_assert_eq!(manifest.render(), text);
-            }
-            // Version 4 is read alike (and written again as version 5).
-            prop_assert_eq!(parse(&version_4).ok(), read.ok());
-        }
-
-        #[test]
-        fn a_damaged_manifest_parses_to_what_renders_back_to_it(
-            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
-            cut in proptest::option::of(any::<prop::sample::Index>()),
-        ) {
-            let mut bytes = good_text().into_bytes();
-            for (at, byte) in edits {
-                let at = at.index(bytes.len());
-                bytes[at] = byte;
-            }
-            if let Some(cut) = cut {
-                bytes.truncate(cut.index(bytes.len()));
-            }
-            if let Ok(manifest) = parse(&String::from_utf8_lossy(&bytes)) {
-                prop_assert_eq!(parse(&manifest.render()).ok(), Some(manifest));
-            }
-        }
-    }
-
-    #[test]
-    fn a_good_manifest_round_trips() {
-        let text = good_text();
-        assert_eq!(parse(&text).unwrap().render(), text);
-    }
-
-    /// Values a build never writes: layer files of another size (they
-    /// would be read past their end), more seeds than a build supports,
-    /// layers out of order.
-    #[test]
-    fn values_no_build_writes_are_refused() {
-        let good = good_text();
-        assert!(parse(&good).is_ok());
-        for (from, to) in [
-            ("layer 1 36 ", "layer 1 35 "),
-            ("layer 0 3 ", "layer 0 4 "),
-            ("largest_layer 6\n", "largest_layer 25\n"),
-            ("layer 1 36 000000000000ef01", "layer 2 36 000000000000ef01"),
-            ("largest_layer 6\n", "largest_layer 0\n"),
-            ("search_max_path 1000\n", "search_max_path 4097\n"),
-            ("threshold_max_seeds 7\n", "threshold_max_seeds 25\n"),
-            ("cut_max_seeds 0\n", "cut_max_seeds 4294967296\n"),
-            // (Version 5's names under version 4's signature.)
-            (MANIFEST_SIGNATURE, V4_SIGNATURE),
-        ] {
-            assert!(good.contains(from), "{from}");
-            let text = good.replace(from, to);
-            let error = parse(&text).err().unwrap_or_else(|| panic!("{to} accepted"));
-            assert!(error.to_string().contains("manifest line"), "{error}");
-        }
-        assert!(parse(&good.replace("largest_layer 6\n", "largest_layer 24\n")).is_ok());
-        // A limit is named with the value refused.
-        let error = parse(&good.replace("largest_layer 6\n", "largest_layer 25\n")).err().unwrap();
-        assert!(
-            error.to_string().contains("manifest line 2: largest_layer 25 is out of range: at most 24"),
-            "{error}"
-        );
-    }
-
-    /// A manifest written by the builder before version 5 (its parameters
-    /// under their old names) is read as the same manifest; older ones are
-    /// refused as before.
-    #[test]
-    fn a_version_4_manifest_is_read() {
-        let version_4 = "oware-tablebase-build 4\nmax-seeds 6\nsearch-nodes 1000000\nsearch-max-path 1000\n\
-                         search-min-seeds 0\nsearch-max-seeds 7\ncut-nodes 0\ncut-max-seeds 0\n\
-                         start-from 123456789abcdef0 3\ngeneration 2\n\
-                         layer 0 3 00000000000000ab 40 00000000000000cd\n\
-                         layer 1 36 000000000000ef01 44 0000000000002345\n\
-                         checkpoint 2 7 1000 fedcba9876543210\n";
-        assert_eq!(parse(version_4).unwrap().render(), good_text());
-        let version_3 = version_4.replace("build 4", "build 3");
-        assert!(parse(&version_3).unwrap_err().to_string().contains("made by an older builder"));
-    }
-}
-
 #[cfg(test)]
 mod resume_tests {
     //! Snapshots taken inside a large component's threshold games, resumed
@@ -1551,10 +647,15 @@ mod resume_tests {
     use crate::cluster::run_ranks;
     use crate::progress::SILENT;
     use crate::tablebase::across::bounds::{end_bounds, serve_bounds};
+    use crate::tablebase::directory::names::{part_name, ENGINE_FILE, TABLEBASE_FILE};
+    use crate::tablebase::params::BuildParams;
     use crate::tablebase::params::SearchBudget;
+    use crate::tablebase::snapshot::Checkpointer;
     use std::cell::Cell;
     use std::fs;
+    use std::io;
     use std::sync::Mutex;
+    use std::time::Duration;
 
     /// Keeps the largest snapshot offered: inside the giant component's
     /// games it carries their state, 4 bytes a member, on top of what every

@@ -25,13 +25,15 @@ use std::time::Duration;
 use crate::progress::Observer;
 use crate::resumable::atomic::write_bytes_atomically;
 use crate::resumable::{HeldDirectory, BUILD_DIRECTORY};
-use crate::tablebase::directory::build::{build, io_at, BuildError, BuildOptions, BuildReport, Manifest};
+use crate::tablebase::directory::build::build;
+use crate::tablebase::directory::manifest::Manifest;
 use crate::tablebase::directory::names::layer_path;
 use crate::tablebase::directory::names::stats_path;
 use crate::tablebase::directory::names::COMPRESSED_FILE;
 use crate::tablebase::directory::names::ENGINE_FILE;
 use crate::tablebase::directory::names::STATS_FILE;
 use crate::tablebase::directory::names::TABLEBASE_FILE;
+use crate::tablebase::directory::options::{io_at, BuildError, BuildOptions, BuildReport};
 use crate::tablebase::owtb::{write_compressed, Tablebase};
 use crate::tablebase::params::{BuildParams, SearchBudget};
 

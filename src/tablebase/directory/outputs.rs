@@ -1,0 +1,66 @@
+//! A finished build's products: `tablebase.owtb`, its compressed copy,
+//! the engine's file and `stats.json`.
+
+use std::io;
+
+use crate::formats::endgames::EndgamesVersion;
+use crate::progress::Observer;
+use crate::resumable::atomic::write_atomically;
+use crate::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, STATS_FILE, TABLEBASE_FILE};
+use crate::tablebase::directory::options::{io_at, BuildError, BuildOptions, BuildReport};
+use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::owtb::{write_compressed, write_tablebase, Provenance};
+use crate::tablebase::params::{BuildParams, ENGINE_MAX_SEEDS};
+use crate::tablebase::stats::LayerStats;
+
+/// The finished products: our file, its compressed copy, the statistics.
+pub(super) fn write_outputs(
+    options: &BuildOptions,
+    provenance: Option<Provenance>,
+    solved: &SolvedLayers,
+    report: &BuildReport,
+    observer: &dyn Observer,
+) -> Result<(), BuildError> {
+    let dir = &options.dir;
+    let table = dir.join(TABLEBASE_FILE);
+    write_tablebase(&table, &options.params, provenance, |n| solved.layer_bytes(n)).map_err(io_at(&table))?;
+    if options.compress {
+        let compressed = dir.join(COMPRESSED_FILE);
+        write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
+    }
+    let engine = dir.join(ENGINE_FILE);
+    crate::tablebase::engine::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
+        .map_err(|e| BuildError::Io { path: engine.clone(), error: io::Error::other(e.to_string()) })?;
+    let exported = crate::tablebase::engine::engine_layers(solved);
+    if exported < options.params.largest_layer() {
+        observer.line(&format!(
+            "wrote {} with layers 0 to {exported}: the engine's index covers at most {ENGINE_MAX_SEEDS} seeds",
+            engine.display()
+        ));
+    }
+    let stats = dir.join(STATS_FILE);
+    let json = stats_json(&options.params, &report.layers);
+    write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
+    observer.line(&format!("wrote {}", table.display()));
+    Ok(())
+}
+
+/// The statistics of every layer as one JSON document, after every build
+/// parameter under its name in the manifest ([`Param::name`]: a budget's
+/// names differ from the per-layer figures', such as the nodes a layer's
+/// searches spent, `search_nodes`).
+pub fn stats_json(params: &BuildParams, layers: &[LayerStats]) -> String {
+    let mut json = String::from("{\n");
+    for (param, value) in params.fields() {
+        json += &format!("  \"{param}\": {value},\n");
+    }
+    let rows: Vec<String> = layers.iter().map(|l| format!("    {}", l.to_json())).collect();
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let exact: u64 = layers.iter().map(|l| l.exact).sum();
+    let seconds: f64 = layers.iter().map(|l| l.seconds.total).sum();
+    json += &format!(
+        "  \"positions\": {positions},\n  \"exact\": {exact},\n  \"seconds\": {seconds:.3},\n  \"layers\": [\n{}\n  ]\n}}\n",
+        rows.join(",\n")
+    );
+    json
+}
