@@ -44,10 +44,10 @@ struct Options {
 fn main() {
     run("tablebase-bench", || -> anyhow::Result<()> {
         let options = Options::parse();
-        let most = oware::tablebase::params::MAX_BUILD_SEEDS;
-        if options.max_seeds > most {
-            anyhow::bail!("-n {}: give at most {most} seeds", options.max_seeds);
-        }
+        // The builder's limit on the largest layer, checked by the library.
+        oware::tablebase::Param::LargestLayer
+            .check(options.max_seeds as u64)
+            .map_err(|e| anyhow::anyhow!("-n: {e}"))?;
         oware::cpu::use_threads(options.threads).map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
         let threads = rayon::current_num_threads() as f64;
         say!("threads: {threads}");

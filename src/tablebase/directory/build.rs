@@ -411,6 +411,13 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
         Some(path) => Some(StartFrom::open(path, options.params.largest_layer())?),
         None => None,
     };
+    if let (Some(path), Some(source)) = (&options.start_from, &start_from) {
+        observer.line(&format!(
+            "starting from {}: its layers 0 to {} are intersected with this build's",
+            path.display(),
+            source.provenance.layers - 1
+        ));
+    }
     let wanted = Manifest {
         params: options.params,
         seed: start_from.as_ref().map(|s| s.provenance),
