@@ -41,6 +41,7 @@ const OLD_SIGNATURES: [&str; 3] =
 /// The manifest's content.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Manifest {
+    /// What the build computes (checked against every limit when read).
     pub params: BuildParams,
     /// The proven table the layers it covers were intersected with.
     pub seed: Option<Provenance>,
@@ -59,6 +60,8 @@ impl Manifest {
         self.layers.len() == self.params.largest_layer() as usize + 1
     }
 
+    /// The parameters and the table started from, in words (for the
+    /// error that refuses other parameters).
     pub fn parameters(&self) -> String {
         let seed = match self.seed {
             Some(p) => format!(", starting from table {:016x} (layers 0..{})", p.body_checksum, p.layers),
@@ -72,6 +75,7 @@ impl Manifest {
         (self.params, self.seed) == (other.params, other.seed)
     }
 
+    /// The manifest's text (always the current version).
     pub fn render(&self) -> String {
         let mut text = format!("{MANIFEST_SIGNATURE}\n");
         for (param, value) in self.params.fields() {
@@ -92,6 +96,8 @@ impl Manifest {
         text
     }
 
+    /// Reads a manifest of version 5 or 4, refusing older ones and any
+    /// value a build does not write (naming its line).
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, BuildError> {
         let corrupt = |line: usize, what: &str| BuildError::Corrupt {
             path: path.to_path_buf(),
