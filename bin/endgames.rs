@@ -477,15 +477,15 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
         let nodes = sample.cut_nodes;
         let deep = verify_deep(&table, sample);
         let stops_below = if deep.last_layer < sample.sample_max_seeds {
-            format!(", the table's last; --deep-max-seeds {}", sample.sample_max_seeds)
+            format!(" (the table's last layer; --deep-max-seeds {})", sample.sample_max_seeds)
         } else {
             String::new()
         };
         say!(
-            "deep: {} search-proven entries of layers 0 to {}{stops_below} re-proven by the path-cut search \
+            "deep, layers 0 to {}{stops_below}: {} search-proven entries re-proven by the path-cut search \
              ({} nodes per question): {} confirmed, {} consistent but not closed, {} disagreements",
-            thousands(deep.sampled),
             deep.last_layer,
+            thousands(deep.sampled),
             thousands(nodes),
             thousands(deep.confirmed),
             thousands(deep.undecided),

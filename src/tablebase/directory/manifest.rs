@@ -129,7 +129,7 @@ impl Manifest {
         }
         let value_of = |param| values[Param::ALL.iter().position(|&p| p == param).expect("every parameter")];
         let params = BuildParams::from_fields(value_of).map_err(|e| corrupt(0, &e.to_string()))?;
-        let max_seeds = params.largest_layer();
+        let largest_layer = params.largest_layer();
         let mut manifest =
             Manifest { params, seed: None, generation: 0, layers: Vec::new(), checkpoint: None };
         for (i, line) in lines {
@@ -149,7 +149,7 @@ impl Manifest {
                     Some(g) if g > 0 && g <= u32::MAX as u64 => manifest.generation = g as u32,
                     _ => return Err(corrupt(i + 1, "bad generation record")),
                 },
-                Some(&"layer") if manifest.layers.len() > max_seeds as usize => {
+                Some(&"layer") if manifest.layers.len() > largest_layer as usize => {
                     return Err(corrupt(i + 1, "more layers than the build asks for"));
                 }
                 Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
