@@ -115,7 +115,8 @@ pub enum Flag {
     /// Unused in the engine's files; probed like [`Flag::Lower`].
     Upper = 2,
     /// The captures are the file's value (the engine's claim, not a proof
-    /// of ours: see [`EndgameTable::proves`]).
+    /// of ours: `crate::tablebase::engine` reads such a file as a table that
+    /// proves nothing).
     Exact = 3,
 }
 
@@ -149,7 +150,7 @@ impl Entry {
 
     /// Bits 2..8: the seeds the side to move takes from here to the end
     /// (0..=63; not checked against the seeds on the board, see
-    /// [`Entry::probe`]).
+    /// `crate::tablebase::engine::engine_probe`).
     pub const fn captures(self) -> u8 {
         self.0 >> 2
     }

@@ -50,7 +50,7 @@ pub trait EndgameTable: Send + Sync {
     /// holds more than [`EndgameTable::max_seeds`] seeds, or if its entry
     /// cannot be read (a damaged layer of our files, an impossible byte of
     /// the engine's): a search takes both for "not covered", which is
-    /// sound but silent. [`open_any`] checks a whole file on opening, so
+    /// sound but silent. [`crate::tablebase::open_any`] checks a whole file on opening, so
     /// that the second cannot happen later.
     fn probe(&self, position: &Position) -> Option<Probe>;
     /// Whether the bounds of [`EndgameTable::probe`] are proofs (our tables,

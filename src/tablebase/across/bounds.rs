@@ -146,7 +146,7 @@ pub(crate) fn bounds_across(
         .collect();
     let message = comm.exchange(outgoing).swap_remove(0);
     let mut lead = RankZero {
-        solver: solver,
+        solver,
         checkpoints,
         components,
         k,
@@ -381,7 +381,7 @@ impl Lead for RankZero<'_, '_> {
         let saved = part_records(replies).and_then(|records| {
             let games = GamesSnapshot::Parts { sequence, records: &records };
             let at = (self.k, t, self.rounds_before.saturating_add(added));
-            checkpoint::checkpoint_games(&self.solver, self.checkpoints, at, self.components, &games)
+            checkpoint::checkpoint_games(self.solver, self.checkpoints, at, self.components, &games)
         });
         self.error = saved.err();
         self.error.is_none()

@@ -52,7 +52,7 @@ pub(crate) fn propagate_across(
                     let mut outgoing = vec![Vec::new(); ranks];
                     for &child in children {
                         let child = position_in_layer(n, child as u64).expect("an index of the layer");
-                        retrograde::propagate_to(&part, &child, &mut decided, |index, option| {
+                        retrograde::propagate_to(part, &child, &mut decided, |index, option| {
                             let (owner, offset) = partition.locate(index as u64);
                             let buffer: &mut Vec<u8> = &mut outgoing[owner];
                             buffer.extend_from_slice(&offset.to_le_bytes());
@@ -80,7 +80,7 @@ pub(crate) fn propagate_across(
                 .filter_map(|update| {
                     let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
                     let index = start + offset;
-                    retrograde::receive(&part, index, (update[4], update[5], update[6]))
+                    retrograde::receive(part, index, (update[4], update[5], update[6]))
                         .then_some(index as u32)
                 })
                 .collect();

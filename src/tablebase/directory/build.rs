@@ -76,7 +76,7 @@ pub fn build(options: &BuildOptions, observer: &dyn Observer) -> Result<BuildRep
 /// kept spread or inside the games the ranks play together, and its slice
 /// of a layer kept spread), and it alone reports to its `observer`. Each
 /// fresh layer's retrograde analysis and component search are spread over
-/// the ranks by index range ([`crate::tablebase::across::layer`]); then either the
+/// the ranks by index range (`tablebase::across::layer`); then either the
 /// layer is kept spread to its end (`BuildOptions::keep_layers_spread`),
 /// or rank 0 leads its cycle phases, in which every rank plays the large
 /// components' threshold games. A layer resumed from a checkpoint goes on

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// The finished tablebase in a build directory (our format).
 pub const TABLEBASE_FILE: &str = "tablebase.owtb";
-/// Its zstd-compressed copy, written when [`BuildOptions::compress`] asks.
+/// Its zstd-compressed copy, written when [`crate::tablebase::BuildOptions::compress`] asks.
 pub const COMPRESSED_FILE: &str = "tablebase.owtb.zst";
 /// The build's parameters and per-layer figures, as JSON.
 pub const STATS_FILE: &str = "stats.json";

@@ -46,7 +46,7 @@ pub(super) fn write_outputs(
 }
 
 /// The statistics of every layer as one JSON document, after every build
-/// parameter under its name in the manifest ([`Param::name`]: a budget's
+/// parameter under its name in the manifest ([`crate::tablebase::params::Param::name`]: a budget's
 /// names differ from the per-layer figures', such as the nodes a layer's
 /// searches spent, `search_nodes`).
 pub fn stats_json(params: &BuildParams, layers: &[LayerStats]) -> String {
