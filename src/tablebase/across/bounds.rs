@@ -145,15 +145,8 @@ pub(crate) fn bounds_across(
         })
         .collect();
     let message = comm.exchange(outgoing).swap_remove(0);
-    let mut lead = RankZero {
-        solver,
-        checkpoints,
-        components,
-        k,
-        rounds_before,
-        members: members.len(),
-        error: None,
-    };
+    let mut lead =
+        RankZero { solver, checkpoints, components, k, rounds_before, members: members.len(), error: None };
     let played = play(comm, n, &partition, message, &mut lead);
     let stopped = |lead: RankZero| {
         lead.error.unwrap_or_else(|| io::Error::other("a rank could not take its share of a component"))
