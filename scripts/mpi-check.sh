@@ -8,6 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${MPI_CHECK_SEEDS:-10}
+# The threshold search stops at layer 6 (MPI_CHECK_SEARCH), one short of
+# the default: layer 7's search is most of a ≤ 10 build's time, paid by
+# each of the check's ten builds (and under mpirun by ranks that spin on
+# 2 shared cores while rank 0 searches). Layers 2 to 6 are still searched
+# (gathered to rank 0), 7 to 10 still hold the giant components the ranks
+# play together, and every build has the same parameters as the
+# one-process build it is compared with.
+search="--search-max-seeds ${MPI_CHECK_SEARCH:-6}"
 cargo=${CARGO:-cargo}
 
 for tool in mpirun mpicc; do
@@ -28,17 +36,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Open MPI refuses root unless told, and by default more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-"$plain" build --dir "$work/alone" --max-seeds "$seeds" --quiet >/dev/null
+"$plain" build --dir "$work/alone" --max-seeds "$seeds" $search --quiet >/dev/null
 status=0
 for ranks in 1 2 4; do
   dir="$work/np$ranks"
-  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet >/dev/null
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" $search --quiet >/dev/null
   # Once more with every message cut into pieces of 1,000 bytes (a real
   # build cuts them at 1 GiB / ranks), and the layers gathered to rank 0
   # for their cycle phases: the same files again.
   if [ "$ranks" = 4 ]; then
     OWARE_MPI_PIECE_BYTES=1000 mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$work/pieces" \
-      --max-seeds "$seeds" --gather-layers --quiet >/dev/null
+      --max-seeds "$seeds" $search --gather-layers --quiet >/dev/null
     cmp -s "$work/alone/tablebase.owtb" "$work/pieces/tablebase.owtb" \
       || { echo "mpi-check: messages in pieces give other files" >&2; status=1; }
   fi
@@ -73,7 +81,7 @@ crash() {
 kill_with_parts() {
   local dir=$1 ranks=$2 rank=$3 job
   shift 3
-  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" --quiet \
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" $search --quiet \
     --checkpoint-seconds 0.05 "$@" >/dev/null 2>&1 &
   job=$!
   # Watched until the job ends, or for at most 10 minutes of wall time:
@@ -96,7 +104,7 @@ kill_with_parts() {
   if [ -n "${1:-}" ] && has_part "$dir" "$1" "$2" "$rank"; then echo "$1 $2"; fi
 }
 
-# Layers kept spread (by default, those without a search: 8 and up), on 3
+# Layers kept spread (by default, those without a search: here 7 and up), on 3
 # ranks, the job killed (every rank at once, as a crash would) once it
 # has a checkpoint of one of its last two layers, in which each rank
 # wrote its part, then resumed on 3 ranks, each from its own part, and
@@ -110,7 +118,7 @@ cp -r "$kept" "$work/kept-on-2"
 for ranks in 3 2; do
   dir=$kept
   [ "$ranks" = 2 ] && dir="$work/kept-on-2"
-  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" \
+  mpirun --oversubscribe --bind-to none -np "$ranks" "$with_mpi" build --dir "$dir" --max-seeds "$seeds" $search \
     2>"$work/kept-$ranks.log" >/dev/null
   from="its part"
   [ "$ranks" = 2 ] && from="the parts of 3 ranks that cover its range"
@@ -140,7 +148,7 @@ if [ -z "${1:-}" ]; then
   status=1
 fi
 inside=${1:-none}
-mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" --quiet >/dev/null
+mpirun --oversubscribe --bind-to none -np 4 "$with_mpi" build --dir "$killed" --max-seeds "$seeds" $search --quiet >/dev/null
 if cmp -s "$work/alone/tablebase.owtb" "$killed/tablebase.owtb"; then
   echo "mpi-check: killed inside layer $inside with a checkpoint in parts ($finished layers finished), resumed with 4 ranks: the same files"
 else
