@@ -27,7 +27,7 @@ struct Options {
     /// Also print the count below each legal move at DEPTH.
     #[arg(long)]
     divide: bool,
-    /// Check every line of a perft file instead (e.g. shared/reference/perft.txt).
+    /// Check every line of a perft file instead (e.g. tests/reference/perft.txt).
     #[arg(long, value_name = "FILE", conflicts_with = "game")]
     check: Option<PathBuf>,
     /// Worker threads (default: all cores).

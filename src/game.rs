@@ -1,6 +1,6 @@
 //! A full game state: the board in absolute orientation, both stores, the
 //! side to move and the states since the last capture, with the end-of-game
-//! rules of `shared/docs/rules-and-values.md` ("End of the game").
+//! rules of `docs/rules.md` ("End of the game").
 
 use crate::error::{MoveError, NotationError};
 use crate::rules::{Moves, Pit, Position, PITS, ROW, TOTAL_SEEDS};

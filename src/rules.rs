@@ -1,5 +1,5 @@
 //! The rules of Oware Abapa exactly as the Aalina engine plays them
-//! (`shared/docs/rules-and-values.md`), on the side-to-move view.
+//! (`docs/rules.md`), on the side-to-move view.
 //!
 //! A [`Position`] is the twelve pits seen from the side to move: its own pits
 //! are `0..6` (A..F from its left), the opponent's `6..12`, and the board runs

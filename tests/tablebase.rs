@@ -27,7 +27,7 @@ const NO_SEARCH: SearchBudget = SearchBudget::NONE;
 
 #[test]
 fn cycle_bounds_reproduce_the_reference_figures() {
-    // shared/docs/cycle-resolution.md: giant component sizes, and the
+    // docs/measurements.md ("The independent prototype's figures"): giant component sizes, and the
     // positions the co-Büchi bounds prove exact when no search is done.
     let (solved, stats) = solve_layers(9, NO_SEARCH);
     let largest = [0, 0, 12, 140, 757, 2_933, 9_412, 26_127, 65_036, 148_666];

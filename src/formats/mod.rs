@@ -1,5 +1,5 @@
 //! Readers and writers of the Aalina engine's four binary file layouts
-//! (`shared/docs/formats.md`; our summary is `docs/engine-formats.md`).
+//! (`docs/engine-formats.md`).
 //!
 //! | module | signature | what |
 //! |---|---|---|
