@@ -100,14 +100,9 @@ pub trait SnapshotParts: Sync {
         self.write_part_with(sequence, rank, &mut |out| out.write_all(state))
     }
     /// Reads a part back, checked against its record: its state bytes,
-    /// refused if they would be more than `limit`.
-    fn read_part(
-        &self,
-        sequence: u64,
-        rank: usize,
-        record: PartRecord,
-        limit: usize,
-    ) -> Result<Vec<u8>, String>;
+    /// refused if they would be more than `limit` (an error of kind
+    /// `InvalidData` for a part that is not the one recorded).
+    fn read_part(&self, sequence: u64, rank: usize, record: PartRecord, limit: usize) -> io::Result<Vec<u8>>;
 }
 
 /// The parts of the snapshot being restored: where they are kept, and the

@@ -878,14 +878,14 @@ mod tests {
             rank: usize,
             record: PartRecord,
             limit: usize,
-        ) -> Result<Vec<u8>, String> {
+        ) -> io::Result<Vec<u8>> {
             let parts = self.0.lock().unwrap();
-            let part = parts.get(&(sequence, rank)).ok_or("no such part")?;
+            let part = parts.get(&(sequence, rank)).ok_or_else(|| io::Error::other("no such part"))?;
             let found = PartRecord { bytes: part.len() as u64, checksum: crate::checksum::checksum(part) };
             if part.len() > limit {
-                return Err("too long".into());
+                return Err(io::Error::other("too long"));
             }
-            (found == record).then(|| part.clone()).ok_or_else(|| "another part".into())
+            (found == record).then(|| part.clone()).ok_or_else(|| io::Error::other("another part"))
         }
     }
 
@@ -976,7 +976,7 @@ mod tests {
             rank: usize,
             record: PartRecord,
             limit: usize,
-        ) -> Result<Vec<u8>, String> {
+        ) -> io::Result<Vec<u8>> {
             self.0.read_part(sequence, rank, record, limit)
         }
     }

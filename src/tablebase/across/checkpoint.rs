@@ -200,9 +200,13 @@ pub(crate) fn read_range<'a>(
     (rank, ranks): (usize, usize),
     lower: &'a SolvedLayers,
     budget: SearchBudget,
-) -> Result<RankPart<'a>, String> {
+) -> Result<RankPart<'a>, DecodeError> {
     if snapshot.ranks == 0 || snapshot.records.len() != snapshot.ranks {
-        return Err(format!("a snapshot of {} parts records {}", snapshot.ranks, snapshot.records.len()));
+        return Err(DecodeError::Invalid(format!(
+            "a snapshot of {} parts records {}",
+            snapshot.ranks,
+            snapshot.records.len()
+        )));
     }
     let size = layer_size(snapshot.n);
     let mine = Partition::new(size, ranks).range(rank);
@@ -216,16 +220,18 @@ pub(crate) fn read_range<'a>(
         if range.end <= mine.start || range.start >= mine.end || range.start == range.end {
             continue;
         }
-        let bytes = store.read_part(
-            snapshot.sequence,
-            part,
-            record,
-            part_limit(range.end - range.start, snapshot.odd.len()),
-        )?;
+        let bytes = store
+            .read_part(
+                snapshot.sequence,
+                part,
+                record,
+                part_limit(range.end - range.start, snapshot.odd.len()),
+            )
+            .map_err(|e| DecodeError::Invalid(format!("part {part}: {e}")))?;
         let window = range.start as usize..range.end as usize;
         let (stats, contradiction, lists, state) =
             decode_part(&bytes, snapshot, part, |d| solver.entries.read_overlapping_arrays(window, d))
-                .map_err(|e| format!("part {part}: {e}"))?;
+                .map_err(|e| DecodeError::Invalid(format!("part {part}: {e}")))?;
         drop(bytes);
         if counted_here {
             if part == 0 {
@@ -248,11 +254,11 @@ pub(crate) fn read_range<'a>(
                     let (lower, upper, _) = solver.entries.interval(m as usize);
                     let four = [bytes[0], bytes[1], bytes[2], bytes[3]];
                     if let Some(fault) = member_state_fault(snapshot.n as u8, t, (lower, upper), four) {
-                        return Err(format!(
+                        return Err(DecodeError::Invalid(format!(
                             "part {part}: the threshold games' state: position {m} of component {}, \
                              before threshold {t}: {fault}",
                             snapshot.k
-                        ));
+                        )));
                     }
                     games.extend_from_slice(bytes);
                 }
@@ -450,8 +456,8 @@ mod tests {
         ) -> io::Result<PartRecord> {
             Err(io::Error::other("read only"))
         }
-        fn read_part(&self, _: u64, _: usize, _: PartRecord, limit: usize) -> Result<Vec<u8>, String> {
-            (self.0.len() <= limit).then(|| self.0.clone()).ok_or_else(|| "too long".into())
+        fn read_part(&self, _: u64, _: usize, _: PartRecord, limit: usize) -> io::Result<Vec<u8>> {
+            (self.0.len() <= limit).then(|| self.0.clone()).ok_or_else(|| io::Error::other("too long"))
         }
     }
 
@@ -579,7 +585,7 @@ mod tests {
         // matching checksum could hold.
         let (snapshot, bytes, _, _) = one_part_forged(&lower, |games| games[4] = 7);
         let error = read_range(&snapshot, &Given(bytes.clone()), (0, 1), &lower, SearchBudget::NONE);
-        let error = error.err().expect("refused");
+        let error = error.err().expect("refused").to_string();
         assert!(error.contains("threshold games' state") && error.contains("won at threshold 7"), "{error}");
         let none = SpreadSnapshot::unreadable(6);
         assert!(read_range(&none, &Given(bytes), (0, 1), &lower, SearchBudget::NONE).is_err());

@@ -207,7 +207,10 @@ pub(crate) fn layer_across<'a>(
             Err(problem) => crate::tablebase::across::spread::FinishedSpread {
                 slice: Vec::new(),
                 finished: (comm.rank() == 0).then_some(Err(
-                    crate::tablebase::across::spread::SpreadError::Failed { rank: 0, problem },
+                    crate::tablebase::across::spread::SpreadError::Failed {
+                        rank: 0,
+                        problem: problem.to_string(),
+                    },
                 )),
                 slice_sums: Vec::new(),
             },

@@ -261,7 +261,7 @@ pub(crate) fn resume_spread(
     let rank = comm.rank();
     let read = match checkpoints.parts() {
         Some(store) if n == snapshot.n => read_range(snapshot, store, (rank, comm.ranks()), lower, budget),
-        _ => Err("no snapshot of this layer to resume from".to_string()),
+        _ => Err(DecodeError::Invalid("no snapshot of this layer to resume from".into())),
     };
     // Every rank goes on, or all stop with the first failing rank's reason.
     let sequence = snapshot.sequence;

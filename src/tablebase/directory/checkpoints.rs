@@ -42,18 +42,13 @@ impl SnapshotParts for DirectoryParts {
         Ok(PartRecord { bytes, checksum })
     }
 
-    fn read_part(
-        &self,
-        sequence: u64,
-        rank: usize,
-        record: PartRecord,
-        limit: usize,
-    ) -> Result<Vec<u8>, String> {
+    fn read_part(&self, sequence: u64, rank: usize, record: PartRecord, limit: usize) -> io::Result<Vec<u8>> {
         let path = self.dir.join(part_name(self.n, sequence, rank));
-        let compressed =
-            resumable::read_checked(&path, record.bytes, record.checksum).map_err(|e| e.to_string())?;
+        let compressed = resumable::read_checked(&path, record.bytes, record.checksum)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
         // (The frame's own checksum is checked too.)
-        zstd::bulk::decompress(&compressed, limit).map_err(|e| format!("{}: {e}", path.display()))
+        zstd::bulk::decompress(&compressed, limit)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     }
 }
 

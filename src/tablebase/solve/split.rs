@@ -114,7 +114,7 @@ pub(crate) fn components_across<G: SplitGraph>(
     partition: &Partition,
     graph: &G,
     split: SplitLabels,
-) -> Result<(Vec<u32>, Vec<bool>), String> {
+) -> Result<(Vec<u32>, Vec<bool>), DecodeError> {
     let SplitLabels { labels, pieces, next_label, .. } = split;
     let base = partition.range(comm.rank()).start as u32;
     // Small parts by their place among the small parts.
@@ -165,7 +165,7 @@ pub(crate) fn components_across<G: SplitGraph>(
     let told = comm.broadcast(told.unwrap_or_default());
     // Every rank numbers the components in piece order, as
     // `number_components` does.
-    let read = |e: DecodeError| format!("rank 0's components of the small parts: {e}");
+    let read = |e: DecodeError| DecodeError::Invalid(format!("rank 0's components of the small parts: {e}"));
     let mut d = Decoder::new(&told);
     let mut number = vec![NONE; (next_label - TO_SPLIT) as usize];
     let mut odd = Vec::new();
