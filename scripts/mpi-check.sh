@@ -25,15 +25,19 @@ for tool in mpirun mpicc; do
   fi
 done
 
-# The MPI build in its own target directory, so that the feature does not
-# rebuild the library the other tests use.
-$cargo build --quiet --profile ci --bin endgames
-$cargo build --quiet --profile ci --features mpi --bin endgames --target-dir target/mpi
-plain=target/ci/endgames
-with_mpi=target/mpi/ci/endgames
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Both binaries from the one target directory that `make test` compiles
+# into: cargo keeps each feature set's artifacts apart there (nothing is
+# rebuilt when the other is built), and the dependencies both share are
+# compiled once. Each is copied as soon as it is built, because both are
+# placed at the same path.
+plain="$work/endgames"
+with_mpi="$work/endgames-mpi"
+$cargo build --quiet --profile ci --bin endgames
+cp target/ci/endgames "$plain"
+$cargo build --quiet --profile ci --features mpi --bin endgames
+cp target/ci/endgames "$with_mpi"
 # Open MPI refuses root unless told, and by default more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$plain" build --dir "$work/alone" --max-seeds "$seeds" $search --quiet >/dev/null
