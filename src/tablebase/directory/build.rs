@@ -800,23 +800,29 @@ mod resume_tests {
         found
     }
 
+    /// A build of layers 0 to 8 in `dir`, held, with its manifest and its
+    /// layers: where the tests below solve layer 9 with checkpoints.
+    fn built_to_eight(dir: &Path) -> (HeldDirectory, Mutex<Manifest>, SolvedLayers) {
+        build(&options(dir, 8), &SILENT).unwrap();
+        let held = HeldDirectory::take(dir, &BUILD_DIRECTORY).unwrap();
+        let path = dir.join("manifest");
+        let manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
+        let mut solved = SolvedLayers::new();
+        for n in 0..9 {
+            solved.push(LayerBytes::Owned(fs::read(layer_path(dir, 0, n)).unwrap()));
+        }
+        (held, Mutex::new(manifest), solved)
+    }
+
     #[test]
     fn a_snapshot_in_parts_resumes_with_any_number_of_ranks() {
         let base = std::env::temp_dir().join(format!("oware-parts-resume-{}", std::process::id()));
         let (straight, alone, two) = (base.join("straight"), base.join("alone"), base.join("two"));
         let _ = fs::remove_dir_all(&base);
         build(&options(&straight, 10), &SILENT).unwrap();
-        build(&options(&alone, 8), &SILENT).unwrap();
         // Three ranks play layer 9's games with checkpoints at every
         // threshold, until the first snapshot in parts has been saved.
-        let held = HeldDirectory::take(&alone, &BUILD_DIRECTORY).unwrap();
-        let path = alone.join("manifest");
-        let manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
-        let manifest = Mutex::new(manifest);
-        let mut solved = SolvedLayers::new();
-        for n in 0..9 {
-            solved.push(LayerBytes::Owned(fs::read(layer_path(&alone, 0, n)).unwrap()));
-        }
+        let (held, manifest, solved) = built_to_eight(&alone);
         let stopped = run_ranks(3, |comm| {
             let parts = DirectoryParts { dir: alone.clone(), n: 9 };
             if comm.rank() != 0 {
@@ -843,6 +849,7 @@ mod resume_tests {
         assert!(error.contains("stopped after a snapshot in parts"), "{error}");
         drop(held);
         // The manifest names the snapshot; its three parts are beside it.
+        let path = alone.join("manifest");
         let text = fs::read_to_string(&path).unwrap();
         let sequence = Manifest::parse(&text, &path).unwrap().checkpoint.expect("a checkpoint").0;
         let parts: Vec<String> = (0..3).map(|rank| part_name(9, sequence, rank)).collect();
@@ -911,15 +918,7 @@ mod resume_tests {
         let spread = |dir: &Path| BuildOptions { keep_layers_spread: true, ..options(dir, 10) };
         for (saves, inside) in [(1, false), (3, true)] {
             let stopped = base.join(format!("stopped-{saves}"));
-            build(&options(&stopped, 8), &SILENT).unwrap();
-            let held = HeldDirectory::take(&stopped, &BUILD_DIRECTORY).unwrap();
-            let path = stopped.join("manifest");
-            let manifest = Manifest::parse(&fs::read_to_string(&path).unwrap(), &path).unwrap();
-            let manifest = Mutex::new(manifest);
-            let mut solved = SolvedLayers::new();
-            for n in 0..9 {
-                solved.push(LayerBytes::Owned(fs::read(layer_path(&stopped, 0, n)).unwrap()));
-            }
+            let (held, manifest, solved) = built_to_eight(&stopped);
             let errors = run_ranks(3, |comm| {
                 let parts = DirectoryParts { dir: stopped.clone(), n: 9 };
                 // (Only rank 0 holds the manifest.)
@@ -960,6 +959,7 @@ mod resume_tests {
             assert!(error.contains("stopped as planned"), "{error}");
             drop(held);
             // The manifest names rank 0's snapshot; the three parts are beside it.
+            let path = stopped.join("manifest");
             let text = fs::read_to_string(&path).unwrap();
             let (sequence, bytes, sum) =
                 Manifest::parse(&text, &path).unwrap().checkpoint.expect("a checkpoint");
