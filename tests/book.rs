@@ -2,7 +2,7 @@
 //! and resumable growth (kill -9 included), exports through the `formats`
 //! readers, the engine's own books through the probe logic, and matches.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fs;

@@ -1,7 +1,7 @@
 //! The binaries: results on stdout, one clear line and a non-zero exit on
 //! bad input.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -13,8 +13,8 @@
 //! * `Manifest::parse` of any manifest-like text fails, or gives a
 //!   manifest that renders to text parsing back to itself.
 
-mod common;
-mod damage;
+use crate::common;
+use crate::damage;
 
 use std::fs;
 use std::path::Path;

@@ -24,7 +24,7 @@
 //!   the book's first entries: the only count, `Entries`, is not checked,
 //!   since the engine's own file overstates it (73,192 for 71,473 entries).
 
-mod damage;
+use crate::damage;
 
 use std::sync::OnceLock;
 

@@ -20,8 +20,8 @@
 //!   cut on a layer boundary is accepted, as the smaller table it now is
 //!   (`a_cut_file_without_positions_reads_as_the_smaller_table`).
 
-mod common;
-mod damage;
+use crate::common;
+use crate::damage;
 
 use std::fs;
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! or zeroed bytes are refused when the file is opened or when the damaged
 //! layer is first read, and nothing panics.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::sync::OnceLock;

@@ -4,7 +4,7 @@
 //! builds of either kind, and a rank that stops stops them all with its
 //! reason.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

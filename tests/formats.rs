@@ -2,7 +2,7 @@
 //! against what `formats.md` and `rules-and-values.md` promise, written
 //! back byte for byte; synthetic round trips; and no panic on any input.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::path::PathBuf;

@@ -23,7 +23,7 @@
 //! The checker is tested on small in-memory trees first, so that the
 //! real-tree test cannot pass because the checker saw nothing.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;

@@ -2,7 +2,7 @@
 //! endgame solver with history-aware repetitions, the search without its
 //! transposition table, and hand-made tablebases.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::Arc;

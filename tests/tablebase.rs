@@ -309,9 +309,6 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
             continue;
         }
         proven += 1;
-        if proven % 8 != 0 {
-            continue;
-        }
         // Stores that leave the outcome to the board, either way round.
         for stores in [[21u8, 21], [20, 22], [22, 20]] {
             let state = GameState::from_parts(p.pits(), stores, Side::South);
@@ -323,7 +320,12 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
                 std::cmp::Ordering::Equal => Outcome::Draw,
             };
             searcher.clear();
-            let limits = Limits { depth: Some(60), nodes: Some(300_000), time: None };
+            // A small budget for every entry rather than a large one for a
+            // few: what a plain search settles, it settles in a few
+            // thousand nodes (measured: 300,000 nodes on every eighth
+            // entry compared 30 outcomes in 16 s; 3,000 on every entry
+            // compares 153 in 4 s).
+            let limits = Limits { depth: Some(60), nodes: Some(3_000), time: None };
             let result = searcher.search(&state, &limits).unwrap();
             if let Some(outcome) = result.outcome() {
                 assert_eq!(outcome, expected, "{state}: entry {entry:?}");
@@ -333,9 +335,9 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
     }
     eprintln!("{proven} proven by search, {compared} outcomes compared");
     assert_eq!(proven, 1_262);
-    // Few: these are the positions a plain search cannot settle (15 of the
-    // 339 tried at the time of writing).
-    assert!(compared >= 10, "only {compared} outcomes compared");
+    // Few: these are the positions a plain search cannot settle (153 of
+    // the 3,786 tried at the time of writing).
+    assert!(compared >= 100, "only {compared} outcomes compared");
 }
 
 /// `verify --deep`: the path-cut search, a second algorithm, re-proves
@@ -344,12 +346,18 @@ fn the_shipped_search_proofs_agree_with_the_game_search() {
 fn a_second_algorithm_confirms_search_proofs_and_catches_a_wrong_one() {
     use oware::tablebase::verify::{verify_deep, DeepSample};
     let (solved, stats) = solve_layers(6, TO_SIX);
-    let report =
-        verify_deep(&solved, DeepSample { per_layer: 40, cut_nodes: 2_000, seed: 7, sample_max_seeds: 6 });
-    let proven: u64 = stats.iter().map(|s| s.exact_by_search.min(40)).sum();
-    assert_eq!(report.sampled, proven);
-    assert_eq!(report.disagreements, 0, "{:?}", report.examples);
-    assert!(report.confirmed * 10 >= report.sampled * 9, "{report:?}");
+    // 40 entries of each layer up to 5, then 8 of each up to 6: a path-cut
+    // question on layer 6 re-solves its largest component (measured: 0.46 s
+    // per entry there, against 1.4 ms on layers 2 to 5).
+    for (per_layer, sample_max_seeds) in [(40, 5), (8, 6)] {
+        let report =
+            verify_deep(&solved, DeepSample { per_layer, cut_nodes: 2_000, seed: 7, sample_max_seeds });
+        let proven: u64 =
+            stats[..=sample_max_seeds as usize].iter().map(|s| s.exact_by_search.min(per_layer as u64)).sum();
+        assert_eq!(report.sampled, proven);
+        assert_eq!(report.disagreements, 0, "{:?}", report.examples);
+        assert!(report.confirmed * 10 >= report.sampled * 9, "{report:?}");
+    }
 
     // Raise one search-proven entry of layer 4 by a seed: the second
     // opinion, which re-proves every such entry of layer 4, must object.

@@ -2,7 +2,7 @@
 //! other parameters or damaged files are refused and left alone, and the
 //! result matches the shipped tablebase.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,12 +17,25 @@ use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
 use oware::tablebase::{build, BuildError, BuildParams, Entry, SearchBudget, Tablebase};
 
-fn endgames(dir: &Path, max_seeds: u32) -> Command {
+/// `endgames build` of the layers up to `max_seeds`, with the threshold
+/// search on the layers up to `search_max_seeds`, a checkpoint inside a
+/// layer every 0.05 s. (A ≤ 8 build with the default search to layer 7
+/// takes about 8 s, most of it layer 7's search; a ≤ 9 build searched to
+/// layer 6 about 2 s, with checkpoints in the components and games of
+/// layers 7 to 9.)
+fn endgames(dir: &Path, max_seeds: u32, search_max_seeds: u32) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_endgames"));
     command
         .args(["build", "--dir"])
         .arg(dir)
-        .args(["--max-seeds", &max_seeds.to_string(), "--checkpoint-seconds", "0.05"])
+        .args([
+            "--max-seeds",
+            &max_seeds.to_string(),
+            "--search-max-seeds",
+            &search_max_seeds.to_string(),
+            "--checkpoint-seconds",
+            "0.05",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     command
@@ -35,7 +48,17 @@ fn outputs(dir: &Path) -> Vec<Vec<u8>> {
 #[test]
 fn killed_builds_resume_to_identical_files() {
     let straight = scratch("straight");
-    assert!(endgames(&straight, 8).status().unwrap().success());
+    assert!(endgames(&straight, 8, 7).status().unwrap().success());
+    // Its layers 0 to 7 are exact, and so are the shipped table's bytes:
+    // which positions the bounds prove and which the search does not
+    // depend on the search's budget once every one is proven (the shipped
+    // table was built with 300 times as many nodes per question).
+    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
+    let rebuilt = Tablebase::open(&straight.join(TABLEBASE_FILE)).unwrap();
+    rebuilt.verify_checksums().unwrap();
+    for n in 0..=7 {
+        assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
+    }
     let killed = scratch("killed");
     // Deterministic pseudo-random kill times, spread over the whole build.
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
@@ -46,7 +69,7 @@ fn killed_builds_resume_to_identical_files() {
             break;
         }
         xorshift(&mut seed);
-        let mut child = endgames(&killed, 8).spawn().unwrap();
+        let mut child = endgames(&killed, 8, 7).spawn().unwrap();
         sleep(Duration::from_millis(20 + seed % 700));
         if child.try_wait().unwrap().is_some() {
             break; // finished before the kill: nothing left to interrupt
@@ -57,7 +80,7 @@ fn killed_builds_resume_to_identical_files() {
             String::from_utf8_lossy(&output.stderr).contains("resuming from checkpoint");
         kills += 1;
     }
-    let last = endgames(&killed, 8).output().unwrap();
+    let last = endgames(&killed, 8, 7).output().unwrap();
     assert!(last.status.success(), "{}", String::from_utf8_lossy(&last.stderr));
     resumed_from_checkpoint |= String::from_utf8_lossy(&last.stderr).contains("resuming from checkpoint");
     assert!(kills >= 2, "the build finished before it could be killed twice");
@@ -184,15 +207,15 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     });
     assert!(error.contains("1366 positions, expected layer 4 with 1365"), "{error}");
     build(&build_options(&dir, 5), &Silent).unwrap();
-    // A corrupt checkpoint: kill a build once it has one inside layer 7
-    // (the layer that takes seconds), then flip a byte of it.
+    // A corrupt checkpoint: kill a build once it has one inside layer 9
+    // (the largest), then flip a byte of it.
     fs::remove_dir_all(&dir).unwrap();
-    let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
+    let (path, manifest) = killed_with_a_checkpoint(&dir, 9);
     let mut damaged = fs::read(&path).unwrap();
     let middle = damaged.len() / 2;
     damaged[middle] ^= 0x40;
     fs::write(&path, &damaged).unwrap();
-    let output = endgames(&dir, 7).output().unwrap();
+    let output = endgames(&dir, 9, 6).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("endgames: error:")).count(), 1, "{stderr}");
@@ -205,22 +228,22 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     let without: String =
         manifest.lines().filter(|l| !l.starts_with("checkpoint ")).map(|l| format!("{l}\n")).collect();
     fs::write(dir.join("manifest"), &without).unwrap();
-    let later = dir.join("checkpoint-07-000002.zst");
+    let later = dir.join("checkpoint-09-000002.zst");
     fs::rename(&path, &later).unwrap();
-    let output = endgames(&dir, 7).output().unwrap();
+    let output = endgames(&dir, 9, 6).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("names no checkpoint of layer 7"), "{stderr}");
+    assert!(stderr.contains("names no checkpoint of layer 9"), "{stderr}");
     assert_eq!(fs::read(&later).unwrap(), damaged, "the checkpoint was touched");
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), without);
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Builds up to `n` seeds in `dir` and kills the build once the manifest
-/// names a checkpoint of layer `n`; returns that checkpoint's path and the
+/// Builds up to `n` seeds in `dir` (searched up to layer 6) and kills the
+/// build once the manifest names a checkpoint of layer `n`; returns that checkpoint's path and the
 /// manifest.
 fn killed_with_a_checkpoint(dir: &Path, n: u32) -> (PathBuf, String) {
-    let mut child = endgames(dir, n).spawn().unwrap();
+    let mut child = endgames(dir, n, 6).spawn().unwrap();
     loop {
         sleep(Duration::from_millis(2));
         if fs::read_to_string(dir.join("manifest")).unwrap_or_default().contains(&format!("checkpoint {n} "))
@@ -248,12 +271,12 @@ fn killed_with_a_checkpoint(dir: &Path, n: u32) -> (PathBuf, String) {
 /// files.
 #[test]
 fn an_interrupted_first_save_is_adopted() {
-    let straight = scratch("straight-7-adopt");
-    assert!(endgames(&straight, 7).status().unwrap().success());
+    let straight = scratch("straight-9-adopt");
+    assert!(endgames(&straight, 9, 6).status().unwrap().success());
     let dir = scratch("adopt");
-    let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
+    let (path, manifest) = killed_with_a_checkpoint(&dir, 9);
     // The state between the two writes of the layer's first save.
-    let first = dir.join("checkpoint-07-000001.zst");
+    let first = dir.join("checkpoint-09-000001.zst");
     fs::rename(&path, &first).unwrap();
     let before: String =
         manifest.lines().filter(|l| !l.starts_with("checkpoint ")).map(|l| format!("{l}\n")).collect();
@@ -269,19 +292,19 @@ fn an_interrupted_first_save_is_adopted() {
     let mut damaged = good.clone();
     *damaged.last_mut().unwrap() ^= 0x20;
     fs::write(&first, &damaged).unwrap();
-    let output = endgames(&dir, 7).output().unwrap();
+    let output = endgames(&dir, 9, 6).output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("checkpoint-07-000001.zst"), "{stderr}");
+    assert!(stderr.contains("checkpoint-09-000001.zst"), "{stderr}");
     assert_eq!(fs::read(&first).unwrap(), damaged);
     assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), before);
     // Intact, it is adopted.
     fs::write(&first, &good).unwrap();
-    let output = endgames(&dir, 7).output().unwrap();
+    let output = endgames(&dir, 9, 6).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("layer 7: adopted checkpoint-07-000001.zst"), "{stderr}");
-    assert!(stderr.contains("layer 7: resuming from checkpoint 1"), "{stderr}");
+    assert!(stderr.contains("layer 9: adopted checkpoint-09-000001.zst"), "{stderr}");
+    assert!(stderr.contains("layer 9: resuming from checkpoint 1"), "{stderr}");
     assert_eq!(outputs(&dir), outputs(&straight));
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&straight).unwrap();
@@ -294,11 +317,11 @@ fn an_interrupted_first_save_is_adopted() {
 /// from no table.
 #[test]
 fn checkpoints_of_earlier_layouts_restart_their_layer_or_resume() {
-    let straight = scratch("straight-7");
-    assert!(endgames(&straight, 7).status().unwrap().success());
+    let straight = scratch("straight-9");
+    assert!(endgames(&straight, 9, 6).status().unwrap().success());
     for (layout, resumed) in [(&b"OWCKPT01"[..], false), (&b"OWCKPT02"[..], true)] {
         let dir = scratch("earlier-layout");
-        let (path, manifest) = killed_with_a_checkpoint(&dir, 7);
+        let (path, manifest) = killed_with_a_checkpoint(&dir, 9);
         let mut snapshot = zstd::stream::decode_all(&fs::read(&path).unwrap()[..]).unwrap();
         assert_eq!(&snapshot[..8], b"OWCKPT03");
         // (The last byte says there is no contradiction: the second
@@ -319,7 +342,7 @@ fn checkpoints_of_earlier_layouts_restart_their_layer_or_resume() {
             })
             .collect();
         fs::write(dir.join("manifest"), rewritten).unwrap();
-        let output = endgames(&dir, 7).output().unwrap();
+        let output = endgames(&dir, 9, 6).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "{stderr}");
         let restarted = stderr.contains("has the layout of an earlier version");
@@ -331,31 +354,15 @@ fn checkpoints_of_earlier_layouts_restart_their_layer_or_resume() {
 }
 
 #[test]
-fn a_small_rebuild_matches_the_shipped_tablebase() {
+fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
     let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
     shipped.verify_checksums().unwrap();
     // `make endgames` is one build with the threshold search on layers up
     // to 11 at up to 300 million nodes per question; the header says so.
-    // Rebuild the layers of it that stay quick.
-    let header = shipped.header();
     let budget =
         SearchBudget { nodes_per_search: 300_000_000, threshold_max_seeds: 11, ..SearchBudget::default() };
-    assert_eq!(header.budget, budget);
-    assert_eq!(header.provenance, None);
-    let dir = scratch("shipped");
-    build(&BuildOptions { params: BuildParams::new(7, budget).unwrap(), ..build_options(&dir, 7) }, &Silent)
-        .unwrap();
-    let rebuilt = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
-    rebuilt.verify_checksums().unwrap();
-    for n in 0..=7 {
-        assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
-    }
-    fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
-    let shipped = Tablebase::open(Path::new(SHIPPED)).unwrap();
+    assert_eq!(shipped.header().budget, budget);
+    assert_eq!(shipped.header().provenance, None);
     for n in 0..=12 {
         let open = shipped
             .layer(n)

@@ -4,7 +4,7 @@
 //! contradiction stops the build, and a killed pass resumes to the same
 //! bytes.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

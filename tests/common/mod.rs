@@ -3,9 +3,6 @@
 //! sequence, running a binary, and strongly connected components (of
 //! positions linked by moves, of modules linked by imports).
 
-// Each test binary includes this module and uses only part of it.
-#![allow(dead_code)]
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,16 +15,15 @@ use oware::tablebase::SearchBudget;
 /// The shipped 12-seed tablebase.
 pub const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst");
 
-/// A fresh empty directory for one test: `oware-<test file>-<name>-<pid>`
-/// in the system's temporary directory, emptied of whatever an earlier
-/// run left there. Test binaries run side by side, and the tests of one
-/// binary on threads: the process id and the name keep them apart.
+/// A fresh empty directory for one test: `oware-<test>-<name>-<pid>` in
+/// the system's temporary directory, emptied of whatever an earlier run
+/// left there. The tests run on threads of one process, each thread named
+/// after its test's path (`tablebase_build::killed_builds_…`): the test's
+/// name and `name` keep them apart, the process id keeps apart two runs.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "oware-{}-{name}-{}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("unnamed").replace("::", "-");
+    let dir = std::env::temp_dir().join(format!("oware-{test}-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir

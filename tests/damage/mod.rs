@@ -2,9 +2,6 @@
 //! flipped byte, an overwritten or zeroed range, or a cut, anywhere or
 //! aimed at the header (a few bytes there decide how the rest is read).
 
-// Each test binary uses its own part of this module.
-#![allow(dead_code)]
-
 use proptest::prelude::*;
 use proptest::sample::Index;
 
