@@ -18,7 +18,7 @@
 # between matches and run again, and a book's games can be played first
 # and kept (data/book-compare holds the shipped book's).
 #
-# OPENINGS, TABLE, RULE, ENGINE_BOOK, ENGINE_TABLE and RESUME pass
+# OPENINGS, TABLE, RULE, MATCH_ARGS, ENGINE_BOOK, ENGINE_TABLE and RESUME pass
 # through to scripts/matches.sh, and so does MATCH (the path of a `match` binary to use
 # instead of building one). The books' directory or file names must differ.
 set -eu

@@ -10,7 +10,8 @@
 # clustered by opening), which tells whether two rules differ by more than
 # chance; that second table is appended to OUT.
 #
-# MATCH is the path of a `match` binary to use instead of building one.
+# MATCH is the path of a `match` binary to use instead of building one;
+# MATCH_ARGS, more options for every match (split at spaces).
 #
 #   scripts/leave-rule.sh
 #   RULES="--min-depth 0; --min-depth 6" NODES=100000 scripts/leave-rule.sh
@@ -46,7 +47,7 @@ echo "$rules" | while read -r rule; do
   # Captured whole first, so that a failing match (or games file) stops
   # the script: sh has no pipefail.
   # shellcheck disable=SC2086
-  out=$("$MATCH" --openings "$OPENINGS" --nodes "$NODES" $rule \
+  out=$("$MATCH" --openings "$OPENINGS" --nodes "$NODES" $rule ${MATCH_ARGS:-} \
     --book-a "$BOOK" --tablebase-a "$TABLE" --tablebase-b "$TABLE" --games "$GAMES-$n.games")
   line=$(echo "$out" | grep '^A scores')
   minutes=$(( ($(date +%s) - start + 30) / 60 ))

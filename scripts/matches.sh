@@ -29,7 +29,12 @@
 # (with node limits a match is reproducible to the byte; tests/book.rs's
 # `shipped_books_hold_what_the_search_gives_today` guards the search).
 #
-# (RULE and the paths are split at spaces: paths with spaces need a link.)
+# MATCH_ARGS: more options for every match (tests/cli.rs passes
+# "--opening-plies 2": the openings' depth-10 searches then take
+# milliseconds instead of two seconds a match).
+#
+# (RULE, MATCH_ARGS and the paths are split at spaces: paths with spaces
+# need a link.)
 set -eu
 . "$(dirname "$0")/match-row.sh"
 BOOK=${BOOK:-data/book}
@@ -92,7 +97,7 @@ for nodes in $NODES; do
     fi
     games=$GAMES-$nodes-$opponent.games
     record=$GAMES-$nodes-$opponent.played
-    args="--openings $OPENINGS --nodes $nodes $RULE --book-a $BOOK --tablebase-a $TABLE $b_args"
+    args="--openings $OPENINGS --nodes $nodes $RULE${MATCH_ARGS:+ $MATCH_ARGS} --book-a $BOOK --tablebase-a $TABLE $b_args"
     # shellcheck disable=SC2086
     settings=$(settings_of $args)
     if [ "$RESUME" = 1 ] && [ -f "$games" ] && [ -f "$record" ] &&

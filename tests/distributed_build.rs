@@ -8,19 +8,20 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use common::{build_options, scratch, SHIPPED};
 use oware::cluster::run_ranks;
 use oware::progress::Silent;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, build_across, BuildError, BuildParams, SearchBudget};
+use oware::tablebase::{build, build_across, BuildError, BuildParams, BuildReport, SearchBudget};
 
 /// The search budget of these builds: the default one, but the threshold
 /// search stops at layer 6 instead of 7. Layer 7's search is most of a
-/// ≤ 10 build's time and these tests pay it a dozen times; without it
+/// ≤ 9 build's time and these tests pay it a dozen times; without it
 /// layers 2 to 6 are still searched (gathered to rank 0) and layers 7 to
-/// 10 still hold the giant components whose games the ranks play
+/// 9 still hold the giant components whose games the ranks play
 /// together, and every build is compared with one process on the same
 /// budget.
 fn budget() -> SearchBudget {
@@ -40,24 +41,32 @@ fn outputs(dir: &Path, max_seeds: u32) -> Vec<(String, Vec<u8>)> {
     names.into_iter().map(|name| (name.clone(), fs::read(dir.join(&name)).unwrap())).collect()
 }
 
-fn build_with_ranks(
-    dir: &Path,
-    max_seeds: u32,
-    ranks: usize,
-) -> Vec<Result<oware::tablebase::BuildReport, BuildError>> {
+fn build_with_ranks(dir: &Path, max_seeds: u32, ranks: usize) -> Vec<Result<BuildReport, BuildError>> {
     let options = options(dir, max_seeds);
     run_ranks(ranks, |comm| build_across(comm, &options, &Silent))
 }
 
+/// The one-process build of layers 0 to 9 that the distributed builds
+/// are compared with: its report and its files, built once for every test
+/// that asks.
+fn alone_to_nine() -> &'static (BuildReport, Vec<(String, Vec<u8>)>) {
+    static ALONE: OnceLock<(BuildReport, Vec<(String, Vec<u8>)>)> = OnceLock::new();
+    ALONE.get_or_init(|| {
+        let dir = scratch("alone");
+        let report = build(&options(&dir, 9), &Silent).unwrap();
+        let files = outputs(&dir, 9);
+        fs::remove_dir_all(&dir).unwrap();
+        (report, files)
+    })
+}
+
 #[test]
 fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
-    let reference = scratch("alone");
-    build(&options(&reference, 10), &Silent).unwrap();
-    let expected = outputs(&reference, 10);
+    let expected = &alone_to_nine().1;
     for ranks in [1, 2, 4] {
         let dir = scratch(&format!("ranks{ranks}"));
-        let reports: Vec<_> = build_with_ranks(&dir, 10, ranks).into_iter().map(Result::unwrap).collect();
-        for (name, bytes) in outputs(&dir, 10) {
+        let reports: Vec<_> = build_with_ranks(&dir, 9, ranks).into_iter().map(Result::unwrap).collect();
+        for (name, bytes) in outputs(&dir, 9) {
             let want = &expected.iter().find(|(n, _)| *n == name).unwrap().1;
             assert!(&bytes == want, "{name} differs with {ranks} ranks");
         }
@@ -66,7 +75,7 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
             // agree on what it cost; with updates across ranks from layer
             // 2 on (a layer of one or two positions has few to send).
             let traffic = &reports[0].traffic;
-            assert_eq!(traffic.len(), 11);
+            assert_eq!(traffic.len(), 10);
             let agreed = |t: &oware::tablebase::LayerTraffic| {
                 (t.rounds, t.rounds_traffic, t.split_traffic, t.gather_traffic, t.bounds_traffic)
             };
@@ -79,13 +88,13 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
                 traffic[6..].iter().all(|t| t.rounds_traffic.messages > 0 && t.rounds > 0),
                 "{traffic:?}"
             );
-            // Layers 9 and 10 hold more undecided positions than Pearce's
+            // Layer 9 holds more undecided positions than Pearce's
             // algorithm takes at once: the ranks split them together.
             assert!(
                 traffic[9..].iter().all(|t| t.split_traffic.exchanges > 0 && t.split_traffic.bytes > 0),
                 "{traffic:?}"
             );
-            // Their giant components' threshold games too (the smaller
+            // Its giant component's threshold games too (the smaller
             // components of every layer stay on rank 0).
             assert!(
                 traffic[9..].iter().all(|t| t.bounds_traffic.exchanges > 10 && t.bounds_traffic.bytes > 0),
@@ -98,7 +107,6 @@ fn one_two_and_four_ranks_write_the_same_bytes_as_one_process() {
         }
         fs::remove_dir_all(&dir).unwrap();
     }
-    fs::remove_dir_all(&reference).unwrap();
 }
 
 /// The figures a layer kept spread must count as one process does.
@@ -126,32 +134,41 @@ fn counts(stats: &oware::tablebase::LayerStats) -> Vec<u64> {
 /// With `keep_layers_spread`, the layers without a search finish with
 /// their entries kept spread: the same bytes and counts as one process,
 /// with 2 and 3 ranks, from scratch (searches up to 6 seeds here: layers
-/// 7 to 10 kept spread) and from a proven table without a search
+/// 7 to 9 kept spread) and from a proven table without a search
 /// (every layer kept spread).
 #[test]
 fn layers_kept_spread_give_the_one_process_bytes_and_counts() {
     for (name, budget, start_from, kept) in [
-        ("default", budget(), None, 7..=10),
-        ("from-table", SearchBudget::NONE, Some(PathBuf::from(SHIPPED)), 0..=10),
+        ("default", budget(), None, 7..=9),
+        ("from-table", SearchBudget::NONE, Some(PathBuf::from(SHIPPED)), 0..=9),
     ] {
-        let reference = scratch(&format!("spread-alone-{name}"));
-        let params = BuildParams::new(10, budget).unwrap();
-        let alone = BuildOptions { params, start_from: start_from.clone(), ..options(&reference, 10) };
-        let expected_report = build(&alone, &Silent).unwrap();
-        let expected = outputs(&reference, 10);
+        let params = BuildParams::new(9, budget).unwrap();
+        // One process on the same parameters (from scratch: the build the
+        // other tests compare with).
+        let from_table;
+        let (expected_report, expected) = match &start_from {
+            None => alone_to_nine(),
+            Some(_) => {
+                let reference = scratch(&format!("spread-alone-{name}"));
+                let alone = BuildOptions { params, start_from: start_from.clone(), ..options(&reference, 9) };
+                from_table = (build(&alone, &Silent).unwrap(), outputs(&reference, 9));
+                fs::remove_dir_all(&reference).unwrap();
+                &from_table
+            }
+        };
         for ranks in [2, 3] {
             let dir = scratch(&format!("spread-{name}-{ranks}"));
             let spread = BuildOptions {
                 params,
                 start_from: start_from.clone(),
                 keep_layers_spread: true,
-                ..options(&dir, 10)
+                ..options(&dir, 9)
             };
             let reports: Vec<_> = run_ranks(ranks, |comm| build_across(comm, &spread, &Silent))
                 .into_iter()
                 .map(Result::unwrap)
                 .collect();
-            for (name, bytes) in outputs(&dir, 10) {
+            for (name, bytes) in outputs(&dir, 9) {
                 let want = &expected.iter().find(|(n, _)| *n == name).unwrap().1;
                 assert!(&bytes == want, "{name} differs with {ranks} ranks kept spread");
             }
@@ -167,28 +184,25 @@ fn layers_kept_spread_give_the_one_process_bytes_and_counts() {
             assert!(traffic[7..].iter().all(|t| t.bounds_traffic.bytes > 0), "{traffic:?}");
             fs::remove_dir_all(&dir).unwrap();
         }
-        fs::remove_dir_all(&reference).unwrap();
     }
 }
 
 #[test]
 fn a_distributed_build_extends_a_build_of_either_kind() {
-    let reference = scratch("alone9");
-    build(&options(&reference, 9), &Silent).unwrap();
-    let expected = outputs(&reference, 9);
+    let expected = &alone_to_nine().1;
     // One process to 6, then three ranks to 9.
     let dir = scratch("extend");
     build(&options(&dir, 6), &Silent).unwrap();
     for result in build_with_ranks(&dir, 9, 3) {
         assert_eq!(result.unwrap().reused_layers, 7);
     }
-    assert!(outputs(&dir, 9) == expected);
+    assert!(&outputs(&dir, 9) == expected);
     // Three ranks to 6, then one process to 9.
     let dir2 = scratch("extend2");
     build_with_ranks(&dir2, 6, 3).into_iter().for_each(|r| drop(r.unwrap()));
     build(&options(&dir2, 9), &Silent).unwrap();
-    assert!(outputs(&dir2, 9) == expected);
-    for d in [reference, dir, dir2] {
+    assert!(&outputs(&dir2, 9) == expected);
+    for d in [dir, dir2] {
         fs::remove_dir_all(d).unwrap();
     }
 }

@@ -539,7 +539,9 @@ fn the_binaries_search_and_fail_in_one_line() {
 fn a_root_always_gets_a_move_even_against_an_engine_tables_estimates() {
     let path = std::path::Path::new("tests/reference/aalina-2021-leaves.bin.zst");
     let table = oware::tablebase::open_any(path).unwrap();
-    let options = Options { tablebase: Some(table), ..Options::default() };
+    // A small transposition table: a searcher per search, and zeroing the
+    // default 16 MB 1,200 times was most of the test's time.
+    let options = Options { tablebase: Some(table), table_megabytes: 1, ..Options::default() };
     let found: GameState = "1-0-0-0-0-0-1-1-0-1-0-0-24-20-S".parse().unwrap();
     let mut states = vec![found];
     states.extend(random_states(5, 300, 12));
@@ -597,7 +599,8 @@ fn an_engine_files_entries_never_make_a_proven_score() {
 #[test]
 fn a_proven_root_comes_with_a_move_that_achieves_it() {
     let table = oware::tablebase::open_any(std::path::Path::new("data/endgames-12.owtb.zst")).unwrap();
-    let options = Options { tablebase: Some(table), ..Options::default() };
+    // A small transposition table: a searcher per search (see above).
+    let options = Options { tablebase: Some(table), table_megabytes: 1, ..Options::default() };
     // Roots with no history, as a game goes on after a capture.
     let mut rng = Rng(77);
     let mut states: Vec<GameState> = Vec::new();
