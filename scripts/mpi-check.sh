@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # The distributed build over MPI gives the one-process build's files, to
-# the byte: builds every layer up to MPI_CHECK_SEEDS (default 10) once in
+# the byte: builds every layer up to MPI_CHECK_SEEDS (default 9) once in
 # one process and once with `mpirun -np K` for K = 1, 2 and 4 (the ranks
 # share this machine's cores), and compares the finished files. Part of
 # `make test`; needs Open MPI and libclang (Debian: openmpi-bin
 # libopenmpi-dev libclang-dev) and pkill (procps), which .ci/run installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seeds=${MPI_CHECK_SEEDS:-10}
+seeds=${MPI_CHECK_SEEDS:-9}
 # The threshold search stops at layer 6 (MPI_CHECK_SEARCH), one short of
-# the default: layer 7's search is most of a ≤ 10 build's time, paid by
+# the default: layer 7's search is most of a ≤ 9 build's time, paid by
 # each of the check's ten builds (and under mpirun by ranks that spin on
 # 2 shared cores while rank 0 searches). Layers 2 to 6 are still searched
-# (gathered to rank 0), 7 to 10 still hold the giant components the ranks
+# (gathered to rank 0), 7 to 9 still hold the giant components the ranks
 # play together, and every build has the same parameters as the
 # one-process build it is compared with.
 search="--search-max-seeds ${MPI_CHECK_SEARCH:-6}"
