@@ -33,7 +33,7 @@ LINTED = RUSTC_WORKSPACE_WRAPPER=$(or $(CLIPPY_DRIVER),$(error clippy-driver not
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --profile ci --all-targets --features bench -- -D warnings
-	$(CARGO) clippy --profile ci --features mpi --lib --bins -- -D warnings
+	$(CARGO) clippy --profile ci -p oware-mpi --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --profile ci
 
 bench:

@@ -287,7 +287,7 @@ fn build_on_every_rank(options: &BuildOptions, quiet: bool) -> anyhow::Result<Op
 #[cfg(feature = "mpi")]
 fn build_on_every_rank(options: &BuildOptions, quiet: bool) -> anyhow::Result<Option<BuildReport>> {
     use oware::cluster::Communicator;
-    let mut world = oware::cluster::mpi::MpiWorld::init()?;
+    let mut world = oware_mpi::MpiWorld::init()?;
     // For the checks: long messages in small pieces (scripts/mpi-check.sh).
     if let Some(bytes) = std::env::var("OWARE_MPI_PIECE_BYTES").ok().and_then(|v| v.parse().ok()) {
         world = world.with_piece_bytes(bytes);

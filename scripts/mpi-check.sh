@@ -28,16 +28,14 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Both binaries from the one target directory that `make test` compiles
-# into: cargo keeps each feature set's artifacts apart there (nothing is
-# rebuilt when the other is built), and the dependencies both share are
-# compiled once. Each is copied as soon as it is built, because both are
-# placed at the same path.
+# into: `endgames` (built by the tests) and `endgames-mpi` (mpi/, the same
+# source with the `mpi` feature, over the library as already compiled).
 plain="$work/endgames"
 with_mpi="$work/endgames-mpi"
 $cargo build --quiet --profile ci --bin endgames
 cp target/ci/endgames "$plain"
-$cargo build --quiet --profile ci --features mpi --bin endgames
-cp target/ci/endgames "$with_mpi"
+$cargo build --quiet --profile ci -p oware-mpi --bin endgames-mpi
+cp target/ci/endgames-mpi "$with_mpi"
 # Open MPI refuses root unless told, and by default more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$plain" build --dir "$work/alone" --max-seeds "$seeds" $search --quiet >/dev/null

@@ -3,9 +3,9 @@
 # directory `$work` removed on exit, and sets Open MPI up for several ranks
 # on one machine. Needs Open MPI (see scripts/mpi-check.sh).
 cargo build --quiet --release --bin endgames
-cargo build --quiet --release --features mpi --bin endgames --target-dir target/mpi
+cargo build --quiet --release -p oware-mpi --bin endgames-mpi
 plain=target/release/endgames
-mpi=target/mpi/release/endgames
+mpi=target/release/endgames-mpi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Open MPI refuses root unless told.

@@ -34,8 +34,11 @@ fn options(dir: &Path, max_seeds: u32) -> BuildOptions {
     BuildOptions { compress: true, params, ..build_options(dir, max_seeds) }
 }
 
+/// Files by name, with their bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
 /// The finished files and every layer's entries.
-fn outputs(dir: &Path, max_seeds: u32) -> Vec<(String, Vec<u8>)> {
+fn outputs(dir: &Path, max_seeds: u32) -> Files {
     let mut names: Vec<String> = [TABLEBASE_FILE, COMPRESSED_FILE, ENGINE_FILE].map(String::from).to_vec();
     names.extend((0..=max_seeds).map(|n| format!("layer-{n:02}.bin")));
     names.into_iter().map(|name| (name.clone(), fs::read(dir.join(&name)).unwrap())).collect()
@@ -49,8 +52,8 @@ fn build_with_ranks(dir: &Path, max_seeds: u32, ranks: usize) -> Vec<Result<Buil
 /// The one-process build of layers 0 to 9 that the distributed builds
 /// are compared with: its report and its files, built once for every test
 /// that asks.
-fn alone_to_nine() -> &'static (BuildReport, Vec<(String, Vec<u8>)>) {
-    static ALONE: OnceLock<(BuildReport, Vec<(String, Vec<u8>)>)> = OnceLock::new();
+fn alone_to_nine() -> &'static (BuildReport, Files) {
+    static ALONE: OnceLock<(BuildReport, Files)> = OnceLock::new();
     ALONE.get_or_init(|| {
         let dir = scratch("alone");
         let report = build(&options(&dir, 9), &Silent).unwrap();

@@ -1,7 +1,7 @@
 //! Ranks of a distributed job and the few collective operations the
 //! distributed tablebase build needs, behind one trait so that the same
 //! code runs in one process, on threads standing in for ranks (the tests),
-//! and over MPI (feature `mpi`: `cluster::mpi::MpiWorld`).
+//! and over MPI (`oware_mpi::MpiWorld`, the package in mpi/).
 //!
 //! Every operation is collective: all ranks call it, in the same order.
 //! The build combines what one rank has for another into one message per
@@ -13,8 +13,6 @@ use std::ops::Range;
 
 mod communicator;
 pub mod gaps;
-#[cfg(feature = "mpi")]
-pub mod mpi;
 mod threads;
 
 pub use communicator::{Communicator, Solo, Traffic};

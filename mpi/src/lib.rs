@@ -1,7 +1,13 @@
-//! The ranks of an MPI job (`mpirun -np K …`), over Open MPI or any MPI
-//! library the `mpi` crate builds against. Only the thread that called
-//! [`MpiWorld::init`] calls MPI (the level MPI calls "funneled"); rayon's
-//! workers never do.
+//! The ranks of an MPI job (`mpirun -np K endgames-mpi build …`), over
+//! Open MPI or any MPI library the `mpi` crate builds against: the
+//! [`Communicator`] of the distributed tablebase build. Only the thread
+//! that called [`MpiWorld::init`] calls MPI (the level MPI calls
+//! "funneled"); rayon's workers never do.
+//!
+//! A package of its own (the `oware` library knows nothing of MPI), so
+//! that building it reuses the library as compiled for everything else;
+//! its binary, `endgames-mpi`, is `bin/endgames.rs` with the `mpi`
+//! feature: `endgames` whose `build` runs on every rank of the job.
 
 use std::cell::Cell;
 
@@ -11,7 +17,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::CommunicatorCollectives as _;
 use mpi::Count;
 
-use super::communicator::{Communicator, Traffic};
+use oware::cluster::{Communicator, Traffic};
 
 /// MPI's world communicator; MPI is finalized when it is dropped.
 pub struct MpiWorld {
