@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use std::path::Path;
 use std::process::Command;
 
 use common::{run, scratch};
@@ -134,6 +135,45 @@ fn exports_never_write_over_their_input_or_a_directory_s_files() {
         .output()
         .unwrap();
     assert!(out.status.success());
+    let mine = std::fs::read(dir.join("mine.bin")).unwrap();
+    let export = |to: &Path| {
+        Command::new(endgames).args(["export", "-b"]).arg(&dir).arg("-o").arg(to).output().unwrap()
+    };
+    // A symbolic link is followed: the file it leads to is replaced, the
+    // link kept; one that leads into the build directory is refused.
+    let elsewhere = scratch("overwrite-elsewhere");
+    let target = elsewhere.join("target.bin");
+    std::fs::write(&target, b"old").unwrap();
+    let link = elsewhere.join("link.bin");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert!(export(&link).status.success());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read(&target).unwrap(), mine);
+    let into_build = elsewhere.join("into-build.bin");
+    std::os::unix::fs::symlink(dir.join("manifest"), &into_build).unwrap();
+    // A FIFO (whose reader would get nothing), a directory, a folder that
+    // does not exist: refused before anything is written, left as they are.
+    let fifo = elsewhere.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (to, why) in [
+        (into_build, "belongs to the"),
+        (fifo.clone(), "a FIFO is there, not a regular file"),
+        (elsewhere.clone(), "a directory is there"),
+        (elsewhere.join("missing").join("out.bin"), "no directory"),
+    ] {
+        let out = export(&to);
+        assert!(!out.status.success(), "{}", to.display());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("endgames: error: will not write") && stderr.contains(why), "{stderr}");
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(!elsewhere.join("missing").exists());
+    assert!(
+        before == ["tablebase.owtb", "stats.json", "manifest"].map(|n| std::fs::read(dir.join(n)).unwrap())
+    );
+    std::fs::remove_dir_all(&elsewhere).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -279,6 +319,45 @@ fn an_error_line_names_its_cause() {
         Command::new(env!("CARGO_BIN_EXE_search")).args(["-b", "/nonexistent/t.owtb"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+
+    // A path of the wrong kind is named as such (the system's own words
+    // were "File exists", "Not a directory", "No such device", and a text
+    // file's first line was shown as if read two bytes a character).
+    let dir = scratch("wrong-kinds");
+    let (text, build) = (dir.join("notes.txt"), dir.join("build"));
+    std::fs::write(&text, "hello\n").unwrap();
+    let (text, build, folder) = (text.to_str().unwrap(), build.to_str().unwrap(), dir.to_str().unwrap());
+    let built = Command::new(env!("CARGO_BIN_EXE_endgames"))
+        .args(["build", "--max-seeds", "2", "--no-compress", "-q", "--dir", build])
+        .output()
+        .unwrap();
+    assert!(built.status.success());
+    let endgames = env!("CARGO_BIN_EXE_endgames");
+    let openings = env!("CARGO_BIN_EXE_openings");
+    let cases: [(&str, &[&str], &str); 6] = [
+        (endgames, &["build", "--max-seeds", "3", "--dir", text], "a file is there, not a directory"),
+        (
+            endgames,
+            &["build", "--max-seeds", "3", "--dir", folder, "--from", build],
+            "a directory, not a table file (its table: ",
+        ),
+        (endgames, &["verify", "-b", text], "its first line starts 'hello'"),
+        (openings, &["stats", "--book", text], "neither a book directory nor an opening book file"),
+        (
+            openings,
+            &["export", "--book", text, "--classic", "x.bin"],
+            "a file is there, not an opening book directory",
+        ),
+        (openings, &["stats", "--book", build], "a tablebase build directory, not an opening book directory"),
+    ];
+    for (exe, args, expected) in cases {
+        let out = Command::new(exe).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.lines().count() == 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "hello\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The rows of a Markdown table in `text` whose first cell is `first`.

@@ -26,6 +26,14 @@ pub enum BookError {
         /// What is wrong with it.
         problem: String,
     },
+    /// The path is something else than a book directory: a file, or a
+    /// tablebase build directory (`what` says which).
+    OtherThanABook {
+        /// The path given.
+        dir: PathBuf,
+        /// What is there instead.
+        what: &'static str,
+    },
     /// The directory holds no book manifest.
     NotABook {
         /// The directory given.
@@ -94,6 +102,9 @@ impl fmt::Display for BookError {
             BookError::Io { path, error } => write!(f, "{}: {error}", path.display()),
             BookError::Corrupt { path, problem } => {
                 write!(f, "{}: {problem}; the book is damaged and was left as it is", path.display())
+            }
+            BookError::OtherThanABook { dir, what } => {
+                write!(f, "{}: {what}, not an opening book directory", dir.display())
             }
             BookError::NotABook { dir } => {
                 write!(f, "{}: not a book directory (no manifest)", dir.display())

@@ -207,8 +207,16 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>, BookError> {
 
 /// [`read_manifest`], and whether it adopted a checkpoint.
 fn read_manifest_adopting(dir: &Path) -> Result<(Option<Manifest>, bool), BookError> {
+    let other = |what| BookError::OtherThanABook { dir: dir.to_path_buf(), what };
+    if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(other("a file is there"));
+    }
     let path = dir.join(MANIFEST_FILE);
-    let mut manifest = match resumable::read_manifest(dir)? {
+    let text = resumable::read_manifest(dir)?;
+    if text.as_deref().is_some_and(|t| t.starts_with(resumable::names::BUILD_DIRECTORY.manifest_signature)) {
+        return Err(other("a tablebase build directory"));
+    }
+    let mut manifest = match text {
         Some(text) => Some(Manifest::parse(&text, &path)?),
         None => None,
     };

@@ -277,11 +277,18 @@ fn first_line_preview(bytes: &[u8], encoding: HeaderEncoding) -> String {
         HeaderEncoding::Utf16Be => {
             let units =
                 bytes.chunks_exact(2).take(2 * CHARS).map(|pair| u16::from_be_bytes([pair[0], pair[1]]));
-            char::decode_utf16(units)
+            let line: String = char::decode_utf16(units)
                 .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
                 .take_while(|&c| c != '\n')
                 .take(CHARS)
-                .collect()
+                .collect();
+            // Not text as UTF-16 (a text file read two bytes a character
+            // shows CJK ideographs): show the bytes as a text file's.
+            if line.chars().all(|c| c == ' ' || c.is_ascii_graphic()) {
+                line
+            } else {
+                first_line_preview(bytes, HeaderEncoding::Utf8)
+            }
         }
     }
 }

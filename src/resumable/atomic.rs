@@ -7,11 +7,16 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes `path` atomically with the bytes `write` produces. On error the
-/// target is untouched and the temporary file removed.
+/// target is untouched and the temporary file removed. What stands at
+/// `path` decides where the bytes go ([`output_target`]): a symbolic link
+/// is followed and its target replaced; a directory, device, FIFO or
+/// socket is refused before anything is written.
 pub fn write_atomically<F>(path: &Path, write: F) -> io::Result<()>
 where
     F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 {
+    let target = output_target(path)?;
+    let path = target.as_path();
     let temporary = temporary_path(path);
     let result = (|| {
         let file = OpenOptions::new().write(true).create(true).truncate(true).open(&temporary)?;
@@ -31,6 +36,92 @@ where
 /// Writes a whole byte slice atomically.
 pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomically(path, |w| w.write_all(bytes))
+}
+
+/// Most symbolic links followed from one output path (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// The file an output written to `path` replaces, found before anything is
+/// written, so that an output never replaces what it should not:
+///
+/// * nothing there, or a regular file: `path` itself;
+/// * a symbolic link: followed (to the end of a chain of links), and the
+///   file it leads to is the target, replaced atomically in its own
+///   directory, the link kept; a link to nothing creates the file it names,
+///   as writing through it would;
+/// * a directory, a character or block device, a FIFO or a socket: an
+///   error of kind [`io::ErrorKind::InvalidInput`] that says what stands
+///   there. A device or FIFO cannot be replaced atomically, and replacing
+///   it by a file would lose it (and a reader waiting on a FIFO would get
+///   nothing).
+///
+/// Also refused: a path whose directory does not exist (kind
+/// [`io::ErrorKind::NotFound`], naming the directory), so that work whose
+/// output would be lost is refused before it starts.
+pub fn output_target(path: &Path) -> io::Result<PathBuf> {
+    let mut target = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        let kind = match fs::symlink_metadata(&target) {
+            Ok(meta) => meta.file_type(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return in_existing_directory(target),
+            Err(e) => return Err(e),
+        };
+        if kind.is_file() {
+            return Ok(target);
+        }
+        if !kind.is_symlink() {
+            let what = in_words(&kind);
+            let shown = if target == path {
+                String::new()
+            } else {
+                format!(" (the link leads to {})", target.display())
+            };
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{what} is there{shown}, not a regular file: an output never replaces one"),
+            ));
+        }
+        let link = fs::read_link(&target)?;
+        target = directory_of(&target).join(link);
+    }
+    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("more than {MAX_LINKS} symbolic links in a row")))
+}
+
+/// `path` when its directory exists (and is a directory).
+fn in_existing_directory(path: PathBuf) -> io::Result<PathBuf> {
+    let dir = directory_of(&path);
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        Ok(_) => {
+            Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", dir.display())))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err(io::Error::new(io::ErrorKind::NotFound, format!("no directory {}", dir.display())))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What a file type is, in words.
+fn in_words(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_file() {
+        "a file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "something else"
+    }
 }
 
 /// The temporary name used while `path` is being written.
@@ -77,6 +168,16 @@ pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(
 /// entry is synced in its parent, so a power cut cannot take away a
 /// directory whose files were synced.
 pub(crate) fn create_directory_durably(dir: &Path) -> io::Result<()> {
+    // What stands in the way, said in words ("File exists" named no cause).
+    if let Some(blocked) = dir.ancestors().find(|d| !d.as_os_str().is_empty() && d.exists() && !d.is_dir()) {
+        let what = fs::metadata(blocked).map(|m| in_words(&m.file_type())).unwrap_or("something else");
+        let message = if blocked == dir {
+            format!("{what} is there, not a directory")
+        } else {
+            format!("{} is {what}, not a directory", blocked.display())
+        };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+    }
     let missing: Vec<&Path> =
         dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
     fs::create_dir_all(dir)?;
@@ -104,6 +205,72 @@ pub(crate) fn sync_directory(path: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Each kind of thing at an output path: a regular file is replaced, a
+    /// link is followed (the link kept, what it leads to replaced or
+    /// created), a directory, a device or a FIFO is refused and left as it
+    /// is, and so is a path whose directory is missing.
+    #[test]
+    fn outputs_replace_files_follow_links_and_refuse_the_rest() {
+        use std::os::unix::fs::{symlink, FileTypeExt};
+        let dir = std::env::temp_dir().join(format!("oware-output-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        // A regular file, and nothing.
+        let file = dir.join("file");
+        fs::write(&file, b"old").unwrap();
+        write_bytes_atomically(&file, b"new").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"new");
+        write_bytes_atomically(&dir.join("fresh"), b"x").unwrap();
+        // A link to a file in another directory, by a relative path, and a
+        // link to that link.
+        let target = dir.join("sub").join("target");
+        fs::write(&target, b"old").unwrap();
+        let link = dir.join("link");
+        symlink("sub/target", &link).unwrap();
+        let chain = dir.join("chain");
+        symlink("link", &chain).unwrap();
+        write_bytes_atomically(&chain, b"through").unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(&chain).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"through");
+        assert!(!dir.join("sub").join("target.tmp").exists() && !dir.join("chain.tmp").exists());
+        // A link to nothing: the file it names is created.
+        let dangling = dir.join("dangling");
+        symlink("sub/created", &dangling).unwrap();
+        write_bytes_atomically(&dangling, b"made").unwrap();
+        assert_eq!(fs::read(dir.join("sub").join("created")).unwrap(), b"made");
+        // A link cycle.
+        symlink("loop-b", dir.join("loop-a")).unwrap();
+        symlink("loop-a", dir.join("loop-b")).unwrap();
+        let error = write_bytes_atomically(&dir.join("loop-a"), b"x").unwrap_err();
+        assert!(error.to_string().contains("symbolic links in a row"), "{error}");
+        // Refused, and left as they are.
+        let fifo = dir.join("fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let to_fifo = dir.join("to-fifo");
+        symlink("fifo", &to_fifo).unwrap();
+        for (path, what) in [
+            (dir.join("sub"), "a directory"),
+            (PathBuf::from("/dev/null"), "a character device"),
+            (fifo.clone(), "a FIFO"),
+            (to_fifo, "a FIFO"),
+        ] {
+            let error = write_bytes_atomically(&path, b"x").unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::InvalidInput, "{}", path.display());
+            assert!(error.to_string().contains(what), "{error}");
+        }
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        assert!(!Path::new("/dev/null.tmp").exists());
+        // No such directory: refused, nothing created.
+        let error = write_bytes_atomically(&dir.join("missing").join("file"), b"x").unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        assert!(error.to_string().contains("no directory"), "{error}");
+        assert!(!dir.join("missing").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn directories_are_created_with_their_missing_parents_or_found() {
         let top = std::env::temp_dir().join(format!("oware-durable-{}", std::process::id()));
@@ -113,7 +280,10 @@ mod tests {
         create_directory_durably(&deep).unwrap();
         let file = top.join("a").join("file");
         fs::write(&file, b"x").unwrap();
-        assert!(create_directory_durably(&file.join("c")).is_err(), "a file is no parent");
+        let error = create_directory_durably(&file.join("c")).unwrap_err();
+        assert!(error.to_string().ends_with("/a/file is a file, not a directory"), "{error}");
+        let error = create_directory_durably(&file).unwrap_err();
+        assert_eq!(error.to_string(), "a file is there, not a directory");
         fs::remove_dir_all(&top).unwrap();
     }
 

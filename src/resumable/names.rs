@@ -76,13 +76,25 @@ pub(crate) fn matches(name: &str, pattern: &str) -> bool {
 
 /// Why writing `output` would destroy something, if it would: `output`
 /// is one of `inputs`, or a file (or a file's temporary) a build or book
-/// directory owns.
+/// directory owns, named directly or by a symbolic link (an output follows
+/// links), or what stands there is no file an output may replace, or its
+/// directory is missing (`atomic::output_target`). Asked before the work,
+/// so that nothing is computed for an output that cannot be written.
 pub(crate) fn refuse_output(output: &Path, inputs: &[&Path]) -> Option<String> {
     if let Ok(written) = fs::canonicalize(output) {
         if inputs.iter().any(|input| fs::canonicalize(input).is_ok_and(|read| read == written)) {
             return Some("it is the input of this command".into());
         }
     }
+    let target = match super::atomic::output_target(output) {
+        Ok(target) => target,
+        Err(e) => return Some(e.to_string()),
+    };
+    owned_by_a_directory(output).or_else(|| owned_by_a_directory(&target))
+}
+
+/// Why `output` belongs to a build or book directory, if it does.
+fn owned_by_a_directory(output: &Path) -> Option<String> {
     let name = output.file_name()?.to_str()?;
     let dir = super::atomic::directory_of(output);
     let manifest = fs::read(dir.join("manifest")).ok()?;

@@ -438,6 +438,15 @@ impl Tablebase {
     pub fn open(path: &Path) -> Result<Tablebase, FileError> {
         let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
         let mut file = File::open(path).map_err(io_error)?;
+        if file.metadata().map_err(io_error)?.is_dir() {
+            let hint = if path.join("tablebase.owtb").is_file() {
+                format!(" (its table: {})", path.join("tablebase.owtb").display())
+            } else {
+                String::new()
+            };
+            let message = format!("a directory, not a table file{hint}");
+            return Err(io_error(std::io::Error::new(std::io::ErrorKind::InvalidInput, message)));
+        }
         let mut magic = [0u8; 4];
         let compressed = file.read_exact(&mut magic).is_ok() && crate::compressed::is_zstd(&magic);
         let storage = if compressed {
