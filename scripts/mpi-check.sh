@@ -4,7 +4,8 @@
 # one process and once with `mpirun -np K` for K = 1, 2 and 4 (the ranks
 # share this machine's cores), and compares the finished files. Part of
 # `make test`; needs Open MPI and libclang (Debian: openmpi-bin
-# libopenmpi-dev libclang-dev) and pkill (procps), which .ci/run installs.
+# libopenmpi-dev libclang-dev) and pkill (procps), which .ci/run installs
+# (skipped, saying so, where they are missing, unless MPI_CHECK=required).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${MPI_CHECK_SEEDS:-9}
@@ -18,12 +19,26 @@ seeds=${MPI_CHECK_SEEDS:-9}
 search="--search-max-seeds ${MPI_CHECK_SEARCH:-6}"
 cargo=${CARGO:-cargo}
 
-for tool in mpirun mpicc; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "mpi-check: $tool not found: install Open MPI (Debian: openmpi-bin libopenmpi-dev libclang-dev)" >&2
+# Without Open MPI (or libclang, which the `mpi` crate's bindings need)
+# the check is skipped, with a line that says so and what to install, so
+# that `make test` passes on a machine with Rust alone; MPI_CHECK=required
+# (.ci/run) makes a missing tool an error instead.
+missing=""
+for tool in mpirun mpicc pkill; do
+  command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/*/libclang*.so* >/dev/null 2>&1 && [ -z "${LIBCLANG_PATH:-}" ]; then
+  missing="$missing libclang"
+fi
+if [ -n "$missing" ]; then
+  message="the distributed build's check needs${missing} (Debian: apt-get install openmpi-bin libopenmpi-dev libclang-dev procps)"
+  if [ "${MPI_CHECK:-}" = required ]; then
+    echo "mpi-check: error: $message" >&2
     exit 1
   fi
-done
+  echo "mpi-check: SKIPPED: $message" >&2
+  exit 0
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
