@@ -144,7 +144,8 @@ struct RunArgs {
     /// Seconds between checkpoints inside a layer.
     #[arg(long, default_value_t = 120.0)]
     checkpoint_seconds: f64,
-    /// No progress bars or per-layer lines.
+    /// No progress bars, per-layer lines or table of layers: only the
+    /// one-line summary (and errors).
     #[arg(long, short)]
     quiet: bool,
 }
@@ -254,7 +255,7 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
-    let summary = print_layers(&report.layers);
+    let summary = print_layers(&report.layers, args.run.quiet);
     say!(
         "{summary}, {seconds:.1} s of layer work; tablebase in {}",
         options.dir.join(TABLEBASE_FILE).display()
@@ -304,11 +305,14 @@ fn layer_log(quiet: bool) -> Console {
     Console::new(quiet).with_header(LayerStats::table_header())
 }
 
-/// Prints one row per layer; returns "P positions, E exact (x%)".
-fn print_layers(layers: &[LayerStats]) -> String {
-    say!("{}", LayerStats::table_header());
-    for layer in layers {
-        say!("{}", layer.table_row());
+/// Prints one row per layer (unless `quiet`); returns "P positions, E
+/// exact (x%)".
+fn print_layers(layers: &[LayerStats], quiet: bool) -> String {
+    if !quiet {
+        say!("{}", LayerStats::table_header());
+        for layer in layers {
+            say!("{}", layer.table_row());
+        }
     }
     let positions: u64 = layers.iter().map(|l| l.positions).sum();
     let exact: u64 = layers.iter().map(|l| l.exact).sum();
@@ -349,7 +353,7 @@ fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
             "finished committing an interrupted pass (generation {generation}); run again for a new pass"
         ),
         Improvement::Committed { generation, pass } => {
-            let summary = print_layers(&pass.layers);
+            let summary = print_layers(&pass.layers, args.run.quiet);
             say!(
                 "generation {generation}: {summary}; tablebase in {}",
                 options.dir.join(TABLEBASE_FILE).display()

@@ -101,6 +101,10 @@ fn exports_never_write_over_their_input_or_a_directory_s_files() {
         .output()
         .unwrap();
     assert!(built.status.success());
+    // Quiet: the one-line summary, nothing on stderr.
+    let stdout = String::from_utf8_lossy(&built.stdout);
+    assert!(stdout.lines().count() == 1 && stdout.starts_with("1,820 positions, "), "{stdout}");
+    assert!(built.stderr.is_empty(), "{}", String::from_utf8_lossy(&built.stderr));
     let before: Vec<_> = ["tablebase.owtb", "stats.json", "manifest"]
         .iter()
         .map(|name| std::fs::read(dir.join(name)).unwrap())

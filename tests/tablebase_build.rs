@@ -504,3 +504,30 @@ fn a_build_whose_manifest_is_lost_is_refused() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A finished build run again keeps its table and the compressed copy
+/// (the same files, not rewritten: a large table's copy takes minutes to
+/// compress), and writes them again if one no longer holds the layers.
+#[test]
+fn a_finished_build_run_again_keeps_its_outputs() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = scratch("again");
+    assert!(endgames(&dir, 5, 5).status().unwrap().success());
+    let inode = |name: &str| fs::metadata(dir.join(name)).unwrap().ino();
+    let before = [inode(TABLEBASE_FILE), inode(COMPRESSED_FILE)];
+    let bytes = outputs(&dir);
+    let again = endgames(&dir, 5, 5).output().unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("already holds these layers: kept").count(), 2, "{stderr}");
+    assert_eq!([inode(TABLEBASE_FILE), inode(COMPRESSED_FILE)], before);
+    assert!(outputs(&dir) == bytes);
+    // A copy that is not the table's (here: an empty file) is written again.
+    fs::write(dir.join(COMPRESSED_FILE), b"").unwrap();
+    let again = endgames(&dir, 5, 5).output().unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("already holds these layers: kept").count(), 1, "{stderr}");
+    assert!(outputs(&dir) == bytes);
+    fs::remove_dir_all(&dir).unwrap();
+}

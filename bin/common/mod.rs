@@ -107,8 +107,14 @@ pub fn progress_bar(total: u64, message: impl Into<String>, unit: &str) -> Progr
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     let template =
-        format!("{{msg:>14}} [{{bar:32}}] {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}}");
-    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+        format!("{{msg:>14}} [{{bar:32}}] {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}}");
+    let style = ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+    // Whole units a second, grouped by thousands ("4,568/s", not
+    // indicatif's "4,567.5763/s").
+    let style = style.with_key("rate", |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+        let _ = write!(out, "{}/s", thousands(state.per_sec().round() as u64));
+    });
+    bar.set_style(style);
     bar.set_message(message.into());
     bar.enable_steady_tick(Duration::from_millis(200));
     bar

@@ -41,6 +41,7 @@ use std::sync::OnceLock;
 use memmap2::Mmap;
 
 use crate::checksum::{checksum, Checksum};
+use crate::progress::Observer;
 use crate::rank::{index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
@@ -340,10 +341,32 @@ pub fn write_tablebase<'a>(
     })
 }
 
-/// Compresses a finished tablebase file into `.owtb.zst`, atomically.
-pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
+/// The header of a table file, compressed or not, read without the rest
+/// (of a compressed file, only its first bytes are decompressed).
+pub fn read_header(path: &Path) -> Result<Header, FileError> {
+    let io_error = |error| FileError::Io { path: path.to_path_buf(), error };
+    let mut file = File::open(path).map_err(io_error)?;
+    let mut magic = [0u8; 4];
+    let compressed = file.read_exact(&mut magic).is_ok() && crate::compressed::is_zstd(&magic);
+    let file = File::open(path).map_err(io_error)?;
+    let most = Header::length_in(VERSION, MAX_FILE_SEEDS) as u64;
+    let mut bytes = Vec::new();
+    if compressed {
+        zstd::stream::Decoder::new(file).and_then(|d| d.take(most).read_to_end(&mut bytes))
+    } else {
+        file.take(most).read_to_end(&mut bytes)
+    }
+    .map_err(io_error)?;
+    Header::decode(&bytes, path)
+}
+
+/// Compresses a finished tablebase file into `.owtb.zst`, atomically,
+/// reporting the bytes read to `progress` (minutes for the largest tables).
+pub fn write_compressed(source: &Path, target: &Path, progress: &dyn Observer) -> io::Result<()> {
     let mut input = File::open(source)?;
-    let level = compression_level(input.metadata()?.len());
+    let length = input.metadata()?.len();
+    let level = compression_level(length);
+    progress.phase(&format!("compressing (zstd {level})"), length, "bytes");
     write_atomically(target, |w| {
         let mut encoder = zstd::stream::Encoder::new(w, level)?;
         // Streaming multithreaded zstd writes the same bytes for any number
@@ -354,10 +377,20 @@ pub fn write_compressed(source: &Path, target: &Path) -> io::Result<()> {
         // A damaged copy then fails to decompress instead of decoding to
         // other entries.
         encoder.include_checksum(true)?;
-        io::copy(&mut input, &mut encoder)?;
+        let mut buffer = vec![0u8; 1 << 20];
+        loop {
+            let read = input.read(&mut buffer)?;
+            if read == 0 {
+                break;
+            }
+            encoder.write_all(&buffer[..read])?;
+            progress.advance(read as u64);
+        }
         encoder.finish()?;
         Ok(())
-    })
+    })?;
+    progress.finish();
+    Ok(())
 }
 
 /// The zstd level of a table's compressed copy: 19 up to 64 MiB (every

@@ -98,7 +98,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
         let pass = read_manifest(&pass_dir)?;
         if pass.complete() && pass.layers == manifest.layers && manifest.generation > 0 {
             observer.line(&format!("finishing the commit of generation {}", manifest.generation));
-            finish_commit(options, &manifest, None)?;
+            finish_commit(options, &manifest, None, observer)?;
             return Ok(Improvement::FinishedEarlierCommit { generation: manifest.generation });
         }
     }
@@ -137,7 +137,7 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
     // 2. The commit point.
     held.commit_manifest(&committed.render())?;
     // 3. Outputs and cleaning up.
-    finish_commit(options, &committed, Some(&manifest))?;
+    finish_commit(options, &committed, Some(&manifest), observer)?;
     observer.line(&format!("committed generation {}", committed.generation));
     Ok(Improvement::Committed { generation: committed.generation, pass: report })
 }
@@ -184,6 +184,7 @@ fn finish_commit(
     options: &ImproveOptions,
     committed: &Manifest,
     replaced: Option<&Manifest>,
+    observer: &dyn Observer,
 ) -> Result<(), BuildError> {
     let dir = &options.dir;
     let pass_dir = dir.join(PASS_DIR);
@@ -196,7 +197,7 @@ fn finish_commit(
     crate::resumable::atomic::sync_directory(&dir.join("manifest")).map_err(io_at(dir))?;
     let compressed = dir.join(COMPRESSED_FILE);
     if options.compress || compressed.is_file() {
-        write_compressed(&dir.join(TABLEBASE_FILE), &compressed).map_err(io_at(&compressed))?;
+        write_compressed(&dir.join(TABLEBASE_FILE), &compressed, observer).map_err(io_at(&compressed))?;
     }
     // The previous generation (when this run made the commit; otherwise
     // its number is all that is known, and its files are found by name).

@@ -3,13 +3,16 @@
 
 use std::io;
 
+use crate::checksum::checksum;
 use crate::formats::endgames::EndgamesVersion;
 use crate::progress::Observer;
 use crate::resumable::atomic::write_atomically;
 use crate::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, STATS_FILE, TABLEBASE_FILE};
 use crate::tablebase::directory::options::{io_at, BuildError, BuildOptions, BuildReport};
 use crate::tablebase::layers::SolvedLayers;
-use crate::tablebase::owtb::{write_compressed, write_tablebase, Provenance};
+use crate::tablebase::owtb::{
+    read_header, write_compressed, write_tablebase, Header, Provenance, Tablebase, VERSION,
+};
 use crate::tablebase::params::{BuildParams, ENGINE_MAX_SEEDS};
 use crate::tablebase::stats::LayerStats;
 
@@ -23,10 +26,46 @@ pub(super) fn write_outputs(
 ) -> Result<(), BuildError> {
     let dir = &options.dir;
     let table = dir.join(TABLEBASE_FILE);
-    write_tablebase(&table, &options.params, provenance, |n| solved.layer_bytes(n)).map_err(io_at(&table))?;
-    if options.compress {
-        let compressed = dir.join(COMPRESSED_FILE);
-        write_compressed(&table, &compressed).map_err(io_at(&compressed))?;
+    let compressed = dir.join(COMPRESSED_FILE);
+    // A finished build run again keeps the table and its compressed copy
+    // when they already hold these layers with these parameters (the copy
+    // of a large table takes minutes to compress again).
+    let layer_sums: Vec<u64> = (0..solved.len()).map(|n| checksum(solved.layer_bytes(n))).collect();
+    let holds_these_layers = |header: &Header| {
+        header.version == VERSION
+            && header.max_seeds == options.params.largest_layer()
+            && header.budget == options.params.budget()
+            && header.provenance == provenance
+            && header.layers.iter().map(|l| l.2).eq(layer_sums.iter().copied())
+    };
+    let table_current =
+        Tablebase::open(&table).is_ok_and(|t| holds_these_layers(t.header()) && t.verify_checksums().is_ok());
+    if table_current {
+        observer.line(&format!("{} already holds these layers: kept", table.display()));
+    } else {
+        write_tablebase(&table, &options.params, provenance, |n| solved.layer_bytes(n))
+            .map_err(io_at(&table))?;
+        observer.line(&format!("wrote {}", table.display()));
+    }
+    let body = read_header(&table)
+        .map_err(|e| BuildError::Io { path: table.clone(), error: io::Error::other(e.to_string()) })?
+        .body_checksum;
+    let copy_current = table_current
+        && read_header(&compressed).is_ok_and(|h| holds_these_layers(&h) && h.body_checksum == body);
+    if options.compress && copy_current {
+        observer.line(&format!("{} already holds these layers: kept", compressed.display()));
+    } else if options.compress {
+        // Minutes for the largest tables: said in the log, not only on a bar.
+        observer.line(&format!("compressing {} into {}", table.display(), compressed.display()));
+        let clock = std::time::Instant::now();
+        write_compressed(&table, &compressed, observer).map_err(io_at(&compressed))?;
+        let bytes = std::fs::metadata(&compressed).map(|m| m.len()).unwrap_or(0);
+        observer.line(&format!(
+            "wrote {} ({} bytes) in {:.1} s",
+            compressed.display(),
+            crate::text::thousands(bytes),
+            clock.elapsed().as_secs_f64()
+        ));
     }
     let engine = dir.join(ENGINE_FILE);
     crate::tablebase::engine::write_engine_file(solved, EndgamesVersion::V2_0, None, &engine)
@@ -41,7 +80,6 @@ pub(super) fn write_outputs(
     let stats = dir.join(STATS_FILE);
     let json = stats_json(&options.params, &report.layers);
     write_atomically(&stats, |w| io::Write::write_all(w, json.as_bytes())).map_err(io_at(&stats))?;
-    observer.line(&format!("wrote {}", table.display()));
     Ok(())
 }
 

@@ -76,7 +76,9 @@ pub(crate) fn resolve_components(
             checkpoints,
             shared,
         )?;
-        solver.progress.advance(members.len() as u64);
+        // Where the bar stands: every member of the components so far (a
+        // long threshold search moves it as its members are done).
+        solver.progress.position(components.starts[k] as u64 + members.len() as u64);
         if k + 1 < components.count() && checkpoints.due() {
             let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
             checkpoint::checkpoint(solver, checkpoints, &cursor, Some(components))?;
@@ -248,6 +250,7 @@ fn resolve_cycle(
             solver.stats.closed_by_cut += outcome.closed_by_cut;
             solver.stats.cut_nodes += outcome.cut_nodes;
             done.extend(outcome.bounds);
+            solver.progress.position(components.starts[k] as u64 + done.len() as u64);
         }
     }
     if let Some(audit) = solver.audit.as_ref() {
