@@ -462,6 +462,10 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
     };
     table.verify_checksums()?;
     say!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
+    if path.is_dir() {
+        let layers = oware::tablebase::directory::check_layer_files(path)?;
+        say!("the build directory's {layers} layer files and their statistics agree with its manifest");
+    }
     let report = verify(&table);
     say!(
         "{} positions: {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",

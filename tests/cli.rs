@@ -361,6 +361,16 @@ fn an_error_line_names_its_cause() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
     assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "hello\n");
+    // `verify` on a build directory checks its layer files too, and a
+    // damaged one is named with the way out.
+    let layer = dir.join("build").join("layer-01.bin");
+    let mut bytes = std::fs::read(&layer).unwrap();
+    bytes[3] ^= 1;
+    std::fs::write(&layer, &bytes).unwrap();
+    let out = Command::new(endgames).args(["verify", "-b", build]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.lines().count() == 1, "{stderr}");
+    assert!(stderr.contains("layer-01.bin: checksum mismatch") && stderr.contains("`--from`"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -129,6 +129,15 @@ fn an_improvement_pass_equals_the_build_that_searched_from_the_start() {
     build(&options(&dir, 6, no_search()), &Silent).unwrap();
     let before = Tablebase::open(&dir.join(TABLEBASE_FILE)).unwrap();
     let before_exact = (0..=6).map(|n| exact_count(before.layer(n))).sum::<u64>();
+    // Layers the build does not hold are refused, nothing done.
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    for (first, last) in [(7, 7), (5, 9)] {
+        let error = improve(&improve_options(&dir, first, last), &Silent).unwrap_err();
+        assert!(matches!(error, BuildError::LayersOutside { largest: 6, .. }), "{error}");
+        assert!(error.to_string().contains("the build holds layers 0 to 6"), "{error}");
+    }
+    assert_eq!(fs::read_to_string(dir.join("manifest")).unwrap(), manifest);
+    assert!(!dir.join(PASS_DIR).exists());
     // Layers 0..=4 first (they were left open without a search), then
     // 5..=6. (Layer 7's search would take most of the test's time.)
     for (first, last, generation) in [(0, 4, 1), (5, 6, 2)] {

@@ -102,6 +102,11 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
             return Ok(Improvement::FinishedEarlierCommit { generation: manifest.generation });
         }
     }
+    let largest = manifest.params.largest_layer();
+    let asked = (options.budget.min_seeds, options.budget.threshold_max_seeds);
+    if asked.1 > largest || asked.0 > asked.1 {
+        return Err(BuildError::LayersOutside { dir: dir.clone(), asked, largest });
+    }
     let table_path = dir.join(TABLEBASE_FILE);
     check_outputs_current(&table_path, &manifest)?;
 

@@ -20,6 +20,7 @@ pub mod build;
 mod checkpoints;
 pub mod improve;
 mod manifest;
+pub use manifest::check_layer_files;
 pub mod names;
 pub mod options;
 mod outputs;

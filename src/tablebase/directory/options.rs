@@ -71,6 +71,15 @@ pub enum BuildError {
         /// The build directory.
         dir: PathBuf,
     },
+    /// An improvement pass asked for layers the build does not hold.
+    LayersOutside {
+        /// The build directory.
+        dir: PathBuf,
+        /// The first and last layer asked for.
+        asked: (u32, u32),
+        /// The build's largest layer.
+        largest: u32,
+    },
     /// A parameter out of its range.
     Param(ParamError),
     /// The table to start from could not be used.
@@ -114,7 +123,15 @@ impl From<resumable::DirectoryError> for BuildError {
         match error {
             resumable::DirectoryError::Io { path, error } => BuildError::Io { path, error },
             resumable::DirectoryError::Busy { dir } => BuildError::Busy { dir },
-            resumable::DirectoryError::Corrupt { path, problem } => BuildError::Corrupt { path, problem },
+            // A damaged file: say how to get on.
+            resumable::DirectoryError::Corrupt { path, problem } => BuildError::Corrupt {
+                path,
+                problem: format!(
+                    "{problem}: it is not what the build wrote (restore it from a copy, or build in another \
+                     directory, `--from` a table of this one that `endgames verify` accepts to keep its \
+                     proven layers)"
+                ),
+            },
         }
     }
 }
@@ -136,6 +153,13 @@ impl fmt::Display for BuildError {
             }
             BuildError::Param(error) => error.fmt(f),
             BuildError::StartFrom(error) => write!(f, "the table to start from: {error}"),
+            BuildError::LayersOutside { dir, asked: (first, last), largest } => write!(
+                f,
+                "{}: layers {first} to {last} asked for, but the build holds layers 0 to {largest}: \
+                 extend it with `endgames build --dir {} --max-seeds {last}` first",
+                dir.display(),
+                dir.display()
+            ),
             BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
             BuildError::Invariant { layer, index, broken } => write!(
                 f,
