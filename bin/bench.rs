@@ -15,21 +15,28 @@ use oware::search::{bench_positions, Limits, Options, Ordering, Searcher, Weight
 
 /// Benchmark the search on the positions of the benchmark games.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(
+    version,
+    about = "Time the search on every position of the benchmark games",
+    after_help = "--ordering also takes `all`: each ordering step in turn."
+)]
 struct Args {
-    /// The games: one move string per line from the start, '#' comments.
-    #[arg(long, default_value = "tests/reference/bench-games.txt")]
-    file: PathBuf,
-    /// Search every position to this depth (default 13 without --time).
-    #[arg(short, long)]
+    /// The games: one move string per line from the start, '#' comments
+    /// (default: the engine's benchmark, tests/reference/bench-games.txt of
+    /// this repository, wherever bench is run from).
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// Search every position to this depth (at least 1; default 13 without
+    /// --time).
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..))]
     depth: Option<u32>,
     /// Search every position for this many seconds instead; reports the
     /// depth reached.
     #[arg(long, conflicts_with = "depth")]
     time: Option<f64>,
-    /// Only every K-th position (a quick subset).
-    #[arg(long, default_value_t = 1)]
-    every: usize,
+    /// Only every K-th position (a quick subset; at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
     #[command(flatten)]
     engine: common::EngineArgs,
     /// Aspiration half-width in engine units (0: full window).
@@ -44,11 +51,14 @@ struct Args {
 fn main() {
     run("bench", || {
         let args = Args::parse();
-        let text = std::fs::read_to_string(&args.file)
-            .with_context(|| format!("cannot read {}", args.file.display()))?;
-        let positions = bench_positions(&text)
-            .with_context(|| format!("cannot read the games of {}", args.file.display()))?;
-        let every = args.every.max(1);
+        let file = args.file.clone().unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/bench-games.txt"))
+        });
+        let text =
+            std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+        let positions =
+            bench_positions(&text).with_context(|| format!("cannot read the games of {}", file.display()))?;
+        let every = usize::try_from(args.every).unwrap_or(usize::MAX);
         let states: Vec<_> = positions.iter().map(|(_, state)| state).step_by(every).collect();
         let limits = match args.time {
             Some(t) => Limits::time(seconds_argument("--time", t, false)?),
@@ -62,9 +72,9 @@ fn main() {
             vec![(args.engine.ordering.as_str(), ordering)]
         };
         say!(
-            "{} positions of {} ({} games), every {every}: {} searched; {limits:?}, hash {} MiB",
+            "{} positions of {} ({} games), every {every}: {} searched; {limits}, hash {} MiB",
             positions.len(),
-            args.file.display(),
+            file.display(),
             positions.last().map_or(0, |(g, _)| g + 1),
             states.len(),
             args.engine.hash

@@ -26,7 +26,7 @@ use oware::{GameEnd, GameState, Pit};
 
 /// Endgame tablebases for Oware Abapa: every position with up to N seeds.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about = "Build, improve, probe, verify and export Oware Abapa endgame tablebases")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -378,10 +378,10 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
         say!("table: the engine's layout, which has no checksum: values are read as stored, unverified");
     }
     if state.is_over() {
+        let [south, north] = state.final_score().unwrap_or([0, 0]);
         say!(
-            "the game is over ({:?}): final score {:?}",
-            state.end().unwrap_or(GameEnd::Decided),
-            state.final_score()
+            "the game is over ({}): final score South {south}, North {north}",
+            state.end().unwrap_or(GameEnd::Decided)
         );
         return Ok(());
     }

@@ -28,7 +28,10 @@ use oware::tablebase::{open_any, EndgameTable};
 /// Plays engine + A's books against engine + B's books; with --compare,
 /// compares two games files instead (the other options are then unused).
 #[derive(Parser)]
-#[command(version, about)]
+#[command(
+    version,
+    about = "Play our engine against itself from balanced openings, or compare two games files"
+)]
 struct Args {
     /// Openings to play, each twice with colours swapped.
     #[arg(long, default_value_t = 200)]

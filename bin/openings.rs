@@ -22,7 +22,7 @@ use oware::tablebase::{AnyTable, Tablebase};
 
 /// Opening books for Oware Abapa, grown by drop-out expansion.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about = "Grow, probe, describe and export Oware Abapa opening books")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -17,12 +17,14 @@ use oware::Game;
 
 /// Count legal move sequences (perft) under the Aalina engine's rules.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about = "Count the move paths from a state or game, or check a perft file")]
 struct Options {
     /// A state `p0-…-p11-S-N-T` or a game `STATE moves FfEe`; default the start.
     game: Option<String>,
-    /// Count sequences of every length 1..=DEPTH.
-    #[arg(short, long, default_value_t = 6)]
+    /// Count sequences of every length 1..=DEPTH (at most 20: the count
+    /// grows about sixfold a ply, and depth 15 from the start already takes
+    /// days).
+    #[arg(short, long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: u32,
     /// Also print the count below each legal move at DEPTH.
     #[arg(long)]
@@ -108,6 +110,9 @@ fn check_file(path: &PathBuf) -> anyhow::Result<()> {
             wrong += 1;
             say!("{}: expected {expected:?}, found {found:?}", at());
         }
+    }
+    if checked == 0 {
+        bail!("{} holds no perft line (`state-or-game | c1 c2 …`): nothing was checked", path.display());
     }
     say!("{checked} lines checked, {wrong} wrong");
     if wrong > 0 {

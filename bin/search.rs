@@ -12,15 +12,15 @@ use oware::search::{Limits, Options, Searcher};
 
 /// Search a state or game with the alpha-beta engine.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about = "The best move, score and principal variation of an Oware Abapa state or game")]
 struct Args {
     /// A state `p0-…-p11-S-N-T` or a game `STATE moves FfEe`; default the start.
     game: Option<String>,
-    /// Deepest iteration, in plies.
-    #[arg(short, long)]
+    /// Deepest iteration, in plies (at least 1).
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..))]
     depth: Option<u32>,
-    /// Stop after this many nodes (deterministic).
-    #[arg(long)]
+    /// Stop after this many nodes (deterministic; at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
     /// Stop after this many seconds.
     #[arg(long)]
@@ -68,7 +68,7 @@ fn main() {
             result.score.engine_units()
         );
         say!("pv:        {}", letters(&result.pv));
-        say!("depth:     {} (stopped: {:?})", result.depth, result.stop);
+        say!("depth:     {} (stopped: {})", result.depth, result.stop);
         say!(
             "nodes:     {} in {:.3} s ({:.2} M nodes/s)",
             thousands(result.nodes),

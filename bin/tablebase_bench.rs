@@ -18,7 +18,10 @@ use oware::tablebase::{LayerBytes, LayerSolver, SearchBudget, SolvedLayers};
 
 /// Benchmark the tablebase builder layer by layer.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(
+    version,
+    about = "Where the time of a tablebase build goes, layer by layer, next to what the memory allows"
+)]
 struct Options {
     /// Build layers 0..=MAX_SEEDS (in memory).
     #[arg(short = 'n', long, default_value_t = 12)]

@@ -114,7 +114,10 @@ impl fmt::Display for NotationError {
                 write!(f, "a state has 15 fields p0-...-p11-S-N-side separated by '-', found {found}")
             }
             NotationError::BadCount { field, column, text } => {
-                write!(f, "column {column}: field {field} '{text}' is not a seed count")
+                write!(f, "column {column}: field {field} {} is not a seed count", quoted(text))
+            }
+            NotationError::CountTooLarge { field, column, value: u64::MAX } => {
+                write!(f, "column {column}: field {field} holds a number far above 48 seeds")
             }
             NotationError::CountTooLarge { field, column, value } => {
                 write!(f, "column {column}: field {field} holds {value} seeds, more than 48")
@@ -123,10 +126,10 @@ impl fmt::Display for NotationError {
                 write!(f, "pits and stores total {total} seeds, not 48")
             }
             NotationError::BadSide { column, text } => {
-                write!(f, "column {column}: side to move '{text}' is not S or N")
+                write!(f, "column {column}: side to move {} is not S or N", quoted(text))
             }
             NotationError::ExpectedMoves { column, text } => {
-                write!(f, "column {column}: expected 'moves' after the state, found '{text}'")
+                write!(f, "column {column}: expected 'moves' after the state, found {}", quoted(text))
             }
             NotationError::BadMove { column, ply, error } => {
                 write!(f, "column {column}: move {ply}: {error}")
@@ -136,3 +139,15 @@ impl fmt::Display for NotationError {
 }
 
 impl std::error::Error for NotationError {}
+
+/// Input echoed in an error, in quotes: whole up to 24 characters, else
+/// its start and its length (an error line stays one readable line).
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 24;
+    let count = text.chars().count();
+    if count <= SHOWN {
+        return format!("'{text}'");
+    }
+    let start: String = text.chars().take(SHOWN).collect();
+    format!("'{start}…' ({count} characters)")
+}

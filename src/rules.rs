@@ -363,6 +363,16 @@ pub mod reference {
     }
 }
 
+impl std::fmt::Display for GameEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GameEnd::Decided => "a player has more than half the seeds, or both have half",
+            GameEnd::NoLegalMove => "the side to move has no legal move: each takes their own side",
+            GameEnd::Repetition => "a position repeated: each takes their own side",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -223,6 +223,34 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("at most 4096"), "{out:?}");
 }
 
+/// Zero depths, nodes and strides are refused (they used to print a move as
+/// if searched, or silently became 1), perft's depth is bounded, a perft
+/// file without a line checks nothing and says so, and a long input is
+/// not echoed whole.
+#[test]
+fn empty_work_is_refused_not_pretended() {
+    let dir = scratch("empty-work");
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "# only a comment\n").unwrap();
+    let long = "x".repeat(100_000);
+    let cases: [(&str, Vec<&str>, &str); 7] = [
+        (env!("CARGO_BIN_EXE_search"), vec!["--nodes", "0"], "0 is not in 1.."),
+        (env!("CARGO_BIN_EXE_search"), vec!["--depth", "0"], "0 is not in 1.."),
+        (env!("CARGO_BIN_EXE_bench"), vec!["--every", "0"], "0 is not in 1.."),
+        (env!("CARGO_BIN_EXE_bench"), vec!["--depth", "0"], "0 is not in 1.."),
+        (env!("CARGO_BIN_EXE_perft"), vec!["--depth", "100"], "100 is not in 1..=20"),
+        (env!("CARGO_BIN_EXE_perft"), vec!["--check", empty.to_str().unwrap()], "holds no perft line"),
+        (env!("CARGO_BIN_EXE_search"), vec![long.as_str()], "(100000 characters)"),
+    ];
+    for (exe, args, expected) in cases {
+        let out = Command::new(exe).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && out.stdout.is_empty(), "{}: {stderr}", args[0]);
+        assert!(stderr.contains(expected) && stderr.len() < 400, "{}: {stderr}", args[0]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn probe_search_and_verify_read_every_table_format() {
     let dir = scratch("formats");

@@ -81,7 +81,16 @@ pub(crate) use {note, say};
 /// the start of the game.
 pub fn parse_game(text: Option<&str>) -> anyhow::Result<Game> {
     let text = text.unwrap_or("4-4-4-4-4-4-4-4-4-4-4-4-0-0-S");
-    text.parse::<Game>().map_err(|e| anyhow::anyhow!("cannot read the game '{text}': {e}"))
+    text.parse::<Game>().map_err(|e| {
+        // A long input is not echoed whole: the error says where it fails.
+        let shown: String = text.chars().take(60).collect();
+        let more = if shown.len() < text.len() {
+            format!("…' ({} characters)", text.chars().count())
+        } else {
+            "'".into()
+        };
+        anyhow::anyhow!("cannot read the game '{shown}{more}: {e}")
+    })
 }
 
 /// The longest duration an argument may give: a century, which every
@@ -130,7 +139,7 @@ pub struct EngineArgs {
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
     /// Move ordering up to this step: none, table-move, captures, defensive,
-    /// history (`bench` also takes `all`: each step in turn).
+    /// history.
     #[arg(long, default_value = "history")]
     pub ordering: String,
     /// Evaluation weights: fitted, engine-2014, or store,big,empty,small,row

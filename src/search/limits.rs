@@ -89,3 +89,24 @@ impl StopHandle {
         self.0.load(AtomicOrdering::Relaxed)
     }
 }
+
+/// "depth 13", "100,000 nodes", "2.5 s", joined by " or " ("no limit"
+/// when none is set).
+impl std::fmt::Display for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(depth) = self.depth {
+            parts.push(format!("depth {depth}"));
+        }
+        if let Some(nodes) = self.nodes {
+            parts.push(format!("{} nodes", crate::text::thousands(nodes)));
+        }
+        if let Some(time) = self.time {
+            parts.push(format!("{} s", time.as_secs_f64()));
+        }
+        if parts.is_empty() {
+            return f.write_str("no limit");
+        }
+        f.write_str(&parts.join(" or "))
+    }
+}

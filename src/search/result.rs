@@ -153,3 +153,16 @@ pub struct MoveScore {
     /// Nodes the search of this move took.
     pub nodes: u64,
 }
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stop::GameOver => "the game is over",
+            Stop::Depth => "the depth limit",
+            Stop::Proven => "the score is proven",
+            Stop::Nodes => "the node limit",
+            Stop::Time => "the time limit",
+            Stop::Interrupted => "interrupted",
+        })
+    }
+}
