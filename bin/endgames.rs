@@ -54,6 +54,8 @@ enum Command {
     },
     /// Check every entry against its children, one ply deep.
     Verify {
+        /// A tablebase file (.owtb, .owtb.zst, or the engine's layout) or a
+        /// build directory (its layer files are checked too).
         #[arg(long, short = 'b')]
         tablebase: PathBuf,
         /// Also re-prove a random sample of search-proven entries with a
@@ -76,6 +78,8 @@ enum Command {
     },
     /// Write the tablebase in the engine's "Oware Endgames" layout.
     Export {
+        /// The tablebase to export: a file (.owtb, .owtb.zst) or a build
+        /// directory.
         #[arg(long, short = 'b')]
         tablebase: PathBuf,
         /// The file to write (replaced atomically).

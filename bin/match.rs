@@ -50,7 +50,8 @@ struct Args {
     /// Openings of any legal moves instead of plausible ones.
     #[arg(long)]
     any_moves: bool,
-    /// Node limit of each move's search (both players).
+    /// Node limit of each move's search (both players; default 100,000
+    /// when --time-ms is not given).
     #[arg(long, conflicts_with = "time_ms")]
     nodes: Option<u64>,
     /// Time limit of each move's search in milliseconds (both players; the

@@ -44,12 +44,14 @@ enum Command {
     },
     /// Size, depth profile, root value and principal line of a book.
     Stats {
+        /// A book directory, or a book file in either engine layout.
         #[arg(long, short = 'b')]
         book: PathBuf,
     },
     /// How leaf values change with the search budget: a sample of the
     /// book's leaves valued at each node limit, against the largest.
     LeafStudy {
+        /// The book directory whose leaves are studied.
         #[arg(long, short = 'b')]
         book: PathBuf,
         /// Leaves to value (every k-th leaf of the book).
@@ -65,6 +67,7 @@ enum Command {
     },
     /// Write a book directory in the engine's layouts.
     Export {
+        /// The book directory to export.
         #[arg(long, short = 'b')]
         book: PathBuf,
         /// Output in "Oware Opening Book 1.0" (2014).
