@@ -49,7 +49,9 @@ enum Command {
         /// A tablebase file (.owtb, .owtb.zst) or a build directory.
         #[arg(long, short = 'b')]
         tablebase: PathBuf,
-        /// A state `p0-…-p11-S-N-T` or a game `STATE moves …`.
+        /// A state `p0-…-p11-S-N-T` (pits A–F then a–f, South's and
+        /// North's stores, the side to move, e.g.
+        /// 0-0-0-0-1-2-0-0-0-1-0-2-23-19-S) or a game `STATE moves FfEe`.
         game: String,
     },
     /// Check every entry against its children, one ply deep.
@@ -378,6 +380,7 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
     let game = parse_game(Some(game))?;
     let state: &GameState = &game.current;
     say!("state: {state}");
+    say!("{}", state.board());
     if !table.is_checked() {
         say!("table: the engine's layout, which has no checksum: values are read as stored, unverified");
     }

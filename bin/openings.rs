@@ -38,8 +38,10 @@ enum Command {
         /// (.zst compressed or not).
         #[arg(long, short = 'b')]
         book: PathBuf,
-        /// A state `p0-…-p11-S-N-T` or a game `STATE moves …` (default:
-        /// the start).
+        /// A state `p0-…-p11-S-N-T` (pits A–F then a–f, South's and
+        /// North's stores, the side to move: the start is
+        /// 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S) or a game `STATE moves FfEe`
+        /// (default: the start).
         game: Option<String>,
     },
     /// Size, depth profile, root value and principal line of a book.
@@ -139,6 +141,7 @@ fn main() {
                 let book = AnyBook::open(&book)?;
                 let game = parse_game(game.as_deref())?;
                 say!("book: {}", book.kind());
+                say!("{}", game.current.board());
                 say!("{}", probe(&book, &game));
                 Ok(())
             }

@@ -19,7 +19,9 @@ use oware::Game;
 #[derive(Parser)]
 #[command(version, about = "Count the move paths from a state or game, or check a perft file")]
 struct Options {
-    /// A state `p0-…-p11-S-N-T` or a game `STATE moves FfEe`; default the start.
+    /// A state `p0-…-p11-S-N-T` (pits A–F then a–f, South's and North's
+    /// stores, the side to move: the start is 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S)
+    /// or a game `STATE moves FfEe`; default the start.
     game: Option<String>,
     /// Count sequences of every length 1..=DEPTH (at most 20: the count
     /// grows about sixfold a ply, and depth 15 from the start already takes

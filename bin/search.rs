@@ -14,7 +14,9 @@ use oware::search::{Limits, Options, Searcher};
 #[derive(Parser)]
 #[command(version, about = "The best move, score and principal variation of an Oware Abapa state or game")]
 struct Args {
-    /// A state `p0-…-p11-S-N-T` or a game `STATE moves FfEe`; default the start.
+    /// A state `p0-…-p11-S-N-T` (pits A–F then a–f, South's and North's
+    /// stores, the side to move: the start is 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S)
+    /// or a game `STATE moves FfEe`; default the start.
     game: Option<String>,
     /// Deepest iteration, in plies (at least 1).
     #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -57,6 +59,7 @@ fn main() {
             out.join(" ")
         };
         say!("state:     {}", game.current);
+        say!("{}", game.current.board());
         match result.best_move {
             Some(pit) => say!("best move: {}", side.move_letter(pit)),
             None => say!("best move: none (the game is over)"),

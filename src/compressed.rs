@@ -22,15 +22,39 @@ pub(crate) fn is_zstd(start: &[u8]) -> bool {
 /// compressed tables use (long-distance matching).
 const WINDOW_LOG_MAX: u32 = 31;
 
+/// A zstd library error in words a person can act on ("incomplete frame"
+/// alone does not say the file is cut short); other errors (the file
+/// system's, our own) pass unchanged.
+pub(crate) fn in_words(error: io::Error) -> io::Error {
+    use io::ErrorKind::{InvalidData, InvalidInput, Other, UnexpectedEof};
+    let raw = error.to_string();
+    let ours = raw.starts_with("decompresses to more than");
+    if ours || !matches!(error.kind(), Other | UnexpectedEof | InvalidData | InvalidInput) {
+        return error;
+    }
+    let lower = raw.to_lowercase();
+    let cut = error.kind() == UnexpectedEof || lower.contains("incomplete") || lower.contains("src size");
+    let what = if cut {
+        "the compressed data is cut short"
+    } else if lower.contains("checksum") {
+        "the compressed data fails its checksum: it is damaged"
+    } else if lower.contains("unknown frame") || lower.contains("prefix") {
+        "the data is not zstd-compressed where it should be"
+    } else {
+        "the compressed data is damaged"
+    };
+    io::Error::new(io::ErrorKind::InvalidData, format!("{what} (zstd: {raw})"))
+}
+
 /// The decompressed content of `source`, one or more zstd frames (each
 /// frame's content checksum, where it has one, checked); an error of kind
 /// `InvalidData` when the content exceeds `limit` bytes, before more than
 /// `limit + 1` bytes are held.
 pub(crate) fn read_at_most(source: impl Read, limit: u64) -> io::Result<Vec<u8>> {
-    let mut decoder = zstd::stream::Decoder::new(source)?;
+    let mut decoder = zstd::stream::Decoder::new(source).map_err(in_words)?;
     decoder.window_log_max(WINDOW_LOG_MAX)?;
     let mut content = Vec::new();
-    decoder.take(limit.saturating_add(1)).read_to_end(&mut content)?;
+    decoder.take(limit.saturating_add(1)).read_to_end(&mut content).map_err(in_words)?;
     if content.len() as u64 > limit {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
@@ -56,13 +80,13 @@ pub(crate) fn read_bounded_by_start(
     prefix: usize,
     limit_of: impl FnOnce(&[u8]) -> u64,
 ) -> io::Result<Vec<u8>> {
-    let mut decoder = zstd::stream::Decoder::new(source)?;
+    let mut decoder = zstd::stream::Decoder::new(source).map_err(in_words)?;
     decoder.window_log_max(WINDOW_LOG_MAX)?;
     let mut content = Vec::new();
-    (&mut decoder).take(prefix as u64).read_to_end(&mut content)?;
+    (&mut decoder).take(prefix as u64).read_to_end(&mut content).map_err(in_words)?;
     let limit = limit_of(&content).max(content.len() as u64);
     let rest = limit - content.len() as u64;
-    decoder.take(rest.saturating_add(1)).read_to_end(&mut content)?;
+    decoder.take(rest.saturating_add(1)).read_to_end(&mut content).map_err(in_words)?;
     if content.len() as u64 > limit {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
@@ -89,6 +113,25 @@ pub(crate) fn machine_memory() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// zstd's own errors are said in words (and say zstd's too).
+    #[test]
+    fn damage_is_said_in_words() {
+        let content: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        encoder.include_checksum(true).unwrap();
+        io::Write::write_all(&mut encoder, &content).unwrap();
+        let frame = encoder.finish().unwrap();
+        let cut = read_within_memory(&frame[..frame.len() / 2]).unwrap_err();
+        assert!(cut.to_string().starts_with("the compressed data is cut short (zstd: "), "{cut}");
+        let mut flipped = frame.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        let error = read_within_memory(&flipped[..]).unwrap_err();
+        assert!(error.to_string().starts_with("the compressed data fails its checksum"), "{error}");
+        let error = read_within_memory(&b"not zstd at all"[..]).unwrap_err();
+        assert!(error.to_string().starts_with("the data is not zstd-compressed"), "{error}");
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+    }
 
     #[test]
     fn content_above_the_bound_is_an_error_not_an_allocation() {

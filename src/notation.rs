@@ -20,6 +20,34 @@ impl fmt::Display for GameState {
     }
 }
 
+impl GameState {
+    /// The board as a picture, South's row at the bottom read from South's
+    /// left (A to F) and North's above it read from North's left (a to f,
+    /// so right to left here): sowing runs counter-clockwise.
+    ///
+    /// ```text
+    ///      f   e   d   c   b   a     North, store 0
+    ///   [ 4][ 4][ 4][ 4][ 4][ 4]
+    ///   [ 4][ 4][ 4][ 4][ 4][ 4]
+    ///      A   B   C   D   E   F     South, store 0, to move
+    /// ```
+    pub fn board(&self) -> String {
+        let pits = self.pits();
+        let row = |range: &mut dyn Iterator<Item = usize>| -> String {
+            range.map(|i| format!("[{:>2}]", pits[i])).collect()
+        };
+        let to_move = |side: Side| if self.to_move() == side { ", to move" } else { "" };
+        let [south, north] = self.stores();
+        format!(
+            "     f   e   d   c   b   a     North, store {north}{}\n  {}\n  {}\n     A   B   C   D   E   F     South, store {south}{}",
+            to_move(Side::North),
+            row(&mut (6..12).rev()),
+            row(&mut (0..6)),
+            to_move(Side::South)
+        )
+    }
+}
+
 impl FromStr for GameState {
     type Err = NotationError;
     /// Reads a state or a whole game (`… moves FfEe`): the result carries the
@@ -145,6 +173,18 @@ fn field_offsets(state: &str) -> Vec<(usize, &str)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_board_picture_puts_north_right_to_left_above_south() {
+        let state: GameState = "1-2-3-4-5-6-7-8-9-0-0-0-1-2-N".parse().unwrap();
+        let picture = state.board();
+        let lines: Vec<&str> = picture.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0], "     f   e   d   c   b   a     North, store 2, to move");
+        assert_eq!(lines[1], "  [ 0][ 0][ 0][ 9][ 8][ 7]");
+        assert_eq!(lines[2], "  [ 1][ 2][ 3][ 4][ 5][ 6]");
+        assert_eq!(lines[3], "     A   B   C   D   E   F     South, store 1");
+    }
     use super::*;
     use crate::error::MoveError;
 

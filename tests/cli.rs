@@ -251,6 +251,82 @@ fn empty_work_is_refused_not_pretended() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// On a machine without Open MPI the distributed build's check says it is
+/// skipped and what to install, and `make test` goes on; CI's
+/// `MPI_CHECK=required` makes that an error.
+#[test]
+fn the_mpi_check_is_skipped_in_one_line_without_open_mpi() {
+    let dir = scratch("no-mpi");
+    // A PATH with the few tools the check's first lines use, and no MPI.
+    for tool in ["dirname", "ls"] {
+        let found =
+            ["/usr/bin", "/bin"].iter().map(|d| Path::new(d).join(tool)).find(|p| p.exists()).unwrap();
+        std::os::unix::fs::symlink(found, dir.join(tool)).unwrap();
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/mpi-check.sh");
+    let run = |required: bool| {
+        let mut command = Command::new("/bin/bash");
+        command.arg(script).env("PATH", &dir).env_remove("MPI_CHECK");
+        if required {
+            command.env("MPI_CHECK", "required");
+        }
+        command.output().unwrap()
+    };
+    let skipped = run(false);
+    let stderr = String::from_utf8_lossy(&skipped.stderr);
+    assert!(skipped.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("mpi-check: SKIPPED: ") && stderr.contains("mpirun mpicc"), "{stderr}");
+    assert!(stderr.contains("apt-get install openmpi-bin libopenmpi-dev libclang-dev"), "{stderr}");
+    let required = run(true);
+    let stderr = String::from_utf8_lossy(&required.stderr);
+    assert!(!required.status.success() && stderr.starts_with("mpi-check: error: "), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A match whose games could not be written is refused before it plays;
+/// the probes draw the board before the value.
+#[test]
+fn a_match_checks_its_games_path_first_and_probes_draw_the_board() {
+    let out = Command::new(env!("CARGO_BIN_EXE_match"))
+        .args(["--openings", "1", "--nodes", "1000", "--games", "/nonexistent/folder/out.games"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.lines().count() == 1, "{stderr}");
+    assert!(stderr.contains("no directory /nonexistent/folder"), "{stderr}");
+    assert!(out.stdout.is_empty(), "it played: {}", String::from_utf8_lossy(&out.stdout));
+    let state = "0-0-0-0-1-2-0-0-0-1-0-2-23-19-S";
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/");
+    for (exe, args) in [
+        (env!("CARGO_BIN_EXE_endgames"), vec!["probe", "-b", "endgames-12.owtb.zst", state]),
+        (env!("CARGO_BIN_EXE_search"), vec!["--depth", "2", state]),
+        (env!("CARGO_BIN_EXE_openings"), vec!["probe", "-b", "openings-2014.bin", state]),
+    ] {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.contains(".owtb") || a.ends_with(".bin") {
+                    format!("{data}{a}")
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let out = Command::new(exe).args(&args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            stdout.contains("  [ 2][ 0][ 1][ 0][ 0][ 0]\n  [ 0][ 0][ 0][ 0][ 1][ 2]\n"),
+            "{args:?}: {stdout}"
+        );
+        assert!(
+            stdout.contains("North, store 19") && stdout.contains("South, store 23, to move"),
+            "{stdout}"
+        );
+    }
+}
+
 #[test]
 fn probe_search_and_verify_read_every_table_format() {
     let dir = scratch("formats");

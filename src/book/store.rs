@@ -286,7 +286,7 @@ pub fn load_checkpoint(
     let path = checkpoint_path(dir, record.expansions);
     let corrupt = |problem: String| BookError::Corrupt { path: path.clone(), problem };
     let data = resumable::read_checked(&path, record.bytes, record.checksum)?;
-    let raw = crate::compressed::read_within_memory(&data[..]).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    let raw = crate::compressed::read_within_memory(&data[..]).map_err(|e| corrupt(e.to_string()))?;
     let (found, graph) = decode(&raw).map_err(|e| corrupt(e.to_string()))?;
     if found != *parameters {
         return Err(corrupt(format!(

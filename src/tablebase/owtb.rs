@@ -352,7 +352,9 @@ pub fn read_header(path: &Path) -> Result<Header, FileError> {
     let most = Header::length_in(VERSION, MAX_FILE_SEEDS) as u64;
     let mut bytes = Vec::new();
     if compressed {
-        zstd::stream::Decoder::new(file).and_then(|d| d.take(most).read_to_end(&mut bytes))
+        zstd::stream::Decoder::new(file)
+            .and_then(|d| d.take(most).read_to_end(&mut bytes))
+            .map_err(crate::compressed::in_words)
     } else {
         file.take(most).read_to_end(&mut bytes)
     }

@@ -47,8 +47,10 @@ impl SnapshotParts for DirectoryParts {
         let compressed = resumable::read_checked(&path, record.bytes, record.checksum)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
         // (The frame's own checksum is checked too.)
-        zstd::bulk::decompress(&compressed, limit)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        zstd::bulk::decompress(&compressed, limit).map_err(|e| {
+            let e = crate::compressed::in_words(e);
+            io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+        })
     }
 }
 
@@ -199,11 +201,12 @@ pub(super) fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Op
     }
     // Decoding checks the frame's checksum; the content is checked again
     // when the layer is restored from it.
-    let mut decoder = zstd::stream::Decoder::new(&data[..]).map_err(|e| corrupt(e.to_string()))?;
+    let mut decoder = zstd::stream::Decoder::new(&data[..])
+        .map_err(|e| corrupt(crate::compressed::in_words(e).to_string()))?;
     // (No further than a resume would read it.)
     let limit = crate::compressed::machine_memory();
     let content = io::copy(&mut io::Read::take(&mut decoder, limit.saturating_add(1)), &mut io::sink())
-        .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
+        .map_err(|e| corrupt(format!("unreadable checkpoint: {}", crate::compressed::in_words(e))))?;
     if content > limit {
         return Err(corrupt(format!("a checkpoint of more than this machine's {limit} bytes of memory")));
     }

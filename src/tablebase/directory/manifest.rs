@@ -180,6 +180,22 @@ impl Manifest {
     }
 }
 
+/// Checks every finished layer file of the build in `dir`, and its
+/// statistics, against the size and checksum the manifest records;
+/// returns how many layers were checked. (`endgames verify` on a build
+/// directory: the finished table is one file, and the layers a resumed,
+/// extended or improved build reads are these.)
+pub fn check_layer_files(dir: &Path) -> Result<usize, BuildError> {
+    let path = dir.join("manifest");
+    let text = std::fs::read_to_string(&path).map_err(crate::tablebase::directory::options::io_at(&path))?;
+    let manifest = Manifest::parse(&text, &path)?;
+    for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
+        crate::resumable::map_checked(&layer_path(dir, manifest.generation, n), bytes, sum)?;
+        crate::resumable::map_checked(&stats_path(dir, manifest.generation, n), stats_bytes, stats_sum)?;
+    }
+    Ok(manifest.layers.len())
+}
+
 #[cfg(test)]
 mod tests {
     //! `Manifest::parse` of arbitrary and damaged text (the type is private
@@ -338,20 +354,4 @@ mod tests {
         let version_3 = version_4.replace("build 4", "build 3");
         assert!(parse(&version_3).unwrap_err().to_string().contains("made by an older builder"));
     }
-}
-
-/// Checks every finished layer file of the build in `dir`, and its
-/// statistics, against the size and checksum the manifest records;
-/// returns how many layers were checked. (`endgames verify` on a build
-/// directory: the finished table is one file, and the layers a resumed,
-/// extended or improved build reads are these.)
-pub fn check_layer_files(dir: &Path) -> Result<usize, BuildError> {
-    let path = dir.join("manifest");
-    let text = std::fs::read_to_string(&path).map_err(crate::tablebase::directory::options::io_at(&path))?;
-    let manifest = Manifest::parse(&text, &path)?;
-    for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
-        crate::resumable::map_checked(&layer_path(dir, manifest.generation, n), bytes, sum)?;
-        crate::resumable::map_checked(&stats_path(dir, manifest.generation, n), stats_bytes, stats_sum)?;
-    }
-    Ok(manifest.layers.len())
 }
