@@ -50,7 +50,7 @@ struct Args {
 
 fn main() {
     run("bench", || {
-        let args = Args::parse();
+        let args = common::parse_args::<Args>("bench");
         let file = args.file.clone().unwrap_or_else(|| {
             PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/bench-games.txt"))
         });

@@ -202,7 +202,7 @@ fn parse_layers(text: &str) -> Result<(u32, u32), String> {
 
 fn main() {
     run("endgames", || {
-        let cli = Cli::parse();
+        let cli = common::parse_args::<Cli>("endgames");
         oware::cpu::use_threads(cli.threads).map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
         match cli.command {
             Command::Build(args) => build_command(args),

@@ -122,7 +122,7 @@ struct Args {
 
 fn main() {
     run("match", || -> anyhow::Result<()> {
-        let args = Args::parse();
+        let args = common::parse_args::<Args>("match");
         if let Some(files) = &args.compare {
             return compare(files);
         }

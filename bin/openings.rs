@@ -134,7 +134,7 @@ struct GrowArgs {
 
 fn main() {
     run("openings", || {
-        let cli = Cli::parse();
+        let cli = common::parse_args::<Cli>("openings");
         match cli.command {
             Command::Grow(args) => grow_command(args),
             Command::Probe { book, game } => {

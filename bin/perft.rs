@@ -41,7 +41,7 @@ struct Options {
 
 fn main() {
     run("perft", || {
-        let options = Options::parse();
+        let options = common::parse_args::<Options>("perft");
         oware::cpu::use_threads(options.threads).map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
         match &options.check {
             Some(path) => check_file(path),

@@ -42,7 +42,7 @@ struct Args {
 
 fn main() {
     run("search", || {
-        let args = Args::parse();
+        let args = common::parse_args::<Args>("search");
         let game = parse_game(args.game.as_deref())?;
         let options = options(&args)?;
         let limits = limits(&args)?;

@@ -46,7 +46,7 @@ struct Options {
 
 fn main() {
     run("tablebase-bench", || -> anyhow::Result<()> {
-        let options = Options::parse();
+        let options = common::parse_args::<Options>("tablebase-bench");
         // The builder's limit on the largest layer, checked by the library.
         oware::tablebase::Param::LargestLayer
             .check(options.max_seeds as u64)

@@ -247,7 +247,17 @@ fn empty_work_is_refused_not_pretended() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && out.stdout.is_empty(), "{}: {stderr}", args[0]);
         assert!(stderr.contains(expected) && stderr.len() < 400, "{}: {stderr}", args[0]);
+        // One error format in every binary, the command line's too.
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let name = Path::new(exe).file_name().unwrap().to_string_lossy();
+        assert!(stderr.starts_with(&format!("{name}: error: ")), "{stderr}");
     }
+    // A missing argument names it on the line.
+    let out = Command::new(env!("CARGO_BIN_EXE_openings")).args(["stats"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("openings: error: ") && stderr.contains("--book <BOOK>"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -513,7 +513,10 @@ fn the_binaries_search_and_fail_in_one_line() {
     let (ok, stdout, _) =
         run(search, &["4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves FfEe", "--depth", "6", "--moves"]);
     assert!(ok && stdout.contains("best move: ") && stdout.contains("pv: "), "{stdout}");
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("  ")).count(), 5); // moves
+    // One line per legal move, "  X: …" (the board's lines are not moves).
+    let is_move = |l: &&str| l.len() > 3 && l.starts_with("  ") && l.as_bytes()[3] == b':';
+    assert_eq!(stdout.lines().filter(is_move).count(), 5, "{stdout}");
+    assert!(stdout.contains("South, store "), "{stdout}");
     for args in [
         vec!["--depth", "101"],
         vec!["4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves Fx"],

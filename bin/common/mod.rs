@@ -26,6 +26,40 @@ pub fn run(name: &str, body: impl FnOnce() -> anyhow::Result<()>) {
     }
 }
 
+/// The command line parsed into `T`. A usage error is one line in the
+/// binaries' one error format (`NAME: error: …`, exit status 2, clap's
+/// own); `--help` and `--version` print as clap prints them.
+pub fn parse_args<T: clap::Parser>(name: &str) -> T {
+    use clap::error::ErrorKind;
+    match T::try_parse() {
+        Ok(args) => args,
+        Err(error)
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            error.exit()
+        }
+        Err(error) => {
+            // clap's text: "error: …", indented details, a usage line and a
+            // hint; the message and its details make the line.
+            let text = error.render().to_string();
+            let parts: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty())
+                .collect();
+            let line = parts.join(" ");
+            let _ = writeln!(std::io::stderr(), "{name}: error: {}", line.trim_start_matches("error: "));
+            std::process::exit(2);
+        }
+    }
+}
+
 /// An error and its causes on one line, each cause after a colon unless
 /// the text so far holds it already (the library's errors name their
 /// cause in their own text, and some also return it as their source).
