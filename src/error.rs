@@ -74,8 +74,8 @@ pub enum NotationError {
         field: usize,
         /// Where the field starts in the input.
         column: usize,
-        /// The count read (`u64::MAX` if it does not fit in a `u64`).
-        value: u64,
+        /// The count as written (it may not fit any integer type).
+        text: String,
     },
     /// Pits and stores must total 48.
     BadTotal {
@@ -116,11 +116,8 @@ impl fmt::Display for NotationError {
             NotationError::BadCount { field, column, text } => {
                 write!(f, "column {column}: field {field} {} is not a seed count", quoted(text))
             }
-            NotationError::CountTooLarge { field, column, value: u64::MAX } => {
-                write!(f, "column {column}: field {field} holds a number far above 48 seeds")
-            }
-            NotationError::CountTooLarge { field, column, value } => {
-                write!(f, "column {column}: field {field} holds {value} seeds, more than 48")
+            NotationError::CountTooLarge { field, column, text } => {
+                write!(f, "column {column}: field {field} holds {} seeds, more than 48", quoted(text))
             }
             NotationError::BadTotal { total } => {
                 write!(f, "pits and stores total {total} seeds, not 48")

@@ -143,7 +143,7 @@ fn parse_state(state: &str, base: usize) -> Result<GameState, NotationError> {
         }
         let value = text.parse::<u64>().unwrap_or(u64::MAX);
         if value > TOTAL_SEEDS as u64 {
-            return Err(NotationError::CountTooLarge { field, column, value });
+            return Err(NotationError::CountTooLarge { field, column, text: text.to_string() });
         }
         counts[index] = value as u8;
     }
@@ -214,7 +214,7 @@ mod tests {
         );
         assert_eq!(
             err("4-4-4-4-4-4-4-4-4-4-4-49-0-0-S"),
-            NotationError::CountTooLarge { field: 12, column: 23, value: 49 }
+            NotationError::CountTooLarge { field: 12, column: 23, text: "49".into() }
         );
         assert_eq!(err("4-4-4-4-4-4-4-4-4-4-4-4-1-0-S"), NotationError::BadTotal { total: 49 });
         assert!(matches!(err("4-4-4-4-4-4-4-4-4-4-4-4-0-0-X"), NotationError::BadSide { column: 29, .. }));

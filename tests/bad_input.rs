@@ -34,7 +34,10 @@ proptest! {
 #[test]
 fn oversized_and_negative_counts_are_refused() {
     let huge = "4-4-4-4-4-4-4-4-4-4-4-99999999999999999999999-0-0-S";
-    assert!(matches!(huge.parse::<GameState>(), Err(NotationError::CountTooLarge { field: 12, .. })));
+    let error = huge.parse::<GameState>().unwrap_err();
+    assert!(matches!(error, NotationError::CountTooLarge { field: 12, .. }), "{error}");
+    // The number as typed, not as an integer type would clamp it.
+    assert!(error.to_string().contains("'99999999999999999999999' seeds, more than 48"), "{error}");
     let negative = "4-4-4-4-4-4-4-4-4-4-4-4--1-0-S";
     assert!(negative.parse::<GameState>().is_err());
     let short_total = "4-4-4-4-4-4-4-4-4-4-4-3-0-0-S";

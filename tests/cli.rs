@@ -335,6 +335,17 @@ fn a_match_checks_its_games_path_first_and_probes_draw_the_board() {
             "{stdout}"
         );
     }
+    // A finished game, in words (it was Rust's debug output).
+    let out = Command::new(env!("CARGO_BIN_EXE_endgames"))
+        .args(["probe", "-b", &format!("{data}endgames-12.owtb.zst"), "0-0-0-0-0-0-0-0-0-0-0-0-24-24-S"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let over = "the game is over (a player has more than half the seeds, or both have half): \
+                final score South 24, North 24";
+    assert!(stdout.contains(over), "{stdout}");
+    assert!(!stdout.contains("Some(") && !stdout.contains("Decided"), "{stdout}");
 }
 
 #[test]
