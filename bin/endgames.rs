@@ -187,15 +187,37 @@ struct ImproveArgs {
     run: RunArgs,
 }
 
+/// Why a `--layers` value is refused.
+#[derive(Debug)]
+enum LayersError {
+    /// A part that is not a seed count, as written.
+    NotACount(String),
+    /// A range whose first layer is above its last, as written.
+    Decreasing(String),
+}
+
+impl std::fmt::Display for LayersError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LayersError::NotACount(part) => write!(f, "'{part}' is not a seed count"),
+            LayersError::Decreasing(text) => {
+                write!(f, "'{text}': expected a layer or an increasing range of layers")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LayersError {}
+
 /// `8` or `8-10` (how far layers go is the library's to check).
-fn parse_layers(text: &str) -> Result<(u32, u32), String> {
-    let number = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("'{t}' is not a seed count"));
+fn parse_layers(text: &str) -> Result<(u32, u32), LayersError> {
+    let number = |t: &str| t.trim().parse::<u32>().map_err(|_| LayersError::NotACount(t.to_string()));
     let (first, last) = match text.split_once('-') {
         Some((a, b)) => (number(a)?, number(b)?),
         None => (number(text)?, number(text)?),
     };
     if first > last {
-        return Err(format!("'{text}': expected a layer or an increasing range of layers"));
+        return Err(LayersError::Decreasing(text.to_string()));
     }
     Ok((first, last))
 }

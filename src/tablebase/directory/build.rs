@@ -223,7 +223,7 @@ fn lead(
                             Err(BuildError::Peer { rank, problem: format!("layer {n}: {problem}") })
                         }
                     };
-                    let go = verdict.as_ref().map(|_| ()).map_err(|e| e.to_string());
+                    let go = verdict.as_ref().map(|_| ());
                     let written =
                         write_layer_slices(comm, &layer_file, n, &spread.slice, &spread.slice_sums, go);
                     verdict

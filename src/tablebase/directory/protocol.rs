@@ -95,13 +95,14 @@ pub(super) fn write_layer_slices(
     n: u32,
     slice: &[u8],
     slice_sums: &[u64],
-    go: Result<(), String>,
+    go: Result<(), &BuildError>,
 ) -> Result<Option<(u64, u64)>, BuildError> {
     use std::os::unix::fs::FileExt;
     let size = layer_size(n) * ENTRY_BYTES as u64;
     let temporary = resumable::atomic::temporary_path(path);
     let prepared: Result<(), BuildError> = if comm.rank() == 0 {
-        go.map_err(|problem| BuildError::Peer { rank: 0, problem }).and_then(|()| {
+        // (The others hear rank 0's error as text: it crosses the ranks.)
+        go.map_err(|error| BuildError::Peer { rank: 0, problem: error.to_string() }).and_then(|()| {
             let file = std::fs::File::create(&temporary).map_err(io_at(&temporary))?;
             file.set_len(size).map_err(io_at(&temporary)).inspect_err(|_| {
                 let _ = std::fs::remove_file(&temporary);
