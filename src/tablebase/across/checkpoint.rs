@@ -220,14 +220,7 @@ pub(crate) fn read_range<'a>(
         if range.end <= mine.start || range.start >= mine.end || range.start == range.end {
             continue;
         }
-        let bytes = store
-            .read_part(
-                snapshot.sequence,
-                part,
-                record,
-                part_limit(range.end - range.start, snapshot.odd.len()),
-            )
-            .map_err(|e| DecodeError::Invalid(format!("part {part}: {e}")))?;
+        let bytes = read_rank_part(store, snapshot, part, record, &range)?;
         let window = range.start as usize..range.end as usize;
         let (stats, contradiction, lists, state) =
             decode_part(&bytes, snapshot, part, |d| solver.entries.read_overlapping_arrays(window, d))
@@ -362,14 +355,7 @@ pub(crate) fn join<'a>(
     let mut games = Vec::new();
     for (rank, &record) in snapshot.records.iter().enumerate() {
         let range = partition.range(rank);
-        let bytes = store
-            .read_part(
-                snapshot.sequence,
-                rank,
-                record,
-                part_limit(range.end - range.start, snapshot.odd.len()),
-            )
-            .map_err(|e| DecodeError::Invalid(format!("part {rank}: {e}")))?;
+        let bytes = read_rank_part(store, snapshot, rank, record, &range)?;
         let window = range.start as usize..range.end as usize;
         let (stats, contradiction, members, state) =
             decode_part(&bytes, snapshot, rank, |d| whole.entries.read_window_arrays(window, d))?;
@@ -404,6 +390,20 @@ pub(crate) fn join<'a>(
         Some((t, safety_rounds)) => Step::Bounds { t, safety_rounds, state: games },
     };
     Ok((whole, Cursor::Resolving { k: snapshot.k, step }, components))
+}
+
+/// The part of rank `rank` (its index range `range`) of a spread snapshot,
+/// read and checked, read no further than such a part can reach.
+fn read_rank_part(
+    store: &dyn SnapshotParts,
+    snapshot: &SpreadSnapshot,
+    rank: usize,
+    record: PartRecord,
+    range: &std::ops::Range<u64>,
+) -> Result<Vec<u8>, DecodeError> {
+    store
+        .read_part(snapshot.sequence, rank, record, part_limit(range.end - range.start, snapshot.odd.len()))
+        .map_err(|e| DecodeError::Invalid(format!("part {rank}: {e}")))
 }
 
 /// The most bytes a part of a range of `positions` may hold in a layer of

@@ -30,13 +30,21 @@ pub(super) fn write_outputs(
     // A finished build run again keeps the table and its compressed copy
     // when they already hold these layers with these parameters (the copy
     // of a large table takes minutes to compress again).
-    let layer_sums: Vec<u64> = (0..solved.len()).map(|n| checksum(solved.layer_bytes(n))).collect();
+    // The layers' checksums are read only once a header matches in every
+    // other field: a fresh build (no table yet) does not read its layers
+    // again for them.
+    let layer_sums = std::cell::OnceCell::new();
     let holds_these_layers = |header: &Header| {
         header.version == VERSION
             && header.max_seeds == options.params.largest_layer()
             && header.budget == options.params.budget()
             && header.provenance == provenance
-            && header.layers.iter().map(|l| l.2).eq(layer_sums.iter().copied())
+            && header.layers.iter().map(|l| l.2).eq(layer_sums
+                .get_or_init(|| {
+                    (0..solved.len()).map(|n| checksum(solved.layer_bytes(n))).collect::<Vec<u64>>()
+                })
+                .iter()
+                .copied())
     };
     let table_current =
         Tablebase::open(&table).is_ok_and(|t| holds_these_layers(t.header()) && t.verify_checksums().is_ok());
