@@ -16,6 +16,7 @@ use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::improve::{improve, ImproveOptions, Improvement};
 use oware::tablebase::directory::names::TABLEBASE_FILE;
 use oware::tablebase::engine::export_engine;
+use oware::tablebase::excerpt::Excerpt;
 use oware::tablebase::params::ENGINE_MAX_SEEDS;
 use oware::tablebase::verify::{verify, verify_deep, DeepSample};
 use oware::tablebase::{
@@ -93,6 +94,33 @@ enum Command {
         /// A Date header field (left out by default: same input, same bytes).
         #[arg(long)]
         date: Option<String>,
+    },
+    /// Write a random sample of one layer, each position with its entry
+    /// and every child's, as text: a reader with its own rules checks each
+    /// sampled entry against its children without the table.
+    Excerpt {
+        /// The tablebase to sample: a file (.owtb, .owtb.zst) or a build
+        /// directory.
+        #[arg(long, short = 'b')]
+        tablebase: PathBuf,
+        /// The layer (seeds on the board) to sample.
+        #[arg(long)]
+        layer: u32,
+        /// Positions to sample (at most the layer's).
+        #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..))]
+        count: u64,
+        /// Seed of the sample (the same seed, the same excerpt).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The file to write (replaced atomically).
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Check an excerpt: its checksum, its moves against the rules and
+    /// every sampled entry against its children, one ply deep.
+    CheckExcerpt {
+        /// The excerpt (written by `endgames excerpt`).
+        file: PathBuf,
     },
 }
 
@@ -253,6 +281,19 @@ fn main() {
                 say!("wrote {} (Oware Endgames {layout}, layers 0 to {layers}{note})", out.display());
                 Ok(())
             }
+            Command::Excerpt { tablebase, layer, count, seed, out } => {
+                let table = open(&tablebase)?;
+                let excerpt = Excerpt::write(&table, layer, count, seed, &out)?;
+                let moves: usize = excerpt.samples.iter().map(|s| s.children.len()).sum();
+                say!(
+                    "wrote {}: {} positions of layer {layer} with their {} children (seed {seed})",
+                    out.display(),
+                    thousands(excerpt.samples.len() as u64),
+                    thousands(moves as u64)
+                );
+                Ok(())
+            }
+            Command::CheckExcerpt { file } => check_excerpt(&file),
         }
     });
 }
@@ -466,6 +507,31 @@ fn probe(path: &Path, game: &str) -> anyhow::Result<()> {
             if m.holds_after_this_move { "" } else { " (if nothing repeats: the child is on a cycle)" };
         say!("  {}:{capture} {}{marker}{caveat}", m.letter, describe(m.lower, m.upper));
     }
+    Ok(())
+}
+
+fn check_excerpt(file: &Path) -> anyhow::Result<()> {
+    let text = std::fs::read(file).with_context(|| format!("{}", file.display()))?;
+    let text = String::from_utf8(text)
+        .map_err(|_| anyhow::anyhow!("{}: not an excerpt (not text)", file.display()))?;
+    let excerpt = Excerpt::parse(&text).with_context(|| format!("{}", file.display()))?;
+    let report = excerpt.check();
+    say!(
+        "layer {} of table {:016x}: {} positions checked, {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",
+        excerpt.layer,
+        excerpt.table_checksum,
+        thousands(report.positions),
+        thousands(report.rederived),
+        thousands(report.exact_rederived),
+        thousands(report.cycle_checked)
+    );
+    for example in &report.examples {
+        say!("  failure: {example}");
+    }
+    if report.failures > 0 {
+        bail!("{} sampled entries fail the check", report.failures);
+    }
+    say!("check-excerpt: all sampled entries consistent with their children");
     Ok(())
 }
 

@@ -16,6 +16,7 @@ mod damaged_engine_books;
 mod damaged_engine_tables;
 mod damaged_tables;
 mod distributed_build;
+mod excerpt;
 mod formats;
 mod import_circles;
 mod perft;

@@ -29,6 +29,7 @@
 //! | files | [`owtb`] | our `.owtb` file: its one reader and writer |
 //! | files | [`engine`] | the engine's "Oware Endgames" files: export, and reading them as a table |
 //! | files | [`verify`] | checking a finished table (and a second opinion on search proofs) |
+//! | files | [`excerpt`] | a sample of a layer with every sampled position's children, and its check without the table |
 //! | top | [`directory`] | a resumable build in a directory: names, manifest, checkpoints on disk, the rank protocol, improve passes |
 //! | top | [`open`], [`probe`] | opening any table file; probing a game state |
 
@@ -36,6 +37,7 @@ pub(crate) mod across;
 pub mod directory;
 pub mod engine;
 pub mod entry;
+pub mod excerpt;
 mod layers;
 pub mod open;
 pub mod owtb;

@@ -10,7 +10,9 @@
 //! * A position on a cycle can always leave through a capture or through a
 //!   child on no cycle, whose values do not depend on the history: its upper
 //!   bound must reach the best such option's lower bound. (Children on
-//!   cycles may share its component, where values depend on the path.)
+//!   cycles may share its component, where values depend on the path.) And
+//!   the cycle through it leaves it by a quiet move to a position on the
+//!   same cycle: one of its quiet moves must lead to a position on a cycle.
 
 use rayon::prelude::*;
 
@@ -126,9 +128,24 @@ pub fn verify(source: &dyn LayerSource) -> VerifyReport {
 }
 
 fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report: &mut VerifyReport) {
+    check_one_ply(n, position, bytes_at(source, position), |child| entry_at(source, child), report);
+}
+
+/// The one-ply check of one position (the module's doc lists its rules):
+/// `bytes` is its packed entry, `child_entry` gives each child's entry
+/// (`None`: malformed or missing, reported where it is itself checked, so
+/// this position is skipped). Shared by [`verify`] and the excerpts'
+/// check (`crate::tablebase::excerpt`), which hold the children in
+/// different places.
+pub(crate) fn check_one_ply(
+    n: u32,
+    position: &Position,
+    bytes: [u8; ENTRY_BYTES],
+    child_entry: impl Fn(&Position) -> Option<Entry>,
+    report: &mut VerifyReport,
+) {
     report.positions += 1;
     let nn = n as u8;
-    let bytes = bytes_at(source, position);
     let fail = |report: &mut VerifyReport, what: String| {
         report.failures += 1;
         if report.examples.len() < EXAMPLES {
@@ -152,9 +169,10 @@ fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report:
     }
     // Best option bounds over all moves, and over history-proof exits.
     let (mut best_lower, mut best_upper, mut exit_lower) = (0u8, 0u8, 0u8);
+    let mut quiet_to_cycle = false;
     for pit in moves {
         let played = position.play(pit);
-        let Some(child) = entry_at(source, &played.child) else {
+        let Some(child) = child_entry(&played.child) else {
             return;
         };
         let (lower, upper) = (nn - child.upper, nn - child.lower);
@@ -162,10 +180,15 @@ fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report:
         best_upper = best_upper.max(upper);
         if played.captured > 0 || !child.on_cycle {
             exit_lower = exit_lower.max(lower);
+        } else {
+            quiet_to_cycle = true;
         }
     }
     if entry.on_cycle {
         report.cycle_checked += 1;
+        if !quiet_to_cycle {
+            fail(report, "on a cycle, but no quiet move leads to a position on a cycle".to_string());
+        }
         if entry.upper < exit_lower {
             fail(report, format!("upper bound {} below an exit worth at least {exit_lower}", entry.upper));
         }
