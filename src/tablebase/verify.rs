@@ -163,7 +163,14 @@ pub(crate) fn check_one_ply(
         report.rederived += 1;
         report.exact_rederived += 1;
         if entry.lower != own || entry.upper != own || entry.on_cycle {
-            fail(report, format!("no legal move: must be exactly {own}, found {entry:?}"));
+            let cycle = if entry.on_cycle { ", on a cycle" } else { "" };
+            fail(
+                report,
+                format!(
+                    "no legal move: must be exactly {own}, found {}..{}{cycle}",
+                    entry.lower, entry.upper
+                ),
+            );
         }
         return;
     }
