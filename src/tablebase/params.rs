@@ -7,9 +7,13 @@
 
 use std::fmt;
 
-/// The most seeds a build takes: layer 24 alone holds 417 million
-/// positions, and the arrays are indexed for that size.
-pub const MAX_BUILD_SEEDS: u32 = 24;
+/// The most seeds a build takes. Layer 26 holds 854,992,152 positions:
+/// its game states (two a position) are numbered below 2^31, as the
+/// solver's `u32` state numbers and the `debug_assert` of `State::new`
+/// require (they hold up to layer 28; layer 29, with 2.3 billion
+/// positions, would overflow them). At today's 20.8 bytes per position
+/// layer 26 needs about 17.8 GB of memory.
+pub const MAX_BUILD_SEEDS: u32 = 26;
 
 /// The largest N a file of ours may declare (positions up to 48 seeds
 /// exist, but a table of every layer beyond this would not fit any disk).
@@ -307,19 +311,19 @@ mod tests {
         let default = SearchBudget::default();
         assert!(BuildParams::new(MAX_BUILD_SEEDS, default).is_ok());
         let error = BuildParams::new(MAX_BUILD_SEEDS + 1, default).unwrap_err();
-        let wanted = ParamError::TooLarge { param: Param::LargestLayer, value: 25, limit: 24 };
+        let wanted = ParamError::TooLarge { param: Param::LargestLayer, value: 27, limit: 26 };
         assert_eq!(error, wanted);
-        assert!(error.to_string().starts_with("largest_layer 25 is out of range: at most 24"), "{error}");
+        assert!(error.to_string().starts_with("largest_layer 27 is out of range: at most 26"), "{error}");
         let long = SearchBudget { max_path: SearchBudget::MAX_PATH + 1, ..default };
         let error = BuildParams::new(12, long).unwrap_err();
         assert!(error.to_string().contains("search_max_path 4097 is out of range: at most 4096"), "{error}");
         for (field, budget) in [
-            (Param::SearchMinSeeds, SearchBudget { min_seeds: 25, ..default }),
-            (Param::ThresholdMaxSeeds, SearchBudget { threshold_max_seeds: 25, ..default }),
-            (Param::CutMaxSeeds, SearchBudget { cut_max_seeds: 25, ..default }),
+            (Param::SearchMinSeeds, SearchBudget { min_seeds: 27, ..default }),
+            (Param::ThresholdMaxSeeds, SearchBudget { threshold_max_seeds: 27, ..default }),
+            (Param::CutMaxSeeds, SearchBudget { cut_max_seeds: 27, ..default }),
         ] {
             let error = BuildParams::new(12, budget).unwrap_err();
-            assert_eq!(error, ParamError::TooLarge { param: field, value: 25, limit: 24 });
+            assert_eq!(error, ParamError::TooLarge { param: field, value: 27, limit: 26 });
         }
     }
 
