@@ -18,7 +18,7 @@ use oware::tablebase::directory::names::TABLEBASE_FILE;
 use oware::tablebase::engine::export_engine;
 use oware::tablebase::excerpt::Excerpt;
 use oware::tablebase::params::ENGINE_MAX_SEEDS;
-use oware::tablebase::verify::{verify, verify_deep, DeepSample};
+use oware::tablebase::verify::{verify, verify_deep, DeepSample, VerifyReport};
 use oware::tablebase::{
     AnyTable, BuildParams, BuildReport, Certainty, LayerStats, Outcome, Param, ParamError, Proof,
     SearchBudget, Tablebase,
@@ -516,11 +516,22 @@ fn check_excerpt(file: &Path) -> anyhow::Result<()> {
         .map_err(|_| anyhow::anyhow!("{}: not an excerpt (not text)", file.display()))?;
     let excerpt = Excerpt::parse(&text).with_context(|| format!("{}", file.display()))?;
     let report = excerpt.check();
-    say!(
-        "layer {} of table {:016x}: {} positions checked, {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",
+    let head = format!(
+        "layer {} of table {:016x}: {} positions checked, ",
         excerpt.layer,
         excerpt.table_checksum,
-        thousands(report.positions),
+        thousands(report.positions)
+    );
+    print_one_ply(&report, &head, "sampled entries fail the check")?;
+    say!("check-excerpt: all sampled entries consistent with their children");
+    Ok(())
+}
+
+/// Prints what a one-ply check found after `head`, and each failure
+/// described; fails with "N `failed`" if any entry failed.
+fn print_one_ply(report: &VerifyReport, head: &str, failed: &str) -> anyhow::Result<()> {
+    say!(
+        "{head}{} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",
         thousands(report.rederived),
         thousands(report.exact_rederived),
         thousands(report.cycle_checked)
@@ -529,9 +540,8 @@ fn check_excerpt(file: &Path) -> anyhow::Result<()> {
         say!("  failure: {example}");
     }
     if report.failures > 0 {
-        bail!("{} sampled entries fail the check", report.failures);
+        bail!("{} {failed}", report.failures);
     }
-    say!("check-excerpt: all sampled entries consistent with their children");
     Ok(())
 }
 
@@ -562,19 +572,8 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
         say!("the build directory's {layers} layer files and their statistics agree with its manifest");
     }
     let report = verify(&table);
-    say!(
-        "{} positions: {} on no cycle re-derived from their children ({} exact), {} on cycles checked against their exits",
-        thousands(report.positions),
-        thousands(report.rederived),
-        thousands(report.exact_rederived),
-        thousands(report.cycle_checked)
-    );
-    for example in &report.examples {
-        say!("  failure: {example}");
-    }
-    if report.failures > 0 {
-        bail!("{} entries fail the one-ply check", report.failures);
-    }
+    let head = format!("{} positions: ", thousands(report.positions));
+    print_one_ply(&report, &head, "entries fail the one-ply check")?;
     say!("verify: all entries consistent");
     if let Some(sample) = deep {
         let nodes = sample.cut_nodes;
