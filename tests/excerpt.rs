@@ -185,3 +185,43 @@ fn the_command_line_writes_and_checks_excerpts() {
     let (ok, _, stderr) = run(endgames, &["check-excerpt", SHIPPED]);
     assert!(!ok && stderr.lines().count() == 1, "{stderr}");
 }
+
+/// The second reader, `scripts/check-excerpt.py` (its own rules, parser
+/// and checksum, written from the docs alone), agrees with ours on
+/// excerpts of the shipped table and fails on a damaged one. Without
+/// `python3` the test says so and passes, unless OWARE_REQUIRE_PYTHON=1
+/// (`.ci/run` sets it) makes that a failure.
+#[test]
+fn the_python_reader_agrees() {
+    let python = std::process::Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|out| out.status.success()) {
+        assert!(
+            std::env::var("OWARE_REQUIRE_PYTHON").as_deref() != Ok("1"),
+            "python3 is needed for the second reader of excerpts"
+        );
+        eprintln!("the_python_reader_agrees: SKIPPED: no python3 on the PATH");
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/check-excerpt.py");
+    let dir = Scratch::new("python");
+    let table = shipped();
+    let mut paths = Vec::new();
+    for layer in [2, 5, 9, 12] {
+        let excerpt = Excerpt::take(&table, layer, 1_000.min(layer_size(layer)), layer as u64).unwrap();
+        let path = dir.join(&format!("layer-{layer}.txt"));
+        fs::write(&path, excerpt.render()).unwrap();
+        paths.push(path.to_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = std::iter::once(script).chain(paths.iter().map(String::as_str)).collect();
+    let (ok, stdout, stderr) = run("python3", &args);
+    assert!(ok, "{stdout}{stderr}");
+    assert_eq!(stdout.matches(", 0 failures").count(), 4, "{stdout}");
+    // A value off by one, signed again: the second reader fails too.
+    let mut excerpt = Excerpt::parse(&fs::read_to_string(&paths[2]).unwrap()).unwrap();
+    let sample = excerpt.samples.iter_mut().find(|s| !s.entry.on_cycle && !s.children.is_empty()).unwrap();
+    let other = if sample.entry.value < 9 { sample.entry.value + 1 } else { 8 };
+    (sample.entry.value, sample.entry.lower, sample.entry.upper) = (other, other, other);
+    fs::write(&paths[2], excerpt.render()).unwrap();
+    let (ok, stdout, _) = run("python3", &[script, &paths[2]]);
+    assert!(!ok && stdout.contains("1 failures"), "{stdout}");
+}
