@@ -20,7 +20,7 @@ use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::{Pit, Position, PITS};
 use crate::tablebase::entry::{Entry, Proof};
 use crate::tablebase::owtb::{FileError, Tablebase};
-use crate::tablebase::verify::{check_one_ply, VerifyReport};
+use crate::tablebase::verify::{check_one_ply, VerifyReport, EXAMPLES};
 
 /// The first line of every excerpt (format version 1).
 pub const SIGNATURE: &str = "oware-excerpt 1";
@@ -394,7 +394,7 @@ impl Excerpt {
             let position = &sample.position;
             let fail = |report: &mut VerifyReport, what: String| {
                 report.failures += 1;
-                if report.examples.len() < 10 {
+                if report.examples.len() < EXAMPLES {
                     report.examples.push(format!("{position:?} ({n} seeds): {what}"));
                 }
             };

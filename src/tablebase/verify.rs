@@ -77,7 +77,7 @@ pub struct VerifyReport {
 }
 
 const CHUNK: usize = 1 << 14;
-const EXAMPLES: usize = 10;
+pub(crate) const EXAMPLES: usize = 10;
 
 /// A position's packed entry, as stored.
 fn bytes_at(source: &dyn LayerSource, position: &Position) -> [u8; ENTRY_BYTES] {
