@@ -18,16 +18,16 @@
 //! `upper(q) = n − max{t : (q, 1) ∈ W_t}`.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
+use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::games::{as_atomic, par_peel, peel, StateGraph};
+use crate::tablebase::solve::entries::LayerEntries;
+use crate::tablebase::solve::games::{as_atomic, par_peel, peel, prefetch, StateGraph};
 use crate::tablebase::solve::implicit::{ImplicitComponent, State};
 use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::solver::LayerSolver;
@@ -83,17 +83,8 @@ pub(crate) fn cycle_bounds(
 ) -> std::io::Result<ComponentBounds> {
     let members = components.of(k);
     let n = solver.n as u8;
-    let graph = ImplicitComponent { ids: &components.id, component: k as u32, members, positions };
+    let graph = ImplicitComponent::new(components, k, positions);
     let BoundWork { win, open, safe } = work;
-    // X = the player at parity 0. X-states enter `W` at the threshold
-    // of their best exit read pessimistically; Y-states may join from
-    // the threshold at which their best exit (read for X: n − its
-    // upper end) no longer keeps X below, and only then count their
-    // children not won. (No exit: 0, harmless, since thresholds start
-    // at 1.) The members are scanned for them at each threshold: lists
-    // by threshold would cost more than the games' own arrays.
-    let x_entry = |i: usize, t: u8| solver.entries.interval(members[i] as usize).0 == t;
-    let y_eligible = |i: usize, t: u8| n - solver.entries.interval(members[i] as usize).1 == t;
     for &m in members {
         let m = m as usize;
         win[2 * m..2 * m + 2].fill(0);
@@ -124,42 +115,50 @@ pub(crate) fn cycle_bounds(
             checkpoint::checkpoint_games(solver, checkpoints, (k, t, safety_rounds), components, &games)?;
         }
         let entries = &solver.entries;
-        let may_join = |s: &State| s.parity() == 0 || entries.interval(s.index()).1 <= n - t;
+        let may_join = |s: &State| s.parity() == 0 || entries.upper(s.index()) <= n - t;
         let good = |s: &State| {
             let own = s.position().own_seeds() as u8;
             (if s.parity() == 0 { own } else { n - own }) >= t
         };
-        // The threshold's new entries, then the games from them.
+        // One pass over the members for the threshold's new entries, then
+        // the games from them.
         let frontier = {
-            let (win, open) = (as_atomic(win), as_atomic(open));
-            let count = |i: usize| {
-                y_eligible(i, t).then(|| count_not_won(&graph, positions, win, open, i, t)).flatten()
+            let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
+            let scan = |i: usize, position: Position, out: &mut Vec<State>| {
+                scan_member(&graph, entries, (win, open), (i, &position), (n, t), out);
+                if parallel {
+                    // The first safety set's candidates (`par_peel`).
+                    let m = members[i] as usize;
+                    for parity in 0..2 {
+                        let state = State::new(&position, m, parity);
+                        if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
+                            safe[2 * m + parity].store(1, Relaxed);
+                        }
+                    }
+                }
             };
-            let enter = |i: usize| {
-                let m = members[i] as usize;
-                (x_entry(i, t) && win[2 * m].load(Relaxed) == 0).then(|| {
-                    win[2 * m].store(t, Relaxed);
-                    State::new(&positions.get(i), m, 0)
-                })
-            };
-            // (All counts first: they are taken before anything new is
-            // won at t.)
-            let all = 0..members.len();
+            // (In member order; the attractor's region and counts do not
+            // depend on the order of its first frontier.)
             if parallel {
-                let mut frontier: Vec<State> =
-                    all.clone().into_par_iter().with_min_len(1 << 12).filter_map(count).collect();
-                frontier.par_extend(all.into_par_iter().with_min_len(1 << 12).filter_map(enter));
-                frontier
+                positions.par_collect(scan)
             } else {
-                let mut frontier: Vec<State> = all.clone().filter_map(count).collect();
-                frontier.extend(all.filter_map(enter));
-                frontier
+                let mut out = Vec::new();
+                positions.for_each(|i, position| scan(i, position, &mut out));
+                out
             }
         };
         // (Saturating: a resumed count comes from a file.)
         safety_rounds = safety_rounds.saturating_add(if parallel {
             let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
-            par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good)
+            let touch = |s: &State| {
+                let node = graph.node(s);
+                prefetch(&win[node]);
+                if s.parity() == 1 {
+                    prefetch(&open[node]);
+                    entries.prefetch_upper(s.index());
+                }
+            };
+            par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good, true, touch)
         } else {
             queue.extend(frontier);
             let (_, rounds) =
@@ -172,32 +171,39 @@ pub(crate) fn cycle_bounds(
     Ok(ComponentBounds { lower, upper, safety_rounds })
 }
 
-/// An opponent state (member `i`) that may join from threshold `t` on
-/// counts its children not won, before anything new is won at `t`
-/// (the attractor counts down only for what it takes from a frontier);
-/// with none, it is won at once and returned for the frontier. It
-/// writes only its own (parity 1) entries and reads only parity 0
-/// ones, so members may be counted on several threads.
-fn count_not_won(
+/// Member `i` (at `position`) at the start of threshold `t`: its player
+/// state is won at once when its best exit, read pessimistically, is
+/// worth `t`; its opponent state, when it may join from `t` on, counts
+/// its children not won before `t` (`docs/cycle-bounds.md` §3) into
+/// `open`, and is won at once if there are none (`n`: the layer's
+/// seeds). The states won are pushed to `out`. Each member writes only
+/// its own entries, so members may be scanned on several threads at once.
+fn scan_member(
     graph: &ImplicitComponent,
-    positions: &MemberPositions,
-    win: &[std::sync::atomic::AtomicU8],
-    open: &[std::sync::atomic::AtomicU8],
-    i: usize,
-    t: u8,
-) -> Option<State> {
+    entries: &LayerEntries,
+    (win, open): (&[AtomicU8], &[AtomicU8]),
+    (i, position): (usize, &Position),
+    (n, t): (u8, u8),
+    out: &mut Vec<State>,
+) {
     let m = graph.members[i] as usize;
-    if win[2 * m + 1].load(Relaxed) != 0 {
-        return None;
+    let (lower, upper, _) = entries.interval(m);
+    if n - upper == t && win[2 * m + 1].load(Relaxed) == 0 {
+        let state = State::new(position, m, 1);
+        // Not won before `t`: no mark, or the mark `t` of a player state
+        // this pass has just won (no state holds a mark below `t` yet).
+        let mut not_won = 0;
+        graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) <= t) as u8);
+        open[2 * m + 1].store(not_won, Relaxed);
+        if not_won == 0 {
+            win[2 * m + 1].store(t, Relaxed);
+            out.push(state);
+        }
     }
-    let state = State::new(&positions.get(i), m, 1);
-    let mut not_won = 0;
-    graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) == 0) as u8);
-    open[2 * m + 1].store(not_won, Relaxed);
-    (not_won == 0).then(|| {
-        win[2 * m + 1].store(t, Relaxed);
-        state
-    })
+    if lower == t && win[2 * m].load(Relaxed) == 0 {
+        win[2 * m].store(t, Relaxed);
+        out.push(State::new(position, m, 0));
+    }
 }
 
 #[cfg(test)]

@@ -250,6 +250,20 @@ impl<'a> LayerEntries<'a> {
         self.pending[index - self.base].load(Relaxed)
     }
 
+    /// The upper end of [`LayerEntries::interval`] alone: one read where
+    /// the interval is three, for the threshold games' test of every
+    /// opponent parent (a random read in a giant component).
+    #[inline]
+    pub(crate) fn upper(&self, index: usize) -> u8 {
+        self.hi[index - self.base].load(Relaxed)
+    }
+
+    /// Prefetches what [`LayerEntries::upper`] reads.
+    #[inline]
+    pub(crate) fn prefetch_upper(&self, index: usize) {
+        crate::tablebase::solve::games::prefetch(&self.hi[index - self.base]);
+    }
+
     /// `(lower, upper, estimate)`: the best options so far of an undecided
     /// position, the entry of a decided one.
     #[inline]

@@ -278,6 +278,15 @@ where
     /// and returns what the calls pushed to `out`, in state order whatever
     /// the threads did.
     fn par_collect<T: Send>(&self, visit: impl Fn(Self::State, &mut Vec<T>) + Sync) -> Vec<T>;
+    /// [`ParallelStateGraph::par_collect`] over the states whose number
+    /// `keep` accepts. The graph may skip stretches of states in which
+    /// `keep` accepts none without visiting them: the safety sets' later
+    /// passes look at their candidates only, often a few.
+    fn par_collect_where<T: Send>(
+        &self,
+        keep: impl Fn(usize) -> bool + Sync,
+        visit: impl Fn(Self::State, &mut Vec<T>) + Sync,
+    ) -> Vec<T>;
 }
 
 /// States handed to one thread at a time in a frontier.
@@ -295,6 +304,8 @@ pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 /// frontier at a time, each frontier's states shared among threads. The
 /// region reached and the `open` counts left are those of [`attract`];
 /// there is no stop and no report of who joined how.
+// (The work arrays are the caller's, as for `peel`.)
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn par_attract<G: ParallelStateGraph>(
     g: &G,
     player: usize,
@@ -303,10 +314,11 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     frontier: Vec<G::State>,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
+    touch: &(impl Fn(&G::State) + Sync),
 ) where
     G::State: Send + Sync,
 {
-    walk_frontiers(g, frontier, |p| {
+    walk_frontiers(g, frontier, touch, |p| {
         let node = g.node(p);
         if win[node].load(Relaxed) != 0 || !may_join(p) {
             return false;
@@ -329,9 +341,15 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
 /// frontier's states for which `takes` holds (it claims them: it must hold
 /// once per parent) form the next frontier, until one is empty. A large
 /// frontier is shared among threads.
+///
+/// The parents of a few frontier states are listed first and `touch`ed
+/// (it prefetches what `takes` will read), then taken in the same order:
+/// the reads of a batch, scattered over arrays the size of the layer, are
+/// in flight together rather than one after the other.
 fn walk_frontiers<G: ParallelStateGraph>(
     g: &G,
     frontier: Vec<G::State>,
+    touch: impl Fn(&G::State) + Sync,
     takes: impl Fn(&G::State) -> bool + Sync,
 ) where
     G::State: Send + Sync,
@@ -339,15 +357,37 @@ fn walk_frontiers<G: ParallelStateGraph>(
     let mut frontier = Frontier::new(frontier);
     while !frontier.is_empty() {
         frontier = frontier.expand(FRONTIER_CHUNK, |chunk, next| {
-            for s in chunk {
-                g.for_each_parent(s, |p| {
-                    if takes(&p) {
-                        next.push(p);
-                    }
-                });
+            let mut parents = Vec::new();
+            for batch in chunk.chunks(PREFETCH_BATCH) {
+                parents.clear();
+                for s in batch {
+                    g.for_each_parent(s, |p| {
+                        touch(&p);
+                        parents.push(p);
+                    });
+                }
+                next.extend(parents.iter().filter(|p| takes(p)));
             }
         });
     }
+}
+
+/// Frontier states whose parents are listed and prefetched together.
+const PREFETCH_BATCH: usize = 16;
+
+/// Asks the processor to bring `item`'s cache line in (a hint: no effect
+/// on any result).
+#[inline]
+pub(crate) fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch reads nothing and faults on no address; SSE,
+    // which it needs, is part of every x86-64 processor.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(item as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 /// [`safety_set`], with each pass over the states shared among threads and
@@ -373,20 +413,43 @@ where
             }
         }
     });
+    par_safety_set_of_marked(g, player, win, safe)
+}
+
+/// [`par_safety_set`] once its candidates are marked in `safe` (1, or 2
+/// when anchored). A state marked and won since (its candidates were
+/// marked before the attractor ran) is no candidate: it is unmarked as it
+/// is met (`docs/cycle-bounds.md` §3 says why that is the same set).
+fn par_safety_set_of_marked<G: ParallelStateGraph>(
+    g: &G,
+    player: usize,
+    win: &[AtomicU8],
+    safe: &[AtomicU8],
+) -> Vec<G::State>
+where
+    G::State: Send + Sync,
+{
     // Counting: a state only rewrites its own count, and a non-zero count
     // stays non-zero, so what other threads read ("inside or not") holds.
-    let removed = g.par_collect(|s, out| {
+    // A won child is neither inside nor an escape, marked or not.
+    // (Only candidates are visited from here on: nothing else is marked.)
+    let marked = |node: usize| safe[node].load(Relaxed) != 0;
+    let removed = g.par_collect_where(marked, |s, out| {
         let node = g.node(&s);
-        let base = safe[node].load(Relaxed);
-        if base == 0 {
+        if win[node].load(Relaxed) != 0 {
+            safe[node].store(0, Relaxed);
             return;
         }
+        let base = safe[node].load(Relaxed);
         let (mut inside, mut escapes) = (0u8, false);
         g.for_each_child(&s, |c| {
             let child = g.node(&c);
+            if win[child].load(Relaxed) != 0 {
+                return;
+            }
             if safe[child].load(Relaxed) != 0 {
                 inside += 1;
-            } else if win[child].load(Relaxed) == 0 {
+            } else {
                 escapes = true;
             }
         });
@@ -400,13 +463,11 @@ where
         }
     });
     removed.par_iter().for_each(|s| safe[g.node(s)].store(0, Relaxed));
-    walk_frontiers(g, removed, |p| leaves_with_child(&safe[g.node(p)], g.parity(p) == player));
-    g.par_collect(|s, out| {
-        let node = g.node(&s);
-        if safe[node].load(Relaxed) != 0 {
-            safe[node].store(0, Relaxed);
-            out.push(s);
-        }
+    let touch = |p: &G::State| prefetch(&safe[g.node(p)]);
+    walk_frontiers(g, removed, touch, |p| leaves_with_child(&safe[g.node(p)], g.parity(p) == player));
+    g.par_collect_where(marked, |s, out| {
+        safe[g.node(&s)].store(0, Relaxed);
+        out.push(s);
     })
 }
 
@@ -428,8 +489,13 @@ pub(crate) fn leaves_with_child(safe: &AtomicU8, player_state: bool) -> bool {
 }
 
 /// [`peel`] with the parallel attractor and safety sets: the same won
-/// region, without stop, cut or report. Returns the number of safety
-/// rounds that added states.
+/// region, without stop, cut or report. With `premarked`, the caller has
+/// marked in `safe` the first safety set's candidates (the states for
+/// which `may_join` and `good` hold, not won when it marked them), which
+/// saves that set its pass over the graph. `touch` prefetches what
+/// `may_join` and the attractor read of a state (`win`, and for an
+/// opponent state `open`). Returns the number of safety rounds that added
+/// states.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn par_peel<G: ParallelStateGraph>(
@@ -442,15 +508,22 @@ pub(crate) fn par_peel<G: ParallelStateGraph>(
     mark: u8,
     may_join: impl Fn(&G::State) -> bool + Sync,
     good: impl Fn(&G::State) -> bool + Sync,
+    premarked: bool,
+    touch: impl Fn(&G::State) + Sync,
 ) -> u32
 where
     G::State: Send + Sync,
 {
     let mut rounds = 0;
     loop {
-        par_attract(g, player, win, open, frontier, mark, &may_join);
-        let candidate = |s: &G::State| if may_join(s) && good(s) { Candidate::Yes } else { Candidate::No };
-        let found = par_safety_set(g, player, win, safe, &candidate);
+        par_attract(g, player, win, open, frontier, mark, &may_join, &touch);
+        let found = if premarked && rounds == 0 {
+            par_safety_set_of_marked(g, player, win, safe)
+        } else {
+            let candidate =
+                |s: &G::State| if may_join(s) && good(s) { Candidate::Yes } else { Candidate::No };
+            par_safety_set(g, player, win, safe, &candidate)
+        };
         if found.is_empty() {
             return rounds;
         }

@@ -63,8 +63,7 @@ pub(crate) fn games_state_fault(
     // (Unranked one by one: stored, the positions of a giant component
     // would take 16 bytes a member.)
     let positions = MemberPositions::with_limit(solver.n, members, 0);
-    let graph =
-        ImplicitComponent { ids: &components.id, component: k as u32, members, positions: &positions };
+    let graph = ImplicitComponent::new(components, k, &positions);
     let numbers = MemberNumbers::new(members);
     // A child state's mark (children are members: `for_each_child` keeps
     // to the component).

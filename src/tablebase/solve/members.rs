@@ -17,6 +17,11 @@ pub(crate) struct MemberPositions<'a> {
 /// Members handed to one thread at a time in a pass over a component.
 const MEMBER_CHUNK: usize = 1 << 14;
 
+/// A chunk of members in which fewer than one in this many are visited
+/// has them unranked one by one rather than walked to (unranking one
+/// costs about as much as walking this many positions).
+const UNRANK_AT_MOST: usize = 16;
+
 /// Components up to this size always keep their positions.
 const ALWAYS_STORED: usize = 1 << 12;
 
@@ -79,6 +84,39 @@ impl<'a> MemberPositions<'a> {
             .collect()
     }
 
+    /// [`MemberPositions::par_collect`] over the members `keep` accepts:
+    /// a chunk of members in which it accepts none is skipped without its
+    /// positions being walked or unranked; in the others, a few members
+    /// kept are unranked one by one, many are walked to.
+    pub fn par_collect_where<T: Send>(
+        &self,
+        keep: impl Fn(usize) -> bool + Sync,
+        visit: impl Fn(usize, Position, &mut Vec<T>) + Sync,
+    ) -> Vec<T> {
+        use rayon::prelude::*;
+        let members = self.members.len();
+        (0..members.div_ceil(MEMBER_CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                let mut out = Vec::new();
+                let range = c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members);
+                let kept = range.clone().filter(|&i| keep(i)).count();
+                if self.stored.is_some() || kept * UNRANK_AT_MOST < range.len() {
+                    for i in range.filter(|&i| keep(i)) {
+                        visit(i, self.get(i), &mut out);
+                    }
+                } else {
+                    self.for_each_in(range, |i, position| {
+                        if keep(i) {
+                            visit(i, position, &mut out);
+                        }
+                    });
+                }
+                out.into_iter()
+            })
+            .collect()
+    }
+
     /// Calls `visit(i, position)` for the members `range`, in order (the
     /// parallel passes of the bounds hand each thread a range).
     pub fn for_each_in(&self, range: std::ops::Range<usize>, mut visit: impl FnMut(usize, Position)) {
@@ -132,6 +170,13 @@ impl MemberNumbers {
             })
             .collect();
         MemberNumbers { first, bits, before }
+    }
+
+    /// Whether layer index `index` is a member.
+    #[inline]
+    pub fn contains(&self, index: usize) -> bool {
+        let Some(offset) = index.checked_sub(self.first) else { return false };
+        self.bits.get(offset / 64).is_some_and(|word| word & (1 << (offset % 64)) != 0)
     }
 
     /// The member number of layer index `index`, if it is a member.
