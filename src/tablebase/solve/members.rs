@@ -71,17 +71,7 @@ impl<'a> MemberPositions<'a> {
     /// members at a time on every thread, and gathers what it pushes, in
     /// member order.
     pub fn par_collect<T: Send>(&self, visit: impl Fn(usize, Position, &mut Vec<T>) + Sync) -> Vec<T> {
-        use rayon::prelude::*;
-        let members = self.members.len();
-        (0..members.div_ceil(MEMBER_CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let mut out = Vec::new();
-                let range = c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members);
-                self.for_each_in(range, |i, position| visit(i, position, &mut out));
-                out.into_iter()
-            })
-            .collect()
+        self.par_chunks(|range, out| self.for_each_in(range, |i, position| visit(i, position, out)))
     }
 
     /// [`MemberPositions::par_collect`] over the members `keep` accepts:
@@ -93,25 +83,32 @@ impl<'a> MemberPositions<'a> {
         keep: impl Fn(usize) -> bool + Sync,
         visit: impl Fn(usize, Position, &mut Vec<T>) + Sync,
     ) -> Vec<T> {
+        self.par_chunks(|range, out| {
+            let kept = range.clone().filter(|&i| keep(i)).count();
+            if self.stored.is_some() || kept * UNRANK_AT_MOST < range.len() {
+                for i in range.filter(|&i| keep(i)) {
+                    visit(i, self.get(i), out);
+                }
+            } else {
+                self.for_each_in(range, |i, position| {
+                    if keep(i) {
+                        visit(i, position, out);
+                    }
+                });
+            }
+        })
+    }
+
+    /// Hands each chunk of members to `per_chunk` on every thread and
+    /// gathers what it pushes, in member order.
+    fn par_chunks<T: Send>(&self, per_chunk: impl Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync) -> Vec<T> {
         use rayon::prelude::*;
         let members = self.members.len();
         (0..members.div_ceil(MEMBER_CHUNK))
             .into_par_iter()
             .flat_map_iter(|c| {
                 let mut out = Vec::new();
-                let range = c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members);
-                let kept = range.clone().filter(|&i| keep(i)).count();
-                if self.stored.is_some() || kept * UNRANK_AT_MOST < range.len() {
-                    for i in range.filter(|&i| keep(i)) {
-                        visit(i, self.get(i), &mut out);
-                    }
-                } else {
-                    self.for_each_in(range, |i, position| {
-                        if keep(i) {
-                            visit(i, position, &mut out);
-                        }
-                    });
-                }
+                per_chunk(c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members), &mut out);
                 out.into_iter()
             })
             .collect()
@@ -218,6 +215,27 @@ mod tests {
         }
     }
 
+    /// Collecting over the kept members visits exactly those, in member
+    /// order, whether a chunk is walked (many kept) or its members are
+    /// unranked one by one (few kept), positions stored or not.
+    #[test]
+    fn collecting_where_visits_the_kept_members_in_order() {
+        let members: Vec<u32> = (0..layer_size_u32(7)).filter(|i| i % 3 != 1).collect();
+        assert!(members.len() > MEMBER_CHUNK, "more than one chunk");
+        for limit in [usize::MAX, 0] {
+            let positions = MemberPositions::with_limit(7, &members, limit);
+            let all: Vec<(usize, Position)> = positions.par_collect(|i, p, out| out.push((i, p)));
+            assert_eq!(all.len(), members.len());
+            for every in [1, 2, 5000] {
+                let keep = |i: usize| i.is_multiple_of(every);
+                let kept = positions.par_collect_where(keep, |i, p, out| out.push((i, p)));
+                let expected: Vec<_> = all.iter().copied().filter(|&(i, _)| keep(i)).collect();
+                assert!(!kept.is_empty());
+                assert_eq!(kept, expected, "every {every}, limit {limit}");
+            }
+        }
+    }
+
     #[test]
     fn member_numbers_are_the_members_order() {
         for members in [
@@ -230,7 +248,9 @@ mod tests {
             let numbers = MemberNumbers::new(&members);
             let top = members.last().map_or(10, |&m| m as usize + 130);
             for index in 0..top {
-                assert_eq!(numbers.of(index), members.binary_search(&(index as u32)).ok(), "{index}");
+                let number = members.binary_search(&(index as u32)).ok();
+                assert_eq!(numbers.of(index), number, "{index}");
+                assert_eq!(numbers.contains(index), number.is_some(), "{index}");
             }
         }
     }
