@@ -9,34 +9,51 @@ use crate::tablebase::solve::games::{ParallelStateGraph, StateGraph};
 use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
 
 /// A game state: position, its layer index, parity. Packed in 16 bytes
-/// (the pits as bytes, `2 × index + parity`): the games' frontiers can
-/// hold millions of them.
+/// (the games' frontiers can hold millions of them): the pits as bytes,
+/// the parity in the top bit of the first (a pit holds at most 48 seeds),
+/// the index in 32 bits (every layer up to 30 seeds has fewer than 2³²
+/// positions; layer 31 has more, and a state of it is refused).
 #[derive(Clone, Copy)]
 pub(crate) struct State {
     pits: [u8; 12],
-    node: u32,
+    index: u32,
 }
+
+/// The bit of the first pit's byte that holds the parity.
+const PARITY_BIT: u8 = 0x80;
 
 impl State {
     #[inline]
     pub(crate) fn new(position: &Position, index: usize, parity: usize) -> State {
-        debug_assert!(index < 1 << 31, "a layer index fits in 31 bits");
-        State { pits: position.pits(), node: (2 * index + parity) as u32 }
+        let mut pits = position.pits();
+        pits[0] |= PARITY_BIT * parity as u8;
+        State {
+            pits,
+            index: u32::try_from(index).expect("a layer of at most 30 seeds: indexes fit in 32 bits"),
+        }
     }
 
     #[inline]
     pub(crate) fn position(&self) -> Position {
-        Position::new(self.pits)
+        let mut pits = self.pits;
+        pits[0] &= !PARITY_BIT;
+        Position::new(pits)
     }
 
     #[inline]
     pub(crate) fn index(&self) -> usize {
-        self.node as usize / 2
+        self.index as usize
     }
 
     #[inline]
     pub(crate) fn parity(&self) -> usize {
-        self.node as usize & 1
+        (self.pits[0] >> 7) as usize
+    }
+
+    /// The state's number in the games' work arrays: `2 × index + parity`.
+    #[inline]
+    pub(crate) fn node(&self) -> usize {
+        2 * self.index() + self.parity()
     }
 }
 
@@ -96,7 +113,7 @@ impl StateGraph for ImplicitComponent<'_> {
 
     #[inline]
     fn node(&self, s: &State) -> usize {
-        s.node as usize
+        s.node()
     }
 
     #[inline]
@@ -167,5 +184,31 @@ impl ParallelStateGraph for ImplicitComponent<'_> {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A state gives back its position, index and parity, up to the last
+    /// index of layer 30 and with a pit of 48 seeds.
+    #[test]
+    fn states_pack_position_index_and_parity() {
+        let last_of_thirty = crate::rank::layer_size(30) as usize - 1;
+        assert!(last_of_thirty < 1 << 32);
+        for pits in [[0; 12], [48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]]
+        {
+            let position = Position::new(pits);
+            for index in [0, 1, (1 << 31) + 5, last_of_thirty] {
+                for parity in 0..2 {
+                    let state = State::new(&position, index, parity);
+                    assert_eq!(state.position().pits(), pits);
+                    assert_eq!((state.index(), state.parity()), (index, parity));
+                    assert_eq!(state.node(), 2 * index + parity);
+                }
+            }
+        }
+        assert_eq!(std::mem::size_of::<State>(), 16);
     }
 }
