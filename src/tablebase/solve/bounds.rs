@@ -171,9 +171,12 @@ pub(crate) fn cycle_bounds(
     Ok(ComponentBounds { lower, upper, safety_rounds })
 }
 
-/// Member `i` (at `position`) at the start of threshold `t`: its player
-/// state is won at once when its best exit, read pessimistically, is
-/// worth `t`; its opponent state, when it may join from `t` on, counts
+/// Member `i` (at `position`) at the start of threshold `t`, for X, the
+/// player at parity 0: its player state is won at once when its best
+/// exit, read pessimistically, is worth `t`; its opponent state may join
+/// from the threshold at which its best exit (read for X: `n` − its upper
+/// end) no longer keeps X below (no exit: 0, harmless, since thresholds
+/// start at 1), and then counts
 /// its children not won before `t` (`docs/cycle-bounds.md` §3) into
 /// `open`, and is won at once if there are none (`n`: the layer's
 /// seeds). The states won are pushed to `out`. Each member writes only
