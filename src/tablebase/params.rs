@@ -7,12 +7,12 @@
 
 use std::fmt;
 
-/// The most seeds a build takes. Layer 26 holds 854,992,152 positions:
-/// its game states (two a position) are numbered below 2^31, as the
-/// solver's `u32` state numbers and the `debug_assert` of `State::new`
-/// require (they hold up to layer 28; layer 29, with 2.3 billion
-/// positions, would overflow them). At today's 20.8 bytes per position
-/// layer 26 needs about 17.8 GB of memory.
+/// The most seeds a build takes. Layer 26 holds 854,992,152 positions;
+/// at today's 20.8 bytes per position it needs about 17.8 GB of memory.
+/// The threshold games' states hold layer indexes up to layer 30 (and
+/// refuse larger ones); the other 32-bit numbers of the solver (the
+/// component search's labels among them) are still to be checked for
+/// layers 27 to 30 before this limit rises.
 pub const MAX_BUILD_SEEDS: u32 = 26;
 
 /// The largest N a file of ours may declare (positions up to 48 seeds

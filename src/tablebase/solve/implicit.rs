@@ -78,7 +78,8 @@ enum Membership<'s> {
 }
 
 /// A component gets its own bits when it holds at least one position in
-/// this many of its stretch (so that they take at most 4 bits a member).
+/// this many of its stretch (1.5 bits a position of the stretch with
+/// their counts, so at most 6 bytes a member).
 const DENSE_SPAN: usize = 32;
 
 impl<'s> ImplicitComponent<'s> {
