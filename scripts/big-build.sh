@@ -5,7 +5,8 @@
 # KILL_LAYER (just after its first checkpoint), resumed, then verified.
 # Prints the build's rows and times; samples the resident memory every 5 s
 # into DIR.rss (time, VmRSS kB, RssAnon kB, RssFile kB, layer files
-# present: the layer being built is that count).
+# present: the layer being built is that count). The binary it runs is
+# copied to DIR.endgames first.
 #
 #   [FROM=nothing] scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]
 #
@@ -19,7 +20,11 @@ dir=${1:?usage: scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]}
 seeds=${2:-24}
 kill_layer=${3:-22}
 cargo build --release --quiet --bin endgames
-bin=target/release/endgames
+# The run keeps its own copy of the binary, so rebuilding the tree while it
+# runs cannot change the code that resumes it after the kill.
+mkdir -p "$dir"
+bin=$dir.endgames
+cp target/release/endgames "$bin.tmp" && mv "$bin.tmp" "$bin"
 if [ "${FROM:-shipped}" = nothing ]; then
   # The shipped table's own searches (make endgames) below 13 seeds.
   start_options=(--search-max-seeds 20 --search-nodes 300000000)
@@ -34,7 +39,6 @@ build() {
       sleep 5
     done >> "$dir.rss" ) &
 }
-mkdir -p "$dir"
 start=$(date +%s)
 build
 while kill -0 "$pid" 2>/dev/null; do

@@ -54,7 +54,6 @@
 //! then [`OpeningBook::write_to`] or [`OpeningBook::save`]) sorts the
 //! entries and refuses a key given twice or a score on an illegal move.
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 
@@ -301,17 +300,22 @@ impl OpeningBook {
     /// The states the book knows: its entries' states and every state a
     /// scored legal move leads to, counted once. The engine's `Positions`.
     pub fn distinct_states(&self) -> u64 {
-        let mut states: HashSet<u64> = self.entries.iter().map(|e| e.key).collect();
+        // Sorted keys rather than a hash set: the same count, several times
+        // faster on a book of a hundred thousand entries (every opening of
+        // a book counts them).
+        let mut states: Vec<u64> = self.entries.iter().map(|e| e.key).collect();
         for entry in &self.entries {
             let Some(state) = entry.state() else { continue };
             for pit in state.legal_moves() {
                 if entry.score(pit).is_some() {
                     let mut child = state.clone();
                     child.play_unchecked(pit);
-                    states.insert(state_key(&child));
+                    states.push(state_key(&child));
                 }
             }
         }
+        states.sort_unstable();
+        states.dedup();
         states.len() as u64
     }
 

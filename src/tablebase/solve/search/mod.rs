@@ -23,7 +23,7 @@ use crate::tablebase::stats::NodeHistogram;
 /// A component prepared for searching.
 pub(crate) struct SearchView<'a> {
     pub graph: &'a ComponentGraph,
-    pub leaves: &'a ProofLeaves,
+    pub leaves: &'a ProofLeaves<'a>,
     /// History-free bounds per member.
     pub lower: &'a [u8],
     pub upper: &'a [u8],

@@ -17,40 +17,63 @@
 //!   below `t` whatever the path, so the answer is no.
 //!
 //! These sets are one greatest fixed point per threshold, computed once per
-//! component ([`ProofLeaves`]), so a leaf test is a byte lookup and a node
+//! component and threshold, when a question first asks for that threshold
+//! ([`ProofLeaves`]), so a leaf test is a byte lookup and a node
 //! costs a few memory reads per move. Questions are independent: each uses
 //! only the component's structure, its proven exits and these sets, so
 //! answers do not depend on thread count or order. A question that exceeds
 //! its node budget, or a line longer than the path cap, proves nothing.
 
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 
 use crate::tablebase::solve::games::{narrow, peel, safety_set, Answer, Candidate};
 use crate::tablebase::solve::graph::ComponentGraph;
 
-/// The history-proof leaves of one component: `bits[t][i]` has bit 0 set
-/// when the mover at member `i` can secure at least `t` whatever the
-/// history, bit 1 when the player not to move there can. `ranks[t][s]` is
-/// the round at which state `s` joined the player-0 co-Büchi region `W_t`
-/// (0: never), for the ranked leaf.
-pub(crate) struct ProofLeaves {
-    bits: Vec<Vec<u8>>,
-    ranks: Vec<Vec<u32>>,
+/// The history-proof leaves of one component, one [`ThresholdLeaves`] per
+/// threshold `0..=n`, each computed the first time a question asks for it:
+/// a layer's searches usually ask a few thresholds of the `n`, and each set
+/// costs passes over the whole component. A set is a function of the
+/// component and its threshold alone, so when and on which thread it is
+/// computed changes nothing in the answers.
+pub(crate) struct ProofLeaves<'g> {
+    graph: &'g ComponentGraph,
+    sets: Vec<OnceLock<ThresholdLeaves>>,
 }
 
-impl ProofLeaves {
+/// The leaves at one threshold `t`: `bits[i]` has bit 0 set when the mover
+/// at member `i` can secure at least `t` whatever the history, bit 1 when
+/// the player not to move there can. `ranks[s]` is the round at which
+/// state `s` joined the player-0 co-Büchi region `W_t` (0: never), for the
+/// ranked leaf.
+pub(crate) struct ThresholdLeaves {
+    bits: Vec<u8>,
+    ranks: Vec<u32>,
+}
+
+/// What a search holds before its first question sets its thresholds.
+static NO_LEAVES: ThresholdLeaves = ThresholdLeaves { bits: Vec::new(), ranks: Vec::new() };
+
+impl<'g> ProofLeaves<'g> {
     /// One safety game per threshold `1..=n`, solved for the player at
-    /// parity 0 (the graph is the same for both players up to the parity
-    /// swap, so its states `2i` and `2i + 1` answer for the mover at `i` and
-    /// for the other player).
-    pub(crate) fn new(g: &ComponentGraph) -> ProofLeaves {
-        use rayon::prelude::*;
-        let n = g.n;
-        let mut bits: Vec<Vec<u8>> = (1..=n).into_par_iter().map(|t| Self::threshold(g, t)).collect();
-        bits.insert(0, vec![3; g.len()]); // t = 0: always secured
-        let mut ranks: Vec<Vec<u32>> = (1..=n).into_par_iter().map(|t| Self::ranks(g, t)).collect();
-        ranks.insert(0, vec![1; g.states()]);
-        ProofLeaves { bits, ranks }
+    /// parity 0 when first asked (the graph is the same for both players
+    /// up to the parity swap, so its states `2i` and `2i + 1` answer for
+    /// the mover at `i` and for the other player).
+    pub(crate) fn new(graph: &'g ComponentGraph) -> ProofLeaves<'g> {
+        ProofLeaves { graph, sets: (0..=graph.n).map(|_| OnceLock::new()).collect() }
+    }
+
+    /// The leaves at threshold `t` (`0..=n`), computed on the first call.
+    pub(crate) fn at(&self, t: u8) -> &ThresholdLeaves {
+        let g = self.graph;
+        self.sets[t as usize].get_or_init(|| {
+            if t == 0 {
+                // Always secured.
+                ThresholdLeaves { bits: vec![3; g.len()], ranks: vec![1; g.states()] }
+            } else {
+                ThresholdLeaves { bits: Self::threshold(g, t), ranks: Self::ranks(g, t) }
+            }
+        })
     }
 
     /// The player-0 co-Büchi region `W_t` of section 3 on this component,
@@ -109,15 +132,6 @@ impl ProofLeaves {
         rank
     }
 
-    /// The round at which state `s` of the player at parity `role` joined
-    /// its co-Büchi region at threshold `t` (0: not in it).
-    #[inline]
-    pub(crate) fn rank(&self, t: u8, s: usize, role: usize) -> u32 {
-        // The other player's game is the player-0 game with parities
-        // flipped.
-        self.ranks[t as usize][s ^ role]
-    }
-
     fn threshold(g: &ComponentGraph, t: u8) -> Vec<u8> {
         let states = g.states();
         let none = vec![0u8; states];
@@ -162,12 +176,23 @@ impl ProofLeaves {
         }
         bits
     }
+}
 
+impl ThresholdLeaves {
     /// Whether the player at parity `role` of member `i` (0: its mover)
-    /// secures at least `t` whatever the history.
+    /// secures at least this threshold whatever the history.
     #[inline]
-    pub(crate) fn secures(&self, t: u8, i: usize, role: usize) -> bool {
-        self.bits[t as usize][i] >> role & 1 != 0
+    pub(crate) fn secures(&self, i: usize, role: usize) -> bool {
+        self.bits[i] >> role & 1 != 0
+    }
+
+    /// The round at which state `s` of the player at parity `role` joined
+    /// its co-Büchi region at this threshold (0: not in it).
+    #[inline]
+    pub(crate) fn rank(&self, s: usize, role: usize) -> u32 {
+        // The other player's game is the player-0 game with parities
+        // flipped.
+        self.ranks[s ^ role]
     }
 }
 
@@ -182,7 +207,10 @@ const RANK_SETS: u32 = 64;
 /// Searches the questions of one member at a time; reusable.
 pub(crate) struct ThresholdSearch<'g> {
     graph: &'g ComponentGraph,
-    leaves: &'g ProofLeaves,
+    leaves: &'g ProofLeaves<'g>,
+    /// The leaves at the question's threshold for P, and at the opponent's.
+    leaves_p: &'g ThresholdLeaves,
+    leaves_o: &'g ThresholdLeaves,
     /// History-free bounds of every member (move ordering only).
     lower: &'g [u8],
     upper: &'g [u8],
@@ -200,7 +228,7 @@ pub(crate) struct ThresholdSearch<'g> {
 impl<'g> ThresholdSearch<'g> {
     pub(crate) fn new(
         graph: &'g ComponentGraph,
-        leaves: &'g ProofLeaves,
+        leaves: &'g ProofLeaves<'g>,
         lower: &'g [u8],
         upper: &'g [u8],
         max_path: usize,
@@ -208,6 +236,8 @@ impl<'g> ThresholdSearch<'g> {
         ThresholdSearch {
             graph,
             leaves,
+            leaves_p: &NO_LEAVES,
+            leaves_o: &NO_LEAVES,
             lower,
             upper,
             path: vec![0; graph.states().div_ceil(64)],
@@ -226,6 +256,8 @@ impl<'g> ThresholdSearch<'g> {
         debug_assert!(t >= 1 && t <= self.graph.n);
         self.t = t;
         self.t_opponent = self.graph.n + 1 - t;
+        self.leaves_p = self.leaves.at(self.t);
+        self.leaves_o = self.leaves.at(self.t_opponent);
         self.nodes = 0;
         self.budget = budget;
         let s = 2 * root;
@@ -255,13 +287,13 @@ impl<'g> ThresholdSearch<'g> {
     /// P secures `t` from state `s` whatever the history.
     #[inline]
     fn yes_leaf(&self, s: usize) -> bool {
-        self.leaves.secures(self.t, s / 2, s % 2)
+        self.leaves_p.secures(s / 2, s % 2)
     }
 
     /// The opponent secures `n + 1 − t` from state `s` whatever the history.
     #[inline]
     fn no_leaf(&self, s: usize) -> bool {
-        self.leaves.secures(self.t_opponent, s / 2, 1 - s % 2)
+        self.leaves_o.secures(s / 2, 1 - s % 2)
     }
 
     /// P reaches `t` from state `s` by its co-Büchi strategy whatever the
@@ -270,14 +302,14 @@ impl<'g> ThresholdSearch<'g> {
     /// a round no earlier than `s` (`bad_p` is the least such round).
     #[inline]
     fn yes_by_rank(&self, s: usize, bad_p: u32) -> bool {
-        let rank = self.leaves.rank(self.t, s, 0);
+        let rank = self.leaves_p.rank(s, 0);
         rank != 0 && rank <= bad_p
     }
 
     /// The same for the opponent at its threshold.
     #[inline]
     fn no_by_rank(&self, s: usize, bad_o: u32) -> bool {
-        let rank = self.leaves.rank(self.t_opponent, s, 1);
+        let rank = self.leaves_o.rank(s, 1);
         rank != 0 && rank <= bad_o
     }
 
@@ -287,12 +319,12 @@ impl<'g> ThresholdSearch<'g> {
     #[inline]
     fn with_state(&self, bad_p: u32, bad_o: u32, s: usize) -> (u32, u32) {
         if self.graph.share(s, 0) < self.t {
-            match self.leaves.rank(self.t, s, 0) {
+            match self.leaves_p.rank(s, 0) {
                 0 => (bad_p, bad_o),
                 rank => (bad_p.min(rank), bad_o),
             }
         } else {
-            match self.leaves.rank(self.t_opponent, s, 1) {
+            match self.leaves_o.rank(s, 1) {
                 0 => (bad_p, bad_o),
                 rank => (bad_p, bad_o.min(rank)),
             }
