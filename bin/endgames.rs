@@ -20,7 +20,7 @@ use oware::tablebase::excerpt::Excerpt;
 use oware::tablebase::params::ENGINE_MAX_SEEDS;
 use oware::tablebase::verify::{verify, verify_deep, DeepSample, VerifyReport};
 use oware::tablebase::{
-    AnyTable, BuildParams, BuildReport, Certainty, LayerStats, Outcome, Param, ParamError, Proof,
+    AnyTable, BuildParams, BuildReport, Certainty, EntryWidth, LayerStats, Outcome, Param, ParamError, Proof,
     SearchBudget, Tablebase,
 };
 use oware::{GameEnd, GameState, Pit};
@@ -566,7 +566,14 @@ fn verify_command(path: &Path, deep: Option<DeepSample>) -> anyhow::Result<()> {
         }
     };
     table.verify_checksums()?;
-    say!("checksums: header, {} layers and body agree", table.header().max_seeds + 1);
+    let header = table.header();
+    let narrow = header.layers.iter().filter(|layer| layer.width == EntryWidth::Value).count();
+    say!(
+        "checksums: header, {} layers and body agree (format version {}; {narrow} layers in one byte a position, \
+         every entry exact)",
+        header.max_seeds + 1,
+        header.version
+    );
     if path.is_dir() {
         let layers = oware::tablebase::directory::check_layer_files(path)?;
         say!("the build directory's {layers} layer files and their statistics agree with its manifest");

@@ -12,7 +12,7 @@ use oware::progress::Silent;
 use oware::rank::layer_positions;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, BuildParams, Entry, Tablebase};
+use oware::tablebase::{build, BuildParams, Entry, PackedLayer, Tablebase};
 use proptest::prelude::*;
 
 const SEEDS: u32 = 6;
@@ -141,7 +141,7 @@ fn a_damaged_layer_is_refused_by_name_and_the_others_still_answer() {
     let header = Tablebase::open(&path).unwrap().header().clone();
     // One byte inside layer 4.
     let mut bytes = good.owtb.clone();
-    bytes[header.layers[4].0 as usize + 7] ^= 0x21;
+    bytes[header.layers[4].offset as usize + 7] ^= 0x21;
     fs::write(&path, &bytes).unwrap();
     let table = Tablebase::open(&path).unwrap();
     let error = table.check_layer(4).unwrap_err();
@@ -163,15 +163,16 @@ fn a_malformed_entry_behind_good_checksums_is_refused() {
     fs::write(&path, &good.owtb).unwrap();
     let table = Tablebase::open(&path).unwrap();
     let header = table.header().clone();
-    let mut layers: Vec<Vec<u8>> = (0..=SEEDS).map(|n| table.layer(n).to_vec()).collect();
-    // Entry 5 of layer 4: a reserved bit set.
+    let mut layers: Vec<Vec<u8>> = (0..=SEEDS).map(|n| table.layer(n).to_full_records()).collect();
+    // Entry 5 of layer 4: a reserved bit set (the writer keeps the layer
+    // in full records, as they are).
     layers[4][5 * 3 + 1] |= 0x80;
     let bad = dir.join("bad.owtb");
     oware::tablebase::owtb::write_tablebase(
         &bad,
         &BuildParams::new(SEEDS, header.budget).unwrap(),
         header.provenance,
-        |n| &layers[n as usize],
+        |n| PackedLayer::full(&layers[n as usize]),
     )
     .unwrap();
     let table = Tablebase::open(&bad).unwrap();

@@ -481,3 +481,52 @@ fn the_state_probe_agrees_with_entries_moves_and_the_engine_export() {
     eprintln!("{states} states probed, {off_cycle} off a cycle, {engine_exact} exact in the engine file");
     assert!(off_cycle > 1_000 && engine_exact > 1_000);
 }
+
+/// Issue 39: a layer is written in value records (one byte per position)
+/// exactly when every entry has one, whatever width it was handed over in;
+/// the file reads back to the very entries, with the length its widths
+/// give, and the shipped table (version 3, full records) reads as before.
+#[test]
+fn exact_layers_are_written_in_one_byte_and_read_back_to_the_same_entries() {
+    use oware::tablebase::owtb::{write_tablebase, Header};
+    use oware::tablebase::{BuildParams, Entry, EntryWidth, PackedLayer, Tablebase};
+    let shipped = Tablebase::open(std::path::Path::new(crate::common::SHIPPED)).unwrap();
+    assert_eq!(shipped.header().version, 3);
+    let mut layers: Vec<Vec<u8>> = (0..=6).map(|n| shipped.layer(n).to_full_records()).collect();
+    // Layer 4 gets one open entry; layer 5 one exact entry whose cycle flag
+    // its proof does not imply (as a seed table's proof may leave it).
+    let open = Entry { value: 1, lower: 0, upper: 2, on_cycle: true, proof: Proof::Open };
+    layers[4][3 * 7..3 * 8].copy_from_slice(&open.pack());
+    let odd = Entry::exact(2, Proof::Bounds, false);
+    layers[5][3 * 11..3 * 12].copy_from_slice(&odd.pack());
+    // Layer 2 handed over in value records already.
+    let two = PackedLayer::full(&layers[2]).value_records().expect("an exact layer");
+    let given = |n: u32| match n {
+        2 => PackedLayer::new(&two, layer_size(2)).unwrap(),
+        _ => PackedLayer::full(&layers[n as usize]),
+    };
+    let dir = crate::common::scratch("value-records");
+    let path = dir.join("t.owtb");
+    write_tablebase(&path, &BuildParams::new(6, shipped.header().budget).unwrap(), None, given).unwrap();
+    let table = Tablebase::open(&path).unwrap();
+    table.verify().unwrap();
+    table.verify_checksums().unwrap();
+    assert_eq!(table.header().version, 4);
+    let mut length = Header::length(6) as u64;
+    for n in 0..=6u32 {
+        let width = if n == 4 || n == 5 { EntryWidth::Full } else { EntryWidth::Value };
+        assert_eq!(table.header().layers[n as usize].width, width, "layer {n}");
+        length += layer_size(n) * width.bytes() as u64;
+        assert!(table.layer(n).entries().eq(given(n).entries()), "layer {n}");
+        for (i, p) in layer_positions(n).enumerate() {
+            assert_eq!(table.entry(&p).unwrap(), Some(given(n).entry(i as u64)), "{p:?}");
+        }
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), length);
+    // Written again from its own layers: the same bytes.
+    let again = dir.join("again.owtb");
+    write_tablebase(&again, &BuildParams::new(6, shipped.header().budget).unwrap(), None, |n| table.layer(n))
+        .unwrap();
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&path).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

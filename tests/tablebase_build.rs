@@ -15,7 +15,7 @@ use oware::checksum::checksum;
 use oware::progress::Silent;
 use oware::tablebase::directory::build::BuildOptions;
 use oware::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, TABLEBASE_FILE};
-use oware::tablebase::{build, BuildError, BuildParams, Entry, SearchBudget, Tablebase};
+use oware::tablebase::{build, BuildError, BuildParams, SearchBudget, Tablebase};
 
 /// `endgames build` of the layers up to `max_seeds`, with the threshold
 /// search on the layers up to `search_max_seeds`, a checkpoint inside a
@@ -57,7 +57,7 @@ fn killed_builds_resume_to_identical_files() {
     let rebuilt = Tablebase::open(&straight.join(TABLEBASE_FILE)).unwrap();
     rebuilt.verify_checksums().unwrap();
     for n in 0..=7 {
-        assert_eq!(checksum(rebuilt.layer(n)), shipped.header().layers[n as usize].2, "layer {n}");
+        assert!(rebuilt.layer(n).entries().eq(shipped.layer(n).entries()), "layer {n}");
     }
     let killed = scratch("killed");
     // Deterministic pseudo-random kill times, spread over the whole build.
@@ -178,7 +178,7 @@ fn damaged_files_are_refused_and_left_as_they_are() {
     assert_eq!(fs::read(&layer).unwrap().len(), bytes.len() - 1);
     fs::write(&layer, &bytes).unwrap();
     // Files whose checksums match but which no build wrote: a layer
-    // holding an entry whose upper bound exceeds its 3 seeds, and layer 4's
+    // holding an entry whose value exceeds its 3 seeds, and layer 4's
     // statistics claiming one position more; the manifest forged to match.
     let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
     let forge = |file: &str, edit: &dyn Fn(&mut Vec<u8>)| {
@@ -198,7 +198,9 @@ fn damaged_files_are_refused_and_left_as_they_are() {
         fs::write(dir.join("manifest"), &manifest).unwrap();
         error.to_string()
     };
-    let error = forge("layer-03.bin", &|entries| entries[2] = 4);
+    // (Layer 3 is exact: its file holds one value record per position.)
+    assert_eq!(fs::metadata(dir.join("layer-03.bin")).unwrap().len(), oware::rank::layer_size(3));
+    let error = forge("layer-03.bin", &|entries| entries[0] = 4);
     assert!(error.contains("entry 0 is malformed"), "{error}");
     // The statistics: a layout word, then the seeds, then the positions.
     let error = forge("layer-04.stats", &|stats| {
@@ -364,11 +366,7 @@ fn the_shipped_tablebase_is_exact_and_carries_one_layer_up() {
     assert_eq!(shipped.header().budget, budget);
     assert_eq!(shipped.header().provenance, None);
     for n in 0..=12 {
-        let open = shipped
-            .layer(n)
-            .chunks_exact(3)
-            .filter(|bytes| !Entry::unpack([bytes[0], bytes[1], bytes[2]]).is_exact())
-            .count();
+        let open = shipped.layer(n).entries().filter(|e| !e.is_exact()).count();
         assert_eq!(open, 0, "layer {n}");
     }
     // Layer 13 on top of it: the bounds leave 136 cycle positions open and

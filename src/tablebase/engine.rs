@@ -47,7 +47,7 @@ use std::fmt;
 use crate::formats::endgames::{self, save_table, EndgameFile, EndgamesVersion, Flag};
 use crate::formats::FormatError;
 use crate::rules::Position;
-use crate::tablebase::entry::{Entry, ENTRY_BYTES};
+use crate::tablebase::entry::Entry;
 use crate::tablebase::owtb::FileError;
 use crate::tablebase::params::ENGINE_MAX_SEEDS;
 use crate::tablebase::table::EndgameTable;
@@ -92,12 +92,7 @@ pub fn engine_byte(entry: &Entry) -> u8 {
 pub fn engine_bytes(source: &dyn LayerSource) -> Result<Vec<u8>, FileError> {
     let mut out = Vec::new();
     for n in 0..=engine_layers(source) {
-        out.extend(
-            source
-                .checked_layer(n)?
-                .chunks_exact(ENTRY_BYTES)
-                .map(|c| engine_byte(&Entry::unpack([c[0], c[1], c[2]]))),
-        );
+        out.extend(source.checked_layer(n)?.entries().map(|e| engine_byte(&e)));
     }
     Ok(out)
 }
@@ -180,6 +175,8 @@ impl EndgameTable for EndgameFile {
 mod tests {
     use super::*;
     use crate::rank::layer_size;
+    use crate::tablebase::entry::ENTRY_BYTES;
+    use crate::tablebase::layers::PackedLayer;
 
     /// A table of 17 seeds whose layers above 15 must not be read.
     struct Seventeen {
@@ -190,9 +187,9 @@ mod tests {
         fn max_seeds(&self) -> u32 {
             17
         }
-        fn layer(&self, n: u32) -> &[u8] {
+        fn layer(&self, n: u32) -> PackedLayer<'_> {
             assert!(n <= ENGINE_MAX_SEEDS, "layer {n} read for the engine");
-            &self.zeros[..ENTRY_BYTES * layer_size(n) as usize]
+            PackedLayer::full(&self.zeros[..ENTRY_BYTES * layer_size(n) as usize])
         }
     }
 

@@ -1,17 +1,73 @@
 //! One tablebase entry: the value, its proven bounds and how it was proven,
-//! packed into three bytes (the record of our own file format,
-//! `docs/tablebase-format.md`).
+//! packed into three bytes, or into one when it is exact (the records of
+//! our own file format, `docs/tablebase-format.md`).
 //!
 //! ```text
+//! full record (3 bytes), any entry:
 //! byte 0: value (bits 0-5) | proof (bits 6-7)
 //! byte 1: lower (bits 0-5) | on_cycle (bit 6) | 0 (bit 7)
 //! byte 2: upper (bits 0-5) | 0 (bits 6-7)
+//!
+//! value record (1 byte), an exact entry whose cycle flag its proof implies:
+//! byte 0: value (bits 0-5) | proof (bits 6-7: 0, 1 or 2)
 //! ```
+//!
+//! The value record drops the bounds (both equal the value) and the cycle
+//! flag: an entry has one only when `on_cycle` is false for a retrograde
+//! proof and true for a bounds or search proof. That is how a build proves
+//! them (retrograde analysis settles positions off the cycle components,
+//! the bounds and the searches settle positions on them), but a proof
+//! taken over from a seed table may break it: such an entry has no value
+//! record and its layer keeps full records, so the short form never loses
+//! a field.
 
 use crate::tablebase::table::Probe;
 
-/// Size of a packed entry in bytes.
+/// Size of a full record (any entry) in bytes.
 pub const ENTRY_BYTES: usize = 3;
+
+/// How many bytes each entry of a layer takes: every layer of a file has
+/// one width for all its entries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EntryWidth {
+    /// Full records: value, bounds, cycle flag, proof.
+    Full,
+    /// Value records: every entry of the layer is exact.
+    Value,
+}
+
+impl EntryWidth {
+    /// Bytes per entry.
+    #[inline]
+    pub fn bytes(self) -> usize {
+        match self {
+            EntryWidth::Full => ENTRY_BYTES,
+            EntryWidth::Value => 1,
+        }
+    }
+
+    /// The width of a layer of `positions` entries held in `len` bytes, if
+    /// one fits (a layer has at least one position, so the two never
+    /// coincide).
+    pub fn of_length(len: u64, positions: u64) -> Option<EntryWidth> {
+        if len == positions * ENTRY_BYTES as u64 {
+            Some(EntryWidth::Full)
+        } else if len == positions {
+            Some(EntryWidth::Value)
+        } else {
+            None
+        }
+    }
+
+    /// The width as the files record it (bytes per entry), if known.
+    pub fn from_code(code: u64) -> Option<EntryWidth> {
+        match code {
+            3 => Some(EntryWidth::Full),
+            1 => Some(EntryWidth::Value),
+            _ => None,
+        }
+    }
+}
 
 /// How an entry's value was established.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
@@ -102,6 +158,47 @@ impl Entry {
             && (e.proof == Proof::Open) != e.is_exact()
     }
 
+    /// The one-byte value record of this entry, if it has one: exact, and
+    /// off the cycles exactly when proven by retrograde analysis.
+    #[inline]
+    pub fn value_record(&self) -> Option<u8> {
+        let implied = self.proof != Proof::Retrograde;
+        (self.is_exact() && self.proof != Proof::Open && self.on_cycle == implied && self.value < 64)
+            .then_some(self.value | (self.proof as u8) << 6)
+    }
+
+    /// Decodes a value record without checking it: see
+    /// [`Entry::is_well_formed_value`].
+    #[inline]
+    pub fn from_value_record(byte: u8) -> Entry {
+        let proof = Proof::from_bits(byte >> 6);
+        Entry::exact(byte & 63, proof, proof != Proof::Retrograde)
+    }
+
+    /// Checks a value record of an `n`-seed position: a value of at most
+    /// `n`, a proof other than `Open`.
+    pub fn is_well_formed_value(byte: u8, n: u32) -> bool {
+        (byte & 63) as u32 <= n && byte >> 6 != Proof::Open as u8
+    }
+
+    /// Decodes one record of a layer of the given width (`record` holds
+    /// exactly `width.bytes()` bytes).
+    #[inline]
+    pub fn from_record(record: &[u8], width: EntryWidth) -> Entry {
+        match width {
+            EntryWidth::Full => Entry::unpack([record[0], record[1], record[2]]),
+            EntryWidth::Value => Entry::from_value_record(record[0]),
+        }
+    }
+
+    /// Checks one record of an `n`-seed position, of the given width.
+    pub fn is_well_formed_record(record: &[u8], width: EntryWidth, n: u32) -> bool {
+        match width {
+            EntryWidth::Full => Entry::is_well_formed([record[0], record[1], record[2]], n),
+            EntryWidth::Value => Entry::is_well_formed_value(record[0], n),
+        }
+    }
+
     /// The entry as a search sees it: bounds, the value as the estimate,
     /// and the cycle flag.
     pub fn probe(&self) -> Probe {
@@ -124,5 +221,41 @@ mod tests {
         assert!(Entry::is_well_formed(Entry::exact(3, Proof::Bounds, true).pack(), 3));
         assert!(!Entry::is_well_formed(Entry::exact(3, Proof::Open, true).pack(), 3));
         assert!(!Entry::is_well_formed(Entry::exact(4, Proof::Search, false).pack(), 3));
+    }
+
+    #[test]
+    fn value_records_keep_every_field_of_the_entries_that_have_one() {
+        let mut with_record = 0;
+        for value in 0..=48u8 {
+            for proof in [Proof::Retrograde, Proof::Bounds, Proof::Search, Proof::Open] {
+                for on_cycle in [false, true] {
+                    for upper in [value, value + 1] {
+                        let e = Entry { value, lower: value, upper, on_cycle, proof };
+                        match e.value_record() {
+                            Some(byte) => {
+                                with_record += 1;
+                                assert_eq!(Entry::from_value_record(byte), e);
+                                assert!(Entry::is_well_formed_value(byte, value as u32));
+                                assert!(value == 0 || !Entry::is_well_formed_value(byte, value as u32 - 1));
+                                assert_eq!(Entry::from_record(&[byte], EntryWidth::Value), e);
+                            }
+                            // Only an open entry, or a cycle flag the proof
+                            // does not imply, has none.
+                            None => assert!(
+                                upper != value
+                                    || proof == Proof::Open
+                                    || on_cycle != (proof != Proof::Retrograde)
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(with_record, 49 * 3);
+        // The proof bits 3 (`Open`) make no value record.
+        assert!(!Entry::is_well_formed_value(0xC5, 48));
+        assert_eq!(EntryWidth::of_length(30, 10), Some(EntryWidth::Full));
+        assert_eq!(EntryWidth::of_length(10, 10), Some(EntryWidth::Value));
+        assert_eq!(EntryWidth::of_length(20, 10), None);
     }
 }

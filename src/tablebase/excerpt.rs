@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use crate::checksum::checksum;
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::{Pit, Position, PITS};
-use crate::tablebase::entry::{Entry, Proof};
+use crate::tablebase::entry::{Entry, EntryWidth, Proof};
 use crate::tablebase::owtb::{FileError, Tablebase};
 use crate::tablebase::verify::{check_one_ply, VerifyReport, EXAMPLES};
 
@@ -428,7 +428,7 @@ impl Excerpt {
             }
             let child_entry =
                 |child: &Position| sample.children.iter().find(|c| c.position == *child).map(|c| c.entry);
-            check_one_ply(n, position, sample.entry.pack(), child_entry, &mut report);
+            check_one_ply(n, position, (&sample.entry.pack(), EntryWidth::Full), child_entry, &mut report);
         }
         report
     }

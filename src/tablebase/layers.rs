@@ -1,14 +1,16 @@
 //! Finished layers, held in memory or memory-mapped read-only, as packed
-//! entries indexed by the position's rank inside its layer.
+//! records (full, or value records when every entry is exact: see
+//! [`crate::tablebase::entry`]) indexed by the position's rank inside its
+//! layer.
 
 use memmap2::Mmap;
 
 use crate::rank::{layer_index, layer_size};
 use crate::rules::Position;
-use crate::tablebase::entry::{Entry, ENTRY_BYTES};
+use crate::tablebase::entry::{Entry, EntryWidth};
 use crate::tablebase::table::{EndgameTable, Probe};
 
-/// The bytes of one layer: `ENTRY_BYTES` per position.
+/// The bytes of one layer: one record per position, of either width.
 pub enum LayerBytes {
     /// Held in memory.
     Owned(Vec<u8>),
@@ -34,10 +36,181 @@ impl LayerBytes {
     }
 }
 
+/// One layer's records as stored: `width` bytes per position.
+#[derive(Clone, Copy)]
+pub struct PackedLayer<'a> {
+    bytes: &'a [u8],
+    width: EntryWidth,
+}
+
+impl<'a> PackedLayer<'a> {
+    /// The layer of `positions` entries held in `bytes`, if their length
+    /// fits one of the widths.
+    pub fn new(bytes: &'a [u8], positions: u64) -> Option<PackedLayer<'a>> {
+        EntryWidth::of_length(bytes.len() as u64, positions).map(|width| PackedLayer { bytes, width })
+    }
+
+    /// Records of a width the caller knows (`bytes.len()` a multiple of it).
+    #[inline]
+    pub(crate) fn with_width(bytes: &'a [u8], width: EntryWidth) -> PackedLayer<'a> {
+        debug_assert_eq!(bytes.len() % width.bytes(), 0);
+        PackedLayer { bytes, width }
+    }
+
+    /// Full records, three bytes each (`bytes.len()` a multiple of 3).
+    pub fn full(bytes: &'a [u8]) -> PackedLayer<'a> {
+        debug_assert_eq!(bytes.len() % EntryWidth::Full.bytes(), 0);
+        PackedLayer { bytes, width: EntryWidth::Full }
+    }
+
+    /// The bytes as stored.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Bytes per entry.
+    pub fn width(&self) -> EntryWidth {
+        self.width
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> u64 {
+        (self.bytes.len() / self.width.bytes()) as u64
+    }
+
+    /// Whether the layer holds no entry (no layer of a table does).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The entry at local index `local`; panics past the end.
+    #[inline]
+    pub fn entry(&self, local: u64) -> Entry {
+        let w = self.width.bytes();
+        let at = local as usize * w;
+        Entry::from_record(&self.bytes[at..at + w], self.width)
+    }
+
+    /// Every entry, in index order.
+    pub fn entries(&self) -> impl Iterator<Item = Entry> + 'a {
+        let width = self.width;
+        self.bytes.chunks_exact(width.bytes()).map(move |record| Entry::from_record(record, width))
+    }
+
+    /// The index of the first record of this `n`-seed layer that no writer
+    /// makes ([`Entry::is_well_formed_record`]), if any.
+    pub fn first_malformed(&self, n: u32) -> Option<u64> {
+        use rayon::prelude::*;
+        let width = self.width;
+        let found = self
+            .bytes
+            .par_chunks_exact(width.bytes())
+            .position_first(|record| !Entry::is_well_formed_record(record, width, n));
+        found.map(|index| index as u64)
+    }
+
+    /// The layer's value records, if every entry has one (in parallel; a
+    /// layer of value records is returned as it is).
+    pub fn value_records(&self) -> Option<Vec<u8>> {
+        use rayon::prelude::*;
+        match self.width {
+            EntryWidth::Value => Some(self.bytes.to_vec()),
+            EntryWidth::Full => {
+                self.bytes.par_chunks_exact(EntryWidth::Full.bytes()).map(value_record_of_full).collect()
+            }
+        }
+    }
+
+    /// The layer in full records (a copy).
+    pub fn to_full_records(&self) -> Vec<u8> {
+        match self.width {
+            EntryWidth::Full => self.bytes.to_vec(),
+            EntryWidth::Value => self.entries().flat_map(|e| e.pack()).collect(),
+        }
+    }
+
+    /// The width the layer is written with: value records when every entry
+    /// has one, else full records. A function of the entries alone, so the
+    /// files do not depend on how a layer was held.
+    pub fn canonical_width(&self) -> EntryWidth {
+        use rayon::prelude::*;
+        match self.width {
+            EntryWidth::Value => EntryWidth::Value,
+            EntryWidth::Full => {
+                let all = self
+                    .bytes
+                    .par_chunks_exact(EntryWidth::Full.bytes())
+                    .all(|r| value_record_of_full(r).is_some());
+                if all {
+                    EntryWidth::Value
+                } else {
+                    EntryWidth::Full
+                }
+            }
+        }
+    }
+
+    /// The checksum of the layer as a file holds it: in its
+    /// [`Self::canonical_width`].
+    pub fn canonical_checksum(&self) -> u64 {
+        let width = self.canonical_width();
+        let mut sum = crate::checksum::Checksum::new();
+        self.for_each_piece_in(width, 1 << 20, |piece| {
+            sum.update(piece);
+            Ok(())
+        })
+        .expect("every entry has a record of its layer's canonical width");
+        sum.finish()
+    }
+
+    /// The layer's records in `width` (full, or [`Self::canonical_width`]),
+    /// piece by piece in index order, each piece at most `piece` entries:
+    /// what a writer streams without a second copy of the layer.
+    pub fn for_each_piece_in(
+        &self,
+        width: EntryWidth,
+        piece: usize,
+        mut f: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if width == self.width {
+            for chunk in self.bytes.chunks(piece * width.bytes()) {
+                f(chunk)?;
+            }
+            return Ok(());
+        }
+        let mut buffer = Vec::with_capacity(piece * width.bytes());
+        for records in self.bytes.chunks(piece * self.width.bytes()) {
+            buffer.clear();
+            for record in records.chunks_exact(self.width.bytes()) {
+                let entry = Entry::from_record(record, self.width);
+                match (width, self.width) {
+                    (EntryWidth::Full, _) => buffer.extend_from_slice(&entry.pack()),
+                    (EntryWidth::Value, EntryWidth::Full) => buffer.push(
+                        value_record_of_full(record)
+                            .ok_or_else(|| std::io::Error::other("an entry has no value record"))?,
+                    ),
+                    (EntryWidth::Value, EntryWidth::Value) => buffer.push(record[0]),
+                }
+            }
+            f(&buffer)?;
+        }
+        Ok(())
+    }
+}
+
+/// The value record of a full record, if it has one and the full record is
+/// exactly its entry's (no reserved bit set): a malformed record keeps its
+/// layer in full records, where the readers' checks find it.
+fn value_record_of_full(record: &[u8]) -> Option<u8> {
+    let entry = Entry::from_record(record, EntryWidth::Full);
+    entry.value_record().filter(|_| entry.pack() == record)
+}
+
 /// Layers `0..=max_seeds`, complete.
 #[derive(Default)]
 pub struct SolvedLayers {
     layers: Vec<LayerBytes>,
+    widths: Vec<EntryWidth>,
 }
 
 impl SolvedLayers {
@@ -46,13 +219,15 @@ impl SolvedLayers {
         SolvedLayers::default()
     }
 
-    /// Appends the next layer (`n = self.len()`). The caller checks the size.
+    /// Appends the next layer (`n = self.len()`), of full records or of
+    /// value records (told apart by its length). Panics if the length fits
+    /// neither: the caller checks the size.
     pub fn push(&mut self, layer: LayerBytes) {
-        debug_assert_eq!(
-            layer.bytes().len() as u64,
-            layer_size(self.layers.len() as u32) * ENTRY_BYTES as u64
-        );
+        let n = self.layers.len() as u32;
+        let width = EntryWidth::of_length(layer.bytes().len() as u64, layer_size(n))
+            .unwrap_or_else(|| panic!("{} bytes do not hold layer {n}", layer.bytes().len()));
         self.layers.push(layer);
+        self.widths.push(width);
     }
 
     /// Number of layers held (the next layer to solve).
@@ -65,8 +240,13 @@ impl SolvedLayers {
         self.layers.is_empty()
     }
 
-    /// The packed entries of layer `n` (`n` seeds); panics unless
-    /// `n < self.len()`.
+    /// Layer `n` (`n` seeds); panics unless `n < self.len()`.
+    pub fn layer(&self, n: u32) -> PackedLayer<'_> {
+        PackedLayer { bytes: self.layers[n as usize].bytes(), width: self.widths[n as usize] }
+    }
+
+    /// The bytes of layer `n` as held (see [`Self::layer`] for their
+    /// width); panics unless `n < self.len()`.
     pub fn layer_bytes(&self, n: u32) -> &[u8] {
         self.layers[n as usize].bytes()
     }
@@ -75,8 +255,13 @@ impl SolvedLayers {
     #[inline]
     pub fn entry_at(&self, n: u32, local: u64) -> Entry {
         let bytes = self.layers[n as usize].bytes();
-        let at = local as usize * ENTRY_BYTES;
-        Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]])
+        match self.widths[n as usize] {
+            EntryWidth::Value => Entry::from_value_record(bytes[local as usize]),
+            EntryWidth::Full => {
+                let at = local as usize * 3;
+                Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]])
+            }
+        }
     }
 
     /// The entry of a position whose layer is held.

@@ -19,7 +19,7 @@
 //! | layer | module | what it holds |
 //! |---|---|---|
 //! | base | [`table`] | [`Probe`] and [`EndgameTable`]: what every table answers |
-//! | base | [`entry`] | the 3-byte entry of our files and of the layers |
+//! | base | [`entry`] | an entry's records in our files and layers: 3 bytes, or 1 when exact |
 //! | base | [`params`] | the build's parameters: largest layer, search budget, every limit, their names in the files |
 //! | base | `stats` | one layer's figures (positions, times, memory, proofs) |
 //! | base | `layers` | finished layers, in memory or mapped read-only |
@@ -53,8 +53,8 @@ pub use crate::game::Outcome;
 pub use across::layer::LayerTraffic;
 pub use directory::build::{build, build_across};
 pub use directory::options::{BuildError, BuildOptions, BuildReport};
-pub use entry::{Entry, Proof};
-pub use layers::{LayerBytes, SolvedLayers};
+pub use entry::{Entry, EntryWidth, Proof};
+pub use layers::{LayerBytes, PackedLayer, SolvedLayers};
 pub use open::{open_any, AnyTable, OpenError};
 pub use owtb::{FileError, Tablebase};
 pub use params::{BuildParams, Param, ParamError, SearchBudget};

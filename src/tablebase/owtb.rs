@@ -6,10 +6,11 @@
 //! ```text
 //! offset  size  field (all integers little-endian)
 //!      0     8  magic "OWARETB\0"
-//!      8     4  format version (3; version 2 files are still read)
+//!      8     4  format version (4; versions 2 and 3 are still read)
 //!     12     4  N, the largest seed count (the largest layer)
-//!     16     4  bytes per entry (3)
-//!     20     4  header length H = F + 24 (N + 1), F = 96 (80 in version 2)
+//!     16     4  bytes of a full record (3)
+//!     20     4  header length H = F + R (N + 1): F = 96 (80 in version 2),
+//!               R = 32 (24 before version 4)
 //!     24     8  entries = C(N + 12, 12)
 //!     32     8  search budget: nodes per search
 //!     40     4  search budget: longest path
@@ -24,13 +25,20 @@
 //!               proven intervals this one intersected, 0 if none
 //!     88     4  provenance: how many layers (0..k) were intersected
 //!     92     4  search budget: smallest layer searched
-//!      F  24(N+1)  per layer n: file offset (u64), entries (u64), checksum (u64)
-//!      H  3 × entries: entry of global index i at H + 3 i (tablebase::entry)
+//!      F  R(N+1)  per layer n: file offset (u64), entries (u64), checksum
+//!                 of its bytes (u64), and from version 4 its width w_n (u64):
+//!                 3 for full records, 1 for value records
+//!      H  the layers in order, layer n at its offset: w_n bytes per entry,
+//!         the entry of layer index i at offset + w_n i (tablebase::entry;
+//!         before version 4 every layer has full records)
 //! ```
 //!
-//! The global index is the engine's tablebase index (`rank::index`), so the
-//! entry of a position is found with one multiplication. A `.owtb.zst` file
-//! is the same bytes in one zstd frame, for shipping; it is read into memory.
+//! A layer is written with value records exactly when every one of its
+//! entries has one (`Entry::value_record`), so the bytes are a function of
+//! the entries. The layer index is the position's rank inside its layer
+//! (`rank::layer_index`), so an entry is found with one multiplication. A
+//! `.owtb.zst` file is the same bytes in one zstd frame, for shipping; it
+//! is read into memory.
 
 use std::fmt;
 use std::fs::File;
@@ -42,23 +50,35 @@ use memmap2::Mmap;
 
 use crate::checksum::{checksum, Checksum};
 use crate::progress::Observer;
-use crate::rank::{index, layer_offset, layer_size};
+use crate::rank::{layer_index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
-use crate::tablebase::entry::{Entry, ENTRY_BYTES};
+use crate::tablebase::entry::{Entry, EntryWidth, ENTRY_BYTES};
+use crate::tablebase::layers::PackedLayer;
 use crate::tablebase::params::{param_fields, BuildParams, Param, SearchBudget, MAX_FILE_SEEDS};
 use crate::tablebase::table::{EndgameTable, Probe};
 
 /// The first eight bytes of every `.owtb` file.
 pub const MAGIC: &[u8; 8] = b"OWARETB\0";
 /// The format version this crate writes.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The oldest version this reader accepts.
 const OLDEST_VERSION: u32 = 2;
 /// The rule set, as recorded at offset 76: the rules of
 /// `docs/rules.md` (the only ones this crate plays).
 pub const RULES_ABAPA: u32 = 1;
-const LAYER_RECORD: usize = 24;
+
+/// Bytes of a layer's record in the header of each version.
+fn layer_record(version: u32) -> usize {
+    if version >= 4 {
+        32
+    } else {
+        24
+    }
+}
+
+/// Entries a writer converts at a time, streaming a layer to another width.
+const PIECE: usize = 1 << 20;
 
 /// Where the header keeps each build parameter: its offset and width in
 /// bytes (the table above). The smallest layer searched has a place from
@@ -176,8 +196,28 @@ pub struct Header {
     pub body_checksum: u64,
     /// `None` for a table proven from scratch (and in version 2 files).
     pub provenance: Option<Provenance>,
-    /// Per layer: (file offset, entries, checksum).
-    pub layers: Vec<(u64, u64, u64)>,
+    /// Per layer, where its records are and what they hold.
+    pub layers: Vec<LayerRecord>,
+}
+
+/// Where a layer's records are in the file, and their width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerRecord {
+    /// File offset of its first byte.
+    pub offset: u64,
+    /// Its entries: the positions of the layer.
+    pub entries: u64,
+    /// The checksum of its bytes as stored.
+    pub checksum: u64,
+    /// Bytes per entry.
+    pub width: EntryWidth,
+}
+
+impl LayerRecord {
+    /// Its length in bytes.
+    pub fn length(&self) -> u64 {
+        self.entries * self.width.bytes() as u64
+    }
 }
 
 /// The fixed part of the header in each version.
@@ -196,7 +236,12 @@ impl Header {
     }
 
     fn length_in(version: u32, max_seeds: u32) -> usize {
-        fixed_header(version) + LAYER_RECORD * (max_seeds as usize + 1)
+        fixed_header(version) + layer_record(version) * (max_seeds as usize + 1)
+    }
+
+    /// The length of the whole file this header describes.
+    pub fn file_length(&self) -> u64 {
+        self.own_length() as u64 + self.layers.iter().map(LayerRecord::length).sum::<u64>()
     }
 
     /// This header's length.
@@ -233,11 +278,12 @@ impl Header {
         let provenance = self.provenance.unwrap_or(Provenance { body_checksum: 0, layers: 0 });
         put(80, &provenance.body_checksum.to_le_bytes());
         put(88, &provenance.layers.to_le_bytes());
-        for (n, &(offset, entries, sum)) in self.layers.iter().enumerate() {
-            let at = fixed_header(VERSION) + LAYER_RECORD * n;
-            put(at, &offset.to_le_bytes());
-            put(at + 8, &entries.to_le_bytes());
-            put(at + 16, &sum.to_le_bytes());
+        for (n, record) in self.layers.iter().enumerate() {
+            let at = fixed_header(VERSION) + layer_record(VERSION) * n;
+            put(at, &record.offset.to_le_bytes());
+            put(at + 8, &record.entries.to_le_bytes());
+            put(at + 16, &record.checksum.to_le_bytes());
+            put(at + 24, &(record.width.bytes() as u64).to_le_bytes());
         }
         let sum = checksum(&h);
         h[56..64].copy_from_slice(&sum.to_le_bytes());
@@ -293,36 +339,55 @@ impl Header {
             _ => None,
         };
         let mut layers = Vec::new();
+        let mut offset = length as u64;
         for n in 0..=max_seeds {
-            let at = fixed_header(version) + LAYER_RECORD * n as usize;
-            let record = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
-            let expected = (length as u64 + ENTRY_BYTES as u64 * layer_offset(n), layer_size(n));
-            if (record.0, record.1) != expected {
-                return Err(bad(format!("layer {n} at offset {} with {} entries", record.0, record.1)));
+            let at = fixed_header(version) + layer_record(version) * n as usize;
+            let width = match version {
+                4.. => EntryWidth::from_code(u64_at(at + 24))
+                    .ok_or_else(|| bad(format!("layer {n} with {} bytes per entry", u64_at(at + 24))))?,
+                _ => EntryWidth::Full,
+            };
+            let record =
+                LayerRecord { offset: u64_at(at), entries: u64_at(at + 8), checksum: u64_at(at + 16), width };
+            if (record.offset, record.entries) != (offset, layer_size(n)) {
+                return Err(bad(format!(
+                    "layer {n} at offset {} with {} entries",
+                    record.offset, record.entries
+                )));
             }
+            offset += record.length();
             layers.push(record);
         }
         Ok(Header { version, max_seeds, budget, body_checksum: u64_at(48), provenance, layers })
     }
 }
 
-/// Writes a tablebase file of layers `0..=params.largest_layer()` (packed
-/// entries, in order) built with `params`, atomically.
+/// Writes a tablebase file of layers `0..=params.largest_layer()` built
+/// with `params`, atomically. Each layer is written with value records
+/// when every entry has one, else with full records, however `layers`
+/// holds it ([`PackedLayer::canonical_width`]), converted piece by piece.
 pub fn write_tablebase<'a>(
     path: &Path,
     params: &BuildParams,
     provenance: Option<Provenance>,
-    layers: impl Fn(u32) -> &'a [u8],
+    layers: impl Fn(u32) -> PackedLayer<'a>,
 ) -> io::Result<()> {
     let (max_seeds, budget) = (params.largest_layer(), params.budget());
-    let header_length = Header::length(max_seeds) as u64;
+    let mut offset = Header::length(max_seeds) as u64;
     let mut body = Checksum::new();
     let mut records = Vec::new();
     for n in 0..=max_seeds {
-        let bytes = layers(n);
-        body.update(bytes);
-        let offset = header_length + ENTRY_BYTES as u64 * layer_offset(n);
-        records.push((offset, layer_size(n), checksum(bytes)));
+        let layer = layers(n);
+        let width = layer.canonical_width();
+        let mut sum = Checksum::new();
+        layer.for_each_piece_in(width, PIECE, |piece| {
+            body.update(piece);
+            sum.update(piece);
+            Ok(())
+        })?;
+        let record = LayerRecord { offset, entries: layer_size(n), checksum: sum.finish(), width };
+        offset += record.length();
+        records.push(record);
     }
     let header = Header {
         version: VERSION,
@@ -330,12 +395,12 @@ pub fn write_tablebase<'a>(
         budget,
         body_checksum: body.finish(),
         provenance,
-        layers: records,
+        layers: records.clone(),
     };
     write_atomically(path, |w| {
         w.write_all(&header.encode())?;
-        for n in 0..=max_seeds {
-            w.write_all(layers(n))?;
+        for (n, record) in records.iter().enumerate() {
+            layers(n as u32).for_each_piece_in(record.width, PIECE, |piece| w.write_all(piece))?;
         }
         Ok(())
     })
@@ -441,16 +506,6 @@ enum LayerCheck {
     Malformed(u64),
 }
 
-/// The index of the first entry of `entries` (layer `n`'s, packed) that
-/// no writer makes ([`Entry::is_well_formed`]), if any.
-pub(super) fn first_malformed(entries: &[u8], n: u32) -> Option<u64> {
-    use rayon::prelude::*;
-    let found = entries
-        .par_chunks_exact(ENTRY_BYTES)
-        .position_first(|entry| !Entry::is_well_formed(entry.try_into().expect("an entry's bytes"), n));
-    found.map(|index| index as u64)
-}
-
 /// An open tablebase file.
 ///
 /// Every answer comes from a checked layer: the first read of a layer
@@ -506,7 +561,7 @@ impl Tablebase {
             Storage::Owned(v) => &v[..],
         };
         let header = Header::decode(bytes, path)?;
-        let expected = header.own_length() as u64 + ENTRY_BYTES as u64 * layer_offset(header.max_seeds + 1);
+        let expected = header.file_length();
         if bytes.len() as u64 != expected {
             return Err(FileError::Header {
                 path: path.to_path_buf(),
@@ -534,21 +589,23 @@ impl Tablebase {
         &self.path
     }
 
-    /// The packed entries of layer `n`, as stored: not checked (see
+    /// The records of layer `n`, as stored: not checked (see
     /// [`Tablebase::checked_layer`]). Panics if `n` is above the table's
     /// `max_seeds`.
-    pub fn layer(&self, n: u32) -> &[u8] {
-        let (offset, entries, _) = self.header.layers[n as usize];
-        &self.bytes()[offset as usize..(offset + entries * ENTRY_BYTES as u64) as usize]
+    pub fn layer(&self, n: u32) -> PackedLayer<'_> {
+        let record = self.header.layers[n as usize];
+        let bytes = &self.bytes()[record.offset as usize..(record.offset + record.length()) as usize];
+        // (The header was checked on opening: offsets, entries and width.)
+        PackedLayer::with_width(bytes, record.width)
     }
 
     /// Checks every layer's checksum and the whole body's.
     pub fn verify_checksums(&self) -> Result<(), FileError> {
         let mut body = Checksum::new();
         for n in 0..=self.header.max_seeds {
-            let layer = self.layer(n);
+            let layer = self.layer(n).bytes();
             body.update(layer);
-            if checksum(layer) != self.header.layers[n as usize].2 {
+            if checksum(layer) != self.header.layers[n as usize].checksum {
                 return Err(FileError::Checksum { path: self.path.clone(), what: format!("layer {n}") });
             }
         }
@@ -575,10 +632,10 @@ impl Tablebase {
     pub fn check_layer(&self, n: u32) -> Result<(), FileError> {
         let found = *self.checked[n as usize].get_or_init(|| {
             let layer = self.layer(n);
-            if checksum(layer) != self.header.layers[n as usize].2 {
+            if checksum(layer.bytes()) != self.header.layers[n as usize].checksum {
                 return LayerCheck::Damaged;
             }
-            first_malformed(layer, n).map_or(LayerCheck::Good, LayerCheck::Malformed)
+            layer.first_malformed(n).map_or(LayerCheck::Good, LayerCheck::Malformed)
         });
         match found {
             LayerCheck::Good => Ok(()),
@@ -591,8 +648,8 @@ impl Tablebase {
         }
     }
 
-    /// The packed entries of layer `n`, once checked ([`Tablebase::check_layer`]).
-    pub fn checked_layer(&self, n: u32) -> Result<&[u8], FileError> {
+    /// The records of layer `n`, once checked ([`Tablebase::check_layer`]).
+    pub fn checked_layer(&self, n: u32) -> Result<PackedLayer<'_>, FileError> {
         self.check_layer(n).map(|()| self.layer(n))
     }
 
@@ -605,9 +662,7 @@ impl Tablebase {
             return Ok(None);
         }
         self.check_layer(n)?;
-        let at = self.header.own_length() + ENTRY_BYTES * index(position) as usize;
-        let b = self.bytes();
-        Ok(Some(Entry::unpack([b[at], b[at + 1], b[at + 2]])))
+        Ok(Some(self.layer(n).entry(layer_index(position))))
     }
 }
 
@@ -634,17 +689,18 @@ impl EndgameTable for Tablebase {
 mod tests {
     use super::*;
 
-    /// The header written through the parameters' one list is the header
-    /// of the shipped table, byte for byte (it was written field by field).
+    /// The shipped table's header (version 3) reads; a version 4 header
+    /// with every parameter set and layers of both widths is read back to
+    /// the same fields, and the layers' offsets follow their widths.
     #[test]
-    fn the_shipped_header_is_written_again_to_the_same_bytes() {
+    fn headers_of_version_3_read_and_of_version_4_round_trip() {
         let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/endgames-12.owtb.zst"));
         let table = Tablebase::open(path).unwrap();
         let header = table.header();
-        assert_eq!(header.version, VERSION);
+        assert_eq!(header.version, 3);
         assert_eq!(header.budget.threshold_max_seeds, 11);
-        assert_eq!(header.encode(), table.bytes()[..header.own_length()]);
-        // And a version 3 header with every parameter set, read back.
+        assert!(header.layers.iter().all(|r| r.width == EntryWidth::Full));
+        assert_eq!(header.file_length(), table.bytes().len() as u64);
         let budget = SearchBudget {
             nodes_per_search: 1 << 40,
             max_path: 4_096,
@@ -653,11 +709,32 @@ mod tests {
             cut_max_seeds: 9,
             min_seeds: 13,
         };
-        let written =
-            Header { budget, provenance: Some(Provenance { body_checksum: 7, layers: 3 }), ..header.clone() };
+        let mut offset = Header::length(12) as u64;
+        let layers = (0..=12u32)
+            .map(|n| {
+                let width = if n % 3 == 1 { EntryWidth::Full } else { EntryWidth::Value };
+                let record = LayerRecord { offset, entries: layer_size(n), checksum: n as u64 * 7, width };
+                offset += record.length();
+                record
+            })
+            .collect();
+        let written = Header {
+            version: VERSION,
+            budget,
+            provenance: Some(Provenance { body_checksum: 7, layers: 3 }),
+            layers,
+            ..header.clone()
+        };
         let bytes = written.encode();
         assert_eq!(Header::decode(&bytes, path).unwrap(), written);
         assert_eq!(u32::from_le_bytes(bytes[92..96].try_into().unwrap()), 13);
         assert_eq!(u64::from_le_bytes(bytes[32..40].try_into().unwrap()), 1 << 40);
+        // A width other than 1 or 3 is refused.
+        let mut odd = bytes.clone();
+        odd[96 + 32 * 2 + 24] = 2;
+        odd[56..64].fill(0);
+        let sum = checksum(&odd);
+        odd[56..64].copy_from_slice(&sum.to_le_bytes());
+        assert!(matches!(Header::decode(&odd, path), Err(FileError::Header { .. })));
     }
 }

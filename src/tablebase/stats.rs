@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::codec::{DecodeError, Decoder, Encoder};
-use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
+use crate::tablebase::entry::Proof;
+use crate::tablebase::layers::PackedLayer;
 
 /// First word of the second stats layout (the first layout began with the
 /// seed count, at most 48).
@@ -182,10 +183,9 @@ pub(crate) struct EntryCounts {
 }
 
 impl EntryCounts {
-    pub(crate) fn of(packed: &[u8]) -> EntryCounts {
+    pub(crate) fn of(layer: PackedLayer) -> EntryCounts {
         let mut counts = EntryCounts::default();
-        for chunk in packed.chunks_exact(ENTRY_BYTES) {
-            let e = Entry::unpack([chunk[0], chunk[1], chunk[2]]);
+        for e in layer.entries() {
             counts.exact += (e.proof != Proof::Open) as u64;
             let gap = e.upper - e.lower;
             counts.gap_sum += gap as u64;
@@ -279,8 +279,8 @@ impl LayerStats {
     }
 
     /// Counts exactness and gaps from the finished entries.
-    pub fn finish(&mut self, packed: &[u8]) {
-        self.finish_with(EntryCounts::of(packed));
+    pub fn finish(&mut self, layer: PackedLayer) {
+        self.finish_with(EntryCounts::of(layer));
     }
 
     /// [`LayerStats::finish`] from the counts of every part of the layer.

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 
 use crate::rank::{layer_index, layer_positions_from, layer_size};
 use crate::rules::Position;
-use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
-use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::entry::{Entry, EntryWidth, Proof};
+use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 use crate::tablebase::owtb::Tablebase;
 use crate::tablebase::params::SearchBudget;
 
@@ -27,12 +27,12 @@ use crate::tablebase::params::SearchBudget;
 pub trait LayerSource: Sync {
     /// The largest layer held: layers `0..=max_seeds` are there.
     fn max_seeds(&self) -> u32;
-    /// The packed entries of layer `n`, as stored (not checked against any
+    /// The records of layer `n`, as stored (not checked against any
     /// checksum); `n` must be at most [`LayerSource::max_seeds`].
-    fn layer(&self, n: u32) -> &[u8];
+    fn layer(&self, n: u32) -> PackedLayer<'_>;
     /// Layer `n` after checking it against its checksum, where the source
     /// has one (a file); layers in memory are returned as they are.
-    fn checked_layer(&self, n: u32) -> Result<&[u8], crate::tablebase::owtb::FileError> {
+    fn checked_layer(&self, n: u32) -> Result<PackedLayer<'_>, crate::tablebase::owtb::FileError> {
         Ok(self.layer(n))
     }
 }
@@ -41,10 +41,10 @@ impl LayerSource for Tablebase {
     fn max_seeds(&self) -> u32 {
         self.header().max_seeds
     }
-    fn layer(&self, n: u32) -> &[u8] {
+    fn layer(&self, n: u32) -> PackedLayer<'_> {
         Tablebase::layer(self, n)
     }
-    fn checked_layer(&self, n: u32) -> Result<&[u8], crate::tablebase::owtb::FileError> {
+    fn checked_layer(&self, n: u32) -> Result<PackedLayer<'_>, crate::tablebase::owtb::FileError> {
         Tablebase::checked_layer(self, n)
     }
 }
@@ -53,8 +53,8 @@ impl LayerSource for SolvedLayers {
     fn max_seeds(&self) -> u32 {
         self.len().saturating_sub(1)
     }
-    fn layer(&self, n: u32) -> &[u8] {
-        self.layer_bytes(n)
+    fn layer(&self, n: u32) -> PackedLayer<'_> {
+        SolvedLayers::layer(self, n)
     }
 }
 
@@ -79,18 +79,19 @@ pub struct VerifyReport {
 const CHUNK: usize = 1 << 14;
 pub(crate) const EXAMPLES: usize = 10;
 
-/// A position's packed entry, as stored.
-fn bytes_at(source: &dyn LayerSource, position: &Position) -> [u8; ENTRY_BYTES] {
+/// A position's record as stored, and its width.
+fn record_at<'a>(source: &'a dyn LayerSource, position: &Position) -> (&'a [u8], EntryWidth) {
     let layer = source.layer(position.seeds());
-    let at = layer_index(position) as usize * ENTRY_BYTES;
-    [layer[at], layer[at + 1], layer[at + 2]]
+    let w = layer.width().bytes();
+    let at = layer_index(position) as usize * w;
+    (&layer.bytes()[at..at + w], layer.width())
 }
 
 /// A position's entry; `None` if it is malformed (reported where that
 /// position itself is checked).
 fn entry_at(source: &dyn LayerSource, position: &Position) -> Option<Entry> {
-    let bytes = bytes_at(source, position);
-    Entry::is_well_formed(bytes, position.seeds()).then(|| Entry::unpack(bytes))
+    let (record, width) = record_at(source, position);
+    Entry::is_well_formed_record(record, width, position.seeds()).then(|| Entry::from_record(record, width))
 }
 
 /// Checks layers `0..=max_seeds` of `source`.
@@ -128,11 +129,11 @@ pub fn verify(source: &dyn LayerSource) -> VerifyReport {
 }
 
 fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report: &mut VerifyReport) {
-    check_one_ply(n, position, bytes_at(source, position), |child| entry_at(source, child), report);
+    check_one_ply(n, position, record_at(source, position), |child| entry_at(source, child), report);
 }
 
 /// The one-ply check of one position (the module's doc lists its rules):
-/// `bytes` is its packed entry, `child_entry` gives each child's entry
+/// `record` is its record as stored and the record's width, `child_entry` gives each child's entry
 /// (`None`: malformed or missing, reported where it is itself checked, so
 /// this position is skipped). Shared by [`verify`] and the excerpts'
 /// check (`crate::tablebase::excerpt`), which hold the children in
@@ -140,7 +141,7 @@ fn check_position(source: &dyn LayerSource, n: u32, position: &Position, report:
 pub(crate) fn check_one_ply(
     n: u32,
     position: &Position,
-    bytes: [u8; ENTRY_BYTES],
+    (record, width): (&[u8], EntryWidth),
     child_entry: impl Fn(&Position) -> Option<Entry>,
     report: &mut VerifyReport,
 ) {
@@ -152,11 +153,11 @@ pub(crate) fn check_one_ply(
             report.examples.push(format!("{position:?} ({n} seeds): {what}"));
         }
     };
-    if !Entry::is_well_formed(bytes, n) {
-        fail(report, format!("malformed entry {bytes:02x?}"));
+    if !Entry::is_well_formed_record(record, width, n) {
+        fail(report, format!("malformed entry {record:02x?}"));
         return;
     }
-    let entry = Entry::unpack(bytes);
+    let entry = Entry::from_record(record, width);
     let moves = position.legal_moves();
     if moves.is_empty() {
         let own = position.own_seeds() as u8;
@@ -279,14 +280,10 @@ pub fn verify_deep(source: &dyn LayerSource, sample: DeepSample) -> DeepReport {
     let mut lower = SolvedLayers::new();
     let mut random = seed | 1;
     for n in 0..=last_layer {
-        let bytes = source.layer(n);
+        let layer = source.layer(n);
         // Every search-proven entry, then a seeded partial shuffle.
-        let mut proven: Vec<u32> = (0..layer_size(n) as usize)
-            .filter(|&i| {
-                Entry::unpack([bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]]).proof == Proof::Search
-            })
-            .map(|i| i as u32)
-            .collect();
+        let mut proven: Vec<u32> =
+            (0..layer_size(n)).filter(|&i| layer.entry(i).proof == Proof::Search).map(|i| i as u32).collect();
         let take = per_layer.min(proven.len());
         for k in 0..take {
             random ^= random << 13;
@@ -303,8 +300,7 @@ pub fn verify_deep(source: &dyn LayerSource, sample: DeepSample) -> DeepReport {
             let found = solver.solve_audit();
             report.sampled += proven.len() as u64;
             for (index, low, high) in found {
-                let i = index as usize;
-                let entry = Entry::unpack([bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]]);
+                let entry = layer.entry(index as u64);
                 if entry.value < low || entry.value > high {
                     report.disagreements += 1;
                     if report.examples.len() < EXAMPLES {
@@ -321,7 +317,7 @@ pub fn verify_deep(source: &dyn LayerSource, sample: DeepSample) -> DeepReport {
                 }
             }
         }
-        lower.push(LayerBytes::Owned(bytes.to_vec()));
+        lower.push(LayerBytes::Owned(layer.bytes().to_vec()));
     }
     report
 }

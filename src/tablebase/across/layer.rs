@@ -31,7 +31,7 @@ use crate::tablebase::across::propagate::propagate_across;
 use crate::tablebase::across::spread::{
     members_by_component, resolve_spread, SpreadCheckpoints, SpreadStart,
 };
-use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 use crate::tablebase::params::SearchBudget;
 use crate::tablebase::solve::components;
 use crate::tablebase::solve::components::{Components, QuietMoves};
@@ -156,7 +156,7 @@ pub(crate) fn layer_across<'a>(
     n: u32,
     lower: &'a SolvedLayers,
     budget: SearchBudget,
-    seed: Option<&'a [u8]>,
+    seed: Option<PackedLayer<'a>>,
     observer: &'a dyn Observer,
     keep_spread: Option<SpreadCheckpoints>,
 ) -> Result<(Across<'a>, LayerTraffic), DecodeError> {
@@ -206,6 +206,7 @@ pub(crate) fn layer_across<'a>(
             }
             Err(problem) => crate::tablebase::across::spread::FinishedSpread {
                 slice: Vec::new(),
+                width: crate::tablebase::entry::EntryWidth::Full,
                 finished: (comm.rank() == 0).then_some(Err(
                     crate::tablebase::across::spread::SpreadError::Failed {
                         rank: 0,

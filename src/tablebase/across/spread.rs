@@ -36,8 +36,8 @@ use crate::tablebase::across::bounds::{
 };
 use crate::tablebase::across::checkpoint::{read_range, RankPart, SpreadSnapshot};
 use crate::tablebase::across::propagate::propagate_across;
-use crate::tablebase::entry::Proof;
-use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::entry::{EntryWidth, Proof};
+use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 use crate::tablebase::params::SearchBudget;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::PartRecord;
@@ -52,12 +52,15 @@ use crate::tablebase::stats::{EntryCounts, LayerStats};
 /// could not be finished.
 pub(crate) type Finished = Result<LayerStats, SpreadError>;
 
-/// What a rank has of a layer finished spread: the packed entries of its
-/// range (to write into the layer's file where they belong), and on rank
-/// 0 the layer's [`Finished`] and every rank's checksum of its slice (to
-/// check the file against, slice by slice).
+/// What a rank has of a layer finished spread: the records of its range
+/// (to write into the layer's file where they belong) and their width, the
+/// same on every rank (value records when every entry of the layer has
+/// one, as a one-process build writes it), and on rank 0 the layer's
+/// [`Finished`] and every rank's checksum of its slice (to check the file
+/// against, slice by slice).
 pub(crate) struct FinishedSpread {
     pub slice: Vec<u8>,
+    pub width: EntryWidth,
     pub finished: Option<Finished>,
     pub slice_sums: Vec<u64>,
 }
@@ -138,7 +141,14 @@ pub(crate) fn resolve_spread(
     match resolve_components(comm, part, members, odd, start, (&mut checkpoints, &mut error)) {
         Ok(()) => {
             let (slice, undecided) = part.entries.packed();
-            let (mut finished, slice_sums) = match gather_figures(comm, part, &slice, undecided) {
+            // Every rank's slice in value records, or every one in full.
+            let values = PackedLayer::full(&slice).value_records();
+            let (slice, width) = match comm.all(values.is_some()) {
+                true => (values.expect("this rank's value records"), EntryWidth::Value),
+                false => (slice, EntryWidth::Full),
+            };
+            let layer = PackedLayer::with_width(&slice, width);
+            let (mut finished, slice_sums) = match gather_figures(comm, part, layer, undecided) {
                 Some((finished, sums)) => (Some(finished), sums),
                 None => (None, Vec::new()),
             };
@@ -147,13 +157,14 @@ pub(crate) fn resolve_spread(
                 stats.memory.cycles = stats.memory.cycles.max(anonymous);
                 stats.memory.mapped = stats.memory.mapped.max(file);
             }
-            FinishedSpread { slice, finished, slice_sums }
+            FinishedSpread { slice, width, finished, slice_sums }
         }
         // (Every rank stops at the same step; rank 0 knows why.)
         Err(Stopped) => {
             let why = error.map_or_else(|| "a rank could not take its share".to_string(), |e| e.to_string());
             FinishedSpread {
                 slice: Vec::new(),
+                width: EntryWidth::Full,
                 finished: (comm.rank() == 0).then_some(Err(SpreadError::Failed { rank: 0, problem: why })),
                 slice_sums: Vec::new(),
             }
@@ -252,7 +263,7 @@ pub(crate) fn resume_spread(
     n: u32,
     lower: &SolvedLayers,
     budget: SearchBudget,
-    seed: Option<&[u8]>,
+    seed: Option<PackedLayer<'_>>,
     observer: &dyn Observer,
     snapshot: &SpreadSnapshot,
     checkpoints: SpreadCheckpoints,
@@ -275,7 +286,12 @@ pub(crate) fn resume_spread(
             let (rank, problem) = first.map_or((0, Vec::new()), |(r, p)| (r, p));
             let problem = String::from_utf8_lossy(&problem).into_owned();
             let finished = (comm.rank() == 0).then_some(Err(SpreadError::Failed { rank, problem }));
-            return FinishedSpread { slice: Vec::new(), finished, slice_sums: Vec::new() };
+            return FinishedSpread {
+                slice: Vec::new(),
+                width: EntryWidth::Full,
+                finished,
+                slice_sums: Vec::new(),
+            };
         }
     };
     let solver = match seed {
@@ -382,7 +398,7 @@ impl Lead for SpreadLead<'_, '_> {
 fn gather_figures(
     comm: &dyn Communicator,
     part: &LayerSolver,
-    slice: &[u8],
+    slice: PackedLayer,
     undecided: Option<usize>,
 ) -> Option<(Finished, Vec<u64>)> {
     let mut e = Encoder::default();
@@ -394,7 +410,7 @@ fn gather_figures(
     e.u64(counts.exact);
     e.u64(counts.gap_sum);
     e.u8(counts.max_gap);
-    e.u64(crate::checksum::checksum(slice));
+    e.u64(crate::checksum::checksum(slice.bytes()));
     let parts = comm.gather(e.bytes)?;
     let mut sums = Vec::new();
     let finished = join_figures(part, parts, &mut sums)

@@ -53,7 +53,7 @@ use crate::tablebase::directory::protocol::{
 };
 use crate::tablebase::directory::seed::{seed_layer, StartFrom};
 use crate::tablebase::entry::ENTRY_BYTES;
-use crate::tablebase::layers::{LayerBytes, SolvedLayers};
+use crate::tablebase::layers::{LayerBytes, PackedLayer, SolvedLayers};
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
 use crate::tablebase::stats::LayerStats;
@@ -224,8 +224,14 @@ fn lead(
                         }
                     };
                     let go = verdict.as_ref().map(|_| ());
-                    let written =
-                        write_layer_slices(comm, &layer_file, n, &spread.slice, &spread.slice_sums, go);
+                    let written = write_layer_slices(
+                        comm,
+                        &layer_file,
+                        n,
+                        (&spread.slice, spread.width),
+                        &spread.slice_sums,
+                        go,
+                    );
                     verdict
                         .and_then(|stats| Ok(LayerDone::Written(written?.expect("rank 0's record"), stats)))
                 }
@@ -366,7 +372,7 @@ fn follow(comm: &dyn Communicator, options: &BuildOptions) -> Result<BuildReport
                 kept_spread = true;
                 // (Rank 0 says whether to write, and reports failures.)
                 let path = layer_path(dir, manifest.generation, n as usize);
-                let _ = write_layer_slices(comm, &path, n, &spread.slice, &[], Ok(()));
+                let _ = write_layer_slices(comm, &path, n, (&spread.slice, spread.width), &[], Ok(()));
             }
             report.traffic.push(traffic);
         }
@@ -501,7 +507,7 @@ fn layer_start<'a>(
     checkpoint: Result<Option<(u64, Vec<u8>)>, BuildError>,
     options: &BuildOptions,
     solved: &'a SolvedLayers,
-    seed: Option<&'a [u8]>,
+    seed: Option<PackedLayer<'a>>,
     observer: &'a dyn Observer,
     report: &mut BuildReport,
 ) -> Result<LayerStart<'a>, BuildError> {
@@ -578,8 +584,17 @@ fn open_layers(dir: &Path, manifest: &Manifest) -> Result<(SolvedLayers, Vec<Lay
         let map = resumable::map_checked(&layer_file, bytes, sum)?;
         // A checksum that matches proves the file is what was written, not
         // that it was written by a build: the entries' form is checked too,
-        // as for any table read (the statistics below rely on it).
-        if let Some(index) = crate::tablebase::owtb::first_malformed(&map, n as u32) {
+        // as for any table read (the statistics below rely on it). Its
+        // length gives its width: full records, or value records.
+        let Some(layer) = PackedLayer::new(&map, layer_size(n as u32)) else {
+            let problem = format!(
+                "{} bytes do not hold the {} positions of layer {n}",
+                map.len(),
+                layer_size(n as u32)
+            );
+            return Err(BuildError::Corrupt { path: layer_file, problem });
+        };
+        if let Some(index) = layer.first_malformed(n as u32) {
             return Err(BuildError::Corrupt {
                 path: layer_file,
                 problem: format!("entry {index} is malformed"),
@@ -602,7 +617,7 @@ fn open_layers(dir: &Path, manifest: &Manifest) -> Result<(SolvedLayers, Vec<Lay
                 ),
             });
         }
-        stats.finish(solved.layer_bytes(n as u32));
+        stats.finish(solved.layer(n as u32));
         all_stats.push(stats);
     }
     Ok((solved, all_stats))
@@ -617,8 +632,13 @@ fn finish_layer(
     stats: &LayerStats,
 ) -> Result<(), BuildError> {
     debug_assert_eq!(bytes.len() as u64, layer_size(n) * ENTRY_BYTES as u64);
-    held.commit(&layer_name(manifest.generation, n as usize), bytes)?;
-    record_layer(held, manifest, n, (bytes.len() as u64, checksum(bytes)), stats)
+    // Value records when every entry has one (the layer is exact): a third
+    // of the bytes on disk and in the page cache, where every layer above
+    // reads them.
+    let values = PackedLayer::full(bytes).value_records();
+    let stored = values.as_deref().unwrap_or(bytes);
+    held.commit(&layer_name(manifest.generation, n as usize), stored)?;
+    record_layer(held, manifest, n, (stored.len() as u64, checksum(stored)), stats)
 }
 
 /// Records layer `n`, whose file (of `size` bytes and checksum `sum`) is

@@ -12,6 +12,7 @@ use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
 use crate::tablebase::directory::manifest::Manifest;
 use crate::tablebase::directory::names::{checkpoint_name, checkpoint_path, part_name};
 use crate::tablebase::directory::options::{io_at, BuildError};
+use crate::tablebase::layers::PackedLayer;
 use crate::tablebase::snapshot::{Checkpointer, PartRecord, SnapshotParts};
 
 /// Where the ranks keep their parts of layer `n`'s checkpoints: files
@@ -149,7 +150,7 @@ pub(super) fn read_checkpoint(
 /// built from its start.
 pub(super) fn usable_checkpoint(
     checkpoint: Option<(u64, Vec<u8>)>,
-    seed: Option<&[u8]>,
+    seed: Option<PackedLayer<'_>>,
     n: u32,
     observer: &dyn Observer,
 ) -> Option<(u64, Vec<u8>)> {

@@ -34,6 +34,7 @@ use crate::tablebase::directory::names::ENGINE_FILE;
 use crate::tablebase::directory::names::STATS_FILE;
 use crate::tablebase::directory::names::TABLEBASE_FILE;
 use crate::tablebase::directory::options::{io_at, BuildError, BuildOptions, BuildReport};
+use crate::tablebase::layers::PackedLayer;
 use crate::tablebase::owtb::{write_compressed, Tablebase};
 use crate::tablebase::params::{BuildParams, SearchBudget};
 
@@ -154,12 +155,24 @@ fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
 }
 
 /// Refuses to start from a `tablebase.owtb` that is not the build's
-/// layers (its per-layer checksums must be the manifest's).
+/// layers: its per-layer checksums must be the manifest's, or (a layer
+/// file of full records the table holds as value records) the checksum of
+/// the layer file's entries in the table's width.
 fn check_outputs_current(table_path: &Path, manifest: &Manifest) -> Result<(), BuildError> {
     let table = Tablebase::open(table_path).map_err(BuildError::StartFrom)?;
     let header = table.header();
+    let dir = table_path.parent().unwrap_or(Path::new("."));
+    let same_layer = |n: usize, h: &crate::tablebase::owtb::LayerRecord, m: &(u64, u64, u64, u64)| {
+        h.checksum == m.1
+            || crate::resumable::map_checked(&layer_path(dir, manifest.generation, n), m.0, m.1).is_ok_and(
+                |map| {
+                    PackedLayer::new(&map, h.entries)
+                        .is_some_and(|layer| layer.canonical_checksum() == h.checksum)
+                },
+            )
+    };
     let same = header.max_seeds == manifest.params.largest_layer()
-        && header.layers.iter().zip(&manifest.layers).all(|(h, m)| h.2 == m.1);
+        && header.layers.iter().zip(&manifest.layers).enumerate().all(|(n, (h, m))| same_layer(n, h, m));
     if !same {
         let problem = "does not hold the layers the manifest names: run `endgames build` on the directory \
                        to rewrite it"

@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::rank::layer_size;
 use crate::tablebase::directory::names::{layer_path, stats_path};
 use crate::tablebase::directory::options::BuildError;
-use crate::tablebase::entry::ENTRY_BYTES;
+use crate::tablebase::entry::EntryWidth;
 use crate::tablebase::owtb::Provenance;
 use crate::tablebase::params::{BuildParams, Param};
 
@@ -155,11 +155,13 @@ impl Manifest {
                 }
                 Some(&"layer") if fields.len() == 6 && number(1) == Some(manifest.layers.len() as u64) => {
                     let record = (number(2), hex(3), number(4), hex(5));
-                    // A layer file holds every entry of its layer: a size
-                    // that does not would be read past its end.
-                    let whole = layer_size(manifest.layers.len() as u32) * ENTRY_BYTES as u64;
+                    // A layer file holds every entry of its layer, in full
+                    // or value records: a size that does not would be read
+                    // past its end.
+                    let positions = layer_size(manifest.layers.len() as u32);
+                    let whole = |a: u64| EntryWidth::of_length(a, positions).is_some();
                     match record {
-                        (Some(a), Some(b), Some(c), Some(d)) if a == whole => {
+                        (Some(a), Some(b), Some(c), Some(d)) if whole(a) => {
                             manifest.layers.push((a, b, c, d))
                         }
                         _ => return Err(corrupt(i + 1, "bad layer record")),

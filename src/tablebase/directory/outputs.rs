@@ -3,7 +3,6 @@
 
 use std::io;
 
-use crate::checksum::checksum;
 use crate::formats::endgames::EndgamesVersion;
 use crate::progress::Observer;
 use crate::resumable::atomic::write_atomically;
@@ -39,9 +38,9 @@ pub(super) fn write_outputs(
             && header.max_seeds == options.params.largest_layer()
             && header.budget == options.params.budget()
             && header.provenance == provenance
-            && header.layers.iter().map(|l| l.2).eq(layer_sums
+            && header.layers.iter().map(|l| l.checksum).eq(layer_sums
                 .get_or_init(|| {
-                    (0..solved.len()).map(|n| checksum(solved.layer_bytes(n))).collect::<Vec<u64>>()
+                    (0..solved.len()).map(|n| solved.layer(n).canonical_checksum()).collect::<Vec<u64>>()
                 })
                 .iter()
                 .copied())
@@ -51,8 +50,7 @@ pub(super) fn write_outputs(
     if table_current {
         observer.line(&format!("{} already holds these layers: kept", table.display()));
     } else {
-        write_tablebase(&table, &options.params, provenance, |n| solved.layer_bytes(n))
-            .map_err(io_at(&table))?;
+        write_tablebase(&table, &options.params, provenance, |n| solved.layer(n)).map_err(io_at(&table))?;
         observer.line(&format!("wrote {}", table.display()));
     }
     let body = read_header(&table)

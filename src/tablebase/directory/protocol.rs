@@ -10,7 +10,7 @@ use crate::cluster::{Communicator, Partition};
 use crate::rank::layer_size;
 use crate::resumable;
 use crate::tablebase::directory::options::{io_at, BuildError};
-use crate::tablebase::entry::ENTRY_BYTES;
+use crate::tablebase::entry::EntryWidth;
 
 /// How rank 0 tells the others how a step ended: `[0]` and a payload, or
 /// `[1]` and the error's text.
@@ -81,7 +81,8 @@ pub(super) fn parse_record(record: &[u8]) -> Option<(u64, u64)> {
 }
 
 /// Writes layer `n` of a layer kept spread into `path`, every rank the
-/// packed entries of its range (`slice`) at their place: rank 0 makes a
+/// records of its range (`slice`, of a width every rank shares) at their
+/// place: rank 0 makes a
 /// temporary file of the layer's size, every rank writes and syncs its
 /// slice, and rank 0 reads the file back, checks every rank's slice
 /// against the checksum that rank sent (`slice_sums`, rank 0's only), then
@@ -93,12 +94,13 @@ pub(super) fn write_layer_slices(
     comm: &dyn Communicator,
     path: &Path,
     n: u32,
-    slice: &[u8],
+    (slice, width): (&[u8], EntryWidth),
     slice_sums: &[u64],
     go: Result<(), &BuildError>,
 ) -> Result<Option<(u64, u64)>, BuildError> {
     use std::os::unix::fs::FileExt;
-    let size = layer_size(n) * ENTRY_BYTES as u64;
+    let w = width.bytes() as u64;
+    let size = layer_size(n) * w;
     let temporary = resumable::atomic::temporary_path(path);
     let prepared: Result<(), BuildError> = if comm.rank() == 0 {
         // (The others hear rank 0's error as text: it crosses the ranks.)
@@ -117,7 +119,7 @@ pub(super) fn write_layer_slices(
     let partition = Partition::new(layer_size(n), comm.ranks());
     let range = partition.range(comm.rank());
     let written = (|| {
-        if slice.len() as u64 != (range.end - range.start) * ENTRY_BYTES as u64 {
+        if slice.len() as u64 != (range.end - range.start) * w {
             return Err(io::Error::other(format!(
                 "{} bytes for a range of {} positions",
                 slice.len(),
@@ -125,7 +127,7 @@ pub(super) fn write_layer_slices(
             )));
         }
         let file = std::fs::OpenOptions::new().write(true).open(&temporary)?;
-        file.write_all_at(slice, range.start * ENTRY_BYTES as u64)?;
+        file.write_all_at(slice, range.start * w)?;
         file.sync_all()
     })()
     .map_err(io_at(&temporary));
@@ -145,7 +147,7 @@ pub(super) fn write_layer_slices(
         let mut buffer = vec![0u8; 1 << 20];
         for (rank, &expected) in slice_sums.iter().enumerate() {
             let range = partition.range(rank);
-            let mut left = (range.end - range.start) * ENTRY_BYTES as u64;
+            let mut left = (range.end - range.start) * w;
             let mut summed = crate::checksum::Checksum::new();
             while left > 0 {
                 let piece = &mut buffer[..left.min(1 << 20) as usize];

@@ -5,10 +5,14 @@
 use std::path::Path;
 
 use crate::tablebase::directory::options::BuildError;
+use crate::tablebase::layers::PackedLayer;
 use crate::tablebase::owtb::{Provenance, Tablebase};
 
 /// Layer `n` of the table the build starts from, if it covers it.
-pub(super) fn seed_layer(start_from: &Option<StartFrom>, n: u32) -> Result<Option<&[u8]>, BuildError> {
+pub(super) fn seed_layer(
+    start_from: &Option<StartFrom>,
+    n: u32,
+) -> Result<Option<PackedLayer<'_>>, BuildError> {
     match start_from {
         Some(source) if n < source.provenance.layers => source.layer(n).map(Some),
         _ => Ok(None),
@@ -37,7 +41,7 @@ impl StartFrom {
     }
 
     /// Layer `n`'s entries, after checking them (checksum and form).
-    fn layer(&self, n: u32) -> Result<&[u8], BuildError> {
+    fn layer(&self, n: u32) -> Result<PackedLayer<'_>, BuildError> {
         self.table.checked_layer(n).map_err(BuildError::StartFrom)
     }
 }

@@ -15,7 +15,7 @@ use crate::codec::{DecodeError, Decoder};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
-use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 
 /// Flags byte of a position under construction.
 const DECIDED: u8 = 0x80;
@@ -97,7 +97,7 @@ pub(crate) struct LayerEntries<'a> {
     /// This layer's packed entries in the table the build starts from:
     /// proven intervals, intersected with what this build proves
     /// (`docs/cycle-bounds.md` §6).
-    seed: Option<&'a [u8]>,
+    seed: Option<PackedLayer<'a>>,
     /// The first position where this build and the seed disagree.
     contradiction: Mutex<Option<Contradiction>>,
 }
@@ -275,17 +275,15 @@ impl<'a> LayerEntries<'a> {
     /// Intersects every interval this layer proves with `entries`, the
     /// packed entries of the same layer in a table proven before (an
     /// interval that does not meet is a [`Contradiction`]).
-    pub(crate) fn set_seed(&mut self, entries: &'a [u8]) {
-        assert_eq!(entries.len(), self.size * ENTRY_BYTES, "the seed holds layer {}", self.n);
+    pub(crate) fn set_seed(&mut self, entries: PackedLayer<'a>) {
+        assert_eq!(entries.len(), self.size as u64, "the seed holds layer {}", self.n);
         self.seed = Some(entries);
     }
 
     /// The seed's proven interval of a position, if there is a seed.
     #[inline]
     pub(crate) fn seed_entry(&self, index: usize) -> Option<Entry> {
-        let bytes = self.seed?;
-        let at = index * ENTRY_BYTES;
-        Some(Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]]))
+        Some(self.seed?.entry(index as u64))
     }
 
     /// `[lower, upper]` intersected with the seed's interval; a seed entry

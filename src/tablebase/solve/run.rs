@@ -140,7 +140,7 @@ impl LayerSolver<'_> {
             return Err(LayerError::Invariant { index: index as u64, broken: LEFT_UNDECIDED });
         }
         self.record_memory(&memory);
-        self.stats.finish(&bytes);
+        self.stats.finish(crate::tablebase::layers::PackedLayer::full(&bytes));
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
         Ok((bytes, self.stats, self.audit))
     }

@@ -10,7 +10,7 @@
 
 use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
-use crate::tablebase::layers::SolvedLayers;
+use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 use crate::tablebase::params::SearchBudget;
 pub use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::entries::LayerEntries;
@@ -142,7 +142,7 @@ impl<'a> LayerSolver<'a> {
     /// Intersects every interval this layer proves with `entries`, the
     /// packed entries of the same layer in a table proven before (an
     /// interval that does not meet is a `Contradiction`).
-    pub fn with_seed(mut self, entries: &'a [u8]) -> Self {
+    pub fn with_seed(mut self, entries: PackedLayer<'a>) -> Self {
         self.entries.set_seed(entries);
         self
     }
