@@ -164,6 +164,50 @@ fn a_version_4_manifest_resumes() {
     fs::remove_dir_all(&at_once).unwrap();
 }
 
+/// Layer files of full records, three bytes a position, as every builder
+/// before the value records wrote them: read as they are, kept as they
+/// are, and the table written from them is the table of a build made at
+/// once (which writes its exact layers in one byte a position).
+#[test]
+fn layer_files_of_full_records_are_read_and_extended() {
+    let dir = scratch("full-records");
+    build(&build_options(&dir, 4), &Silent).unwrap();
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    let mut rewritten = String::new();
+    for line in manifest.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        if fields[0] != "layer" {
+            rewritten += &format!("{line}\n");
+            continue;
+        }
+        let n: u32 = fields[1].parse().unwrap();
+        let path = dir.join(format!("layer-{n:02}.bin"));
+        let values = fs::read(&path).unwrap();
+        assert_eq!(values.len() as u64, oware::rank::layer_size(n), "layer {n} in value records");
+        let full = oware::tablebase::PackedLayer::new(&values, oware::rank::layer_size(n))
+            .unwrap()
+            .to_full_records();
+        fs::write(&path, &full).unwrap();
+        let record = format!("layer {n} {} {:016x} {} {}", full.len(), checksum(&full), fields[4], fields[5]);
+        rewritten += &format!("{record}\n");
+    }
+    fs::write(dir.join("manifest"), rewritten).unwrap();
+    let report = build(&build_options(&dir, 6), &Silent).unwrap();
+    assert_eq!(report.reused_layers, 5);
+    let at_once = scratch("full-records-at-once");
+    build(&build_options(&at_once, 6), &Silent).unwrap();
+    for name in [TABLEBASE_FILE, ENGINE_FILE] {
+        assert_eq!(fs::read(dir.join(name)).unwrap(), fs::read(at_once.join(name)).unwrap(), "{name}");
+    }
+    for n in 0..=6u32 {
+        let width = if n <= 4 { 3 } else { 1 };
+        let length = fs::metadata(dir.join(format!("layer-{n:02}.bin"))).unwrap().len();
+        assert_eq!(length, width * oware::rank::layer_size(n), "layer {n}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&at_once).unwrap();
+}
+
 #[test]
 fn damaged_files_are_refused_and_left_as_they_are() {
     let dir = scratch("damaged");
