@@ -10,9 +10,12 @@ use std::fmt;
 /// The most seeds a build takes. Layer 26 holds 854,992,152 positions;
 /// at today's 20.8 bytes per position it needs about 17.8 GB of memory.
 /// The threshold games' states hold layer indexes up to layer 30 (and
-/// refuse larger ones); the other 32-bit numbers of the solver (the
-/// component search's labels among them) are still to be checked for
-/// layers 27 to 30 before this limit rises.
+/// refuse larger ones). The component search's 32-bit labels do not:
+/// they count up from 2^31, two a split and at most one split a position,
+/// which stays below 2^32 − 1 only for fewer than 2^30 − 1 positions
+/// (`split.rs` asserts it), so layer 27 (1,203,322,288 positions) is
+/// refused there until the labels are bounded otherwise; the solver's
+/// other 32-bit numbers are still to be checked for layers 27 to 30.
 pub const MAX_BUILD_SEEDS: u32 = 26;
 
 /// The largest N a file of ours may declare (positions up to 48 seeds
