@@ -167,7 +167,8 @@ fn a_version_4_manifest_resumes() {
 /// Layer files of full records, three bytes a position, as every builder
 /// before the value records wrote them: read as they are, kept as they
 /// are, and the table written from them is the table of a build made at
-/// once (which writes its exact layers in one byte a position).
+/// once (which writes its exact layers in one byte a position), and an
+/// improvement pass takes that table for the directory's own.
 #[test]
 fn layer_files_of_full_records_are_read_and_extended() {
     let dir = scratch("full-records");
@@ -204,6 +205,23 @@ fn layer_files_of_full_records_are_read_and_extended() {
         let length = fs::metadata(dir.join(format!("layer-{n:02}.bin"))).unwrap().len();
         assert_eq!(length, width * oware::rank::layer_size(n), "layer {n}");
     }
+    // The table the build wrote holds layers 0 to 4 in value records, their
+    // files in full records: an improvement pass recognises it as the
+    // directory's own, and writes its layers anew, in value records.
+    let check = oware::tablebase::directory::improve::ImproveOptions {
+        dir: dir.clone(),
+        budget: SearchBudget { min_seeds: 6, threshold_max_seeds: 6, ..SearchBudget::default() },
+        checkpoint_every: Duration::from_secs(3600),
+        compress: false,
+    };
+    oware::tablebase::directory::improve::improve(&check, &Silent).unwrap();
+    let manifest = fs::read_to_string(dir.join("manifest")).unwrap();
+    let sizes: Vec<u64> = manifest
+        .lines()
+        .filter(|l| l.starts_with("layer "))
+        .map(|l| l.split(' ').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(sizes, (0..=6).map(oware::rank::layer_size).collect::<Vec<u64>>(), "{manifest}");
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&at_once).unwrap();
 }

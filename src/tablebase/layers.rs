@@ -36,6 +36,10 @@ impl LayerBytes {
     }
 }
 
+/// Entries converted at a time when a layer is streamed in another width
+/// (a few MB of buffer, whatever the layer's size).
+pub(crate) const PIECE: usize = 1 << 20;
+
 /// One layer's records as stored: `width` bytes per position.
 #[derive(Clone, Copy)]
 pub struct PackedLayer<'a> {
@@ -59,8 +63,7 @@ impl<'a> PackedLayer<'a> {
 
     /// Full records, three bytes each (`bytes.len()` a multiple of 3).
     pub fn full(bytes: &'a [u8]) -> PackedLayer<'a> {
-        debug_assert_eq!(bytes.len() % EntryWidth::Full.bytes(), 0);
-        PackedLayer { bytes, width: EntryWidth::Full }
+        PackedLayer::with_width(bytes, EntryWidth::Full)
     }
 
     /// The bytes as stored.
@@ -155,7 +158,7 @@ impl<'a> PackedLayer<'a> {
     pub fn canonical_checksum(&self) -> u64 {
         let width = self.canonical_width();
         let mut sum = crate::checksum::Checksum::new();
-        self.for_each_piece_in(width, 1 << 20, |piece| {
+        self.for_each_piece_in(width, PIECE, |piece| {
             sum.update(piece);
             Ok(())
         })
@@ -241,6 +244,7 @@ impl SolvedLayers {
     }
 
     /// Layer `n` (`n` seeds); panics unless `n < self.len()`.
+    #[inline]
     pub fn layer(&self, n: u32) -> PackedLayer<'_> {
         PackedLayer { bytes: self.layers[n as usize].bytes(), width: self.widths[n as usize] }
     }
@@ -254,14 +258,7 @@ impl SolvedLayers {
     /// The entry at local index `local` of layer `n`.
     #[inline]
     pub fn entry_at(&self, n: u32, local: u64) -> Entry {
-        let bytes = self.layers[n as usize].bytes();
-        match self.widths[n as usize] {
-            EntryWidth::Value => Entry::from_value_record(bytes[local as usize]),
-            EntryWidth::Full => {
-                let at = local as usize * 3;
-                Entry::unpack([bytes[at], bytes[at + 1], bytes[at + 2]])
-            }
-        }
+        self.layer(n).entry(local)
     }
 
     /// The entry of a position whose layer is held.

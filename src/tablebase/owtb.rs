@@ -54,7 +54,7 @@ use crate::rank::{layer_index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, EntryWidth, ENTRY_BYTES};
-use crate::tablebase::layers::PackedLayer;
+use crate::tablebase::layers::{PackedLayer, PIECE};
 use crate::tablebase::params::{param_fields, BuildParams, Param, SearchBudget, MAX_FILE_SEEDS};
 use crate::tablebase::table::{EndgameTable, Probe};
 
@@ -76,9 +76,6 @@ fn layer_record(version: u32) -> usize {
         24
     }
 }
-
-/// Entries a writer converts at a time, streaming a layer to another width.
-const PIECE: usize = 1 << 20;
 
 /// Where the header keeps each build parameter: its offset and width in
 /// bytes (the table above). The smallest layer searched has a place from
