@@ -378,7 +378,7 @@ pub(crate) fn join<'a>(
         games.extend_from_slice(&state);
     }
     let components = Components::from_ids(ids);
-    if components.count() != snapshot.odd.len() || components.starts.windows(2).any(|w| w[0] == w[1]) {
+    if components.count() != snapshot.odd.len() || components.has_empty() {
         return Err(DecodeError::Invalid(format!(
             "{} components with members, {} recorded",
             components.count(),

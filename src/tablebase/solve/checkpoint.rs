@@ -43,7 +43,6 @@ use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::tablebase::layers::SolvedLayers;
 use crate::tablebase::params::SearchBudget;
 use crate::tablebase::snapshot::join_parts;
-use crate::tablebase::snapshot::stream_words;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::PartRecord;
@@ -184,7 +183,7 @@ pub(crate) fn write_snapshot(
     e.u8(components.is_some() as u8);
     out.write_all(&e.bytes)?;
     if let Some(c) = components {
-        stream_words(out, &c.id)?;
+        c.write_ids(out)?;
     }
     let mut e = Encoder::default();
     Contradiction::encode_found(solver.entries.contradiction().as_ref(), &mut e);

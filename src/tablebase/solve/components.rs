@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
+use crate::tablebase::solve::members::Membership;
 use crate::tablebase::solve::solver::LayerSolver;
 use crate::tablebase::solve::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
 
@@ -30,18 +31,23 @@ pub(crate) use crate::tablebase::solve::split::NONE;
 /// rather than unranked.
 const STEP_ACROSS: usize = 24;
 
-/// The cycle components, sinks first.
+/// The cycle components, sinks first: each one's members, sorted by
+/// layer index. No component number per position is kept: at 26 seeds
+/// that array would take 4 bytes a position of the layer (3.4 GB) through
+/// the cycle phases, where a component's own bits ([`Membership`]) answer
+/// "is this position a member" for 3/16 of a byte a position it spans.
 pub struct Components {
-    /// Component of every position, `NONE` for positions on no cycle.
-    pub id: Vec<u32>,
+    /// Positions in the layer.
+    size: usize,
     /// Positions grouped by component, each group sorted by index.
-    pub members: Vec<u32>,
+    members: Vec<u32>,
     /// `members[starts[k]..starts[k + 1]]` is component `k`.
-    pub starts: Vec<usize>,
+    starts: Vec<usize>,
 }
 
 impl Components {
-    /// Groups positions by component number (`NONE`: in no component).
+    /// Groups positions by component number (`NONE`: in no component);
+    /// the numbers are dropped once grouped.
     pub fn from_ids(id: Vec<u32>) -> Components {
         let count = id.par_iter().filter(|&&r| r != NONE).map(|&r| r as usize + 1).max().unwrap_or(0);
         let mut starts = vec![0usize; count + 1];
@@ -61,7 +67,7 @@ impl Components {
                 fill[r as usize] += 1;
             }
         }
-        Components { id, members, starts }
+        Components { size: id.len(), members, starts }
     }
 
     pub fn count(&self) -> usize {
@@ -70,6 +76,67 @@ impl Components {
 
     pub fn of(&self, k: usize) -> &[u32] {
         &self.members[self.starts[k]..self.starts[k + 1]]
+    }
+
+    /// Members of the components before `k`.
+    pub fn members_before(&self, k: usize) -> usize {
+        self.starts[k]
+    }
+
+    /// Members of all components.
+    pub fn total_members(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether some component has no member (a snapshot that says so was
+    /// not written by a build).
+    pub fn has_empty(&self) -> bool {
+        self.starts.windows(2).any(|w| w[0] == w[1])
+    }
+
+    /// Which positions are members of component `k`.
+    pub(crate) fn membership(&self, k: usize) -> Membership<'_> {
+        Membership::of(self.of(k))
+    }
+
+    /// Writes the component number of every position of the layer, in
+    /// layer order, as [`crate::codec::Encoder::words`] would (`NONE` for
+    /// positions on no cycle): what snapshots store. Made a stretch at a
+    /// time, never the whole array.
+    pub fn write_ids(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        const STRETCH: usize = 1 << 16;
+        out.write_all(&(self.size as u64).to_le_bytes())?;
+        // The components by their first member not written yet (a heap:
+        // the work is the members and the runs, not components × stretches).
+        let mut next: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>> = (0..self.count())
+            .filter(|&k| self.starts[k] < self.starts[k + 1])
+            .map(|k| std::cmp::Reverse((self.members[self.starts[k]], k)))
+            .collect();
+        let mut at: Vec<usize> = self.starts[..self.count()].to_vec();
+        let mut ids = vec![NONE; STRETCH];
+        let mut buffer = Vec::with_capacity(4 * STRETCH);
+        for start in (0..self.size).step_by(STRETCH) {
+            let end = (start + STRETCH).min(self.size);
+            ids[..end - start].fill(NONE);
+            while let Some(&std::cmp::Reverse((first, k))) = next.peek() {
+                if first as usize >= end {
+                    break;
+                }
+                next.pop();
+                let stop = self.starts[k + 1];
+                while at[k] < stop && (self.members[at[k]] as usize) < end {
+                    ids[self.members[at[k]] as usize - start] = k as u32;
+                    at[k] += 1;
+                }
+                if at[k] < stop {
+                    next.push(std::cmp::Reverse((self.members[at[k]], k)));
+                }
+            }
+            buffer.clear();
+            buffer.extend(ids[..end - start].iter().flat_map(|w| w.to_le_bytes()));
+            out.write_all(&buffer)?;
+        }
+        Ok(())
     }
 }
 
@@ -224,6 +291,46 @@ mod tests {
     use crate::tablebase::layers::{LayerBytes, SolvedLayers};
     use crate::tablebase::params::SearchBudget;
     use crate::tablebase::solve::split::tests::check_split;
+
+    /// What snapshots store of the components, the number of every
+    /// position, is written from the members alone byte for byte as the
+    /// numbers themselves would be, across stretches and with components
+    /// that interleave; and each component's membership answers as the
+    /// numbers do.
+    #[test]
+    fn component_numbers_are_written_from_the_members_alone() {
+        for (size, count) in [(0usize, 0u32), (5, 1), (70_000, 1), (200_000, 7), (140_000, 3000)] {
+            // A fixed scramble: components interleave, some positions are
+            // on no cycle, the last component is dense in a stretch.
+            let ids: Vec<u32> = (0..size)
+                .map(|i| {
+                    let h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                    if count == 0 || h.is_multiple_of(5) {
+                        NONE
+                    } else if i > size / 2 && i < size / 2 + 5000 {
+                        count - 1
+                    } else {
+                        (h % count as u64) as u32
+                    }
+                })
+                .collect();
+            let mut expected = crate::codec::Encoder::default();
+            expected.words(&ids);
+            let components = Components::from_ids(ids.clone());
+            let mut written = Vec::new();
+            components.write_ids(&mut written).unwrap();
+            assert!(written == expected.bytes, "{size} positions, {count} components");
+            for k in (0..components.count()).step_by(1 + components.count() / 5) {
+                let inside = components.membership(k);
+                for (i, &id) in ids.iter().enumerate() {
+                    assert_eq!(inside.contains(i), id == k as u32, "{i}");
+                    let number = inside.number(i);
+                    assert_eq!(number.map(|j| components.of(k)[j] as usize), (id == k as u32).then_some(i));
+                }
+                assert!(!inside.contains(size) && inside.number(usize::MAX).is_none());
+            }
+        }
+    }
 
     /// On the layers themselves, whatever the parts sent to Pearce's
     /// algorithm (all, none, some): Kosaraju's components, and the same

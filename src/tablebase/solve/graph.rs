@@ -39,12 +39,8 @@ impl ComponentGraph {
     ) -> ComponentGraph {
         let members = components.of(k);
         let m = members.len();
-        // Member number of every member's layer index (a layer-wide array
-        // for the duration of the copy).
-        let mut local = vec![0u32; solver.size];
-        for (i, &x) in members.iter().enumerate() {
-            local[x as usize] = i as u32;
-        }
+        // Member number of every member's layer index.
+        let numbers = components.membership(k);
         let mut first = Vec::with_capacity(m + 1);
         let mut children = Vec::new();
         let mut own = Vec::with_capacity(m);
@@ -54,8 +50,8 @@ impl ComponentGraph {
                 let played = position.play(pit);
                 if played.captured == 0 {
                     let index = layer_index(&played.child) as usize;
-                    if components.id[index] == k as u32 {
-                        children.push(local[index]);
+                    if let Some(number) = numbers.number(index) {
+                        children.push(number as u32);
                     }
                 }
             }

@@ -6,7 +6,7 @@ use crate::rank::layer_index;
 use crate::rules::Position;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::{ParallelStateGraph, StateGraph};
-use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
+use crate::tablebase::solve::members::{MemberPositions, Membership};
 
 /// A game state: position, its layer index, parity. Packed in 16 bytes
 /// (the games' frontiers can hold millions of them): the pits as bytes,
@@ -66,46 +66,17 @@ pub(crate) struct ImplicitComponent<'s> {
     inside: Membership<'s>,
 }
 
-/// Which positions of the layer are members: every move and un-move of
-/// the games asks. A component dense in its stretch of the layer answers
-/// from a bit per position of that stretch ([`MemberNumbers`]), a read
-/// from an array 32 times smaller than the layer's component numbers (at
-/// 24 seeds, 78 MB instead of 1.7 GB: it stays in the caches); a sparse
-/// one from the component numbers. The same answers.
-enum Membership<'s> {
-    Numbers { ids: &'s [u32], component: u32 },
-    Bits(MemberNumbers),
-}
-
-/// A component gets its own bits when it holds at least one position in
-/// this many of its stretch (1.5 bits a position of the stretch with
-/// their counts, so at most 6 bytes a member).
-const DENSE_SPAN: usize = 32;
-
 impl<'s> ImplicitComponent<'s> {
     /// Component `k` of `components`, whose members' positions are
     /// `positions`.
     pub(crate) fn new(components: &'s Components, k: usize, positions: &'s MemberPositions<'s>) -> Self {
-        let members = components.of(k);
-        let span = match (members.first(), members.last()) {
-            (Some(&first), Some(&last)) => (last - first) as usize + 1,
-            _ => 0,
-        };
-        let inside = if span <= DENSE_SPAN * members.len() {
-            Membership::Bits(MemberNumbers::new(members))
-        } else {
-            Membership::Numbers { ids: &components.id, component: k as u32 }
-        };
-        ImplicitComponent { members, positions, inside }
+        ImplicitComponent { members: components.of(k), positions, inside: components.membership(k) }
     }
 
     /// Whether layer position `index` is a member.
     #[inline]
     fn contains(&self, index: usize) -> bool {
-        match &self.inside {
-            Membership::Numbers { ids, component } => ids[index] == *component,
-            Membership::Bits(numbers) => numbers.contains(index),
-        }
+        self.inside.contains(index)
     }
 }
 

@@ -61,10 +61,10 @@ pub(crate) fn resolve_components(
     let mut work: Option<BoundWork> = None;
     solver.progress.phase(
         &format!("{} seeds: cycles", solver.n),
-        components.members.len() as u64,
+        components.total_members() as u64,
         "positions",
     );
-    solver.progress.position(components.starts[first] as u64);
+    solver.progress.position(components.members_before(first) as u64);
     for k in first..components.count() {
         let members = components.of(k);
         resolve_cycle(
@@ -78,7 +78,7 @@ pub(crate) fn resolve_components(
         )?;
         // Where the bar stands: every member of the components so far (a
         // long threshold search moves it as its members are done).
-        solver.progress.position(components.starts[k] as u64 + members.len() as u64);
+        solver.progress.position(components.members_before(k) as u64 + members.len() as u64);
         if k + 1 < components.count() && checkpoints.due() {
             let cursor = Cursor::Resolving { k: k + 1, step: Step::Begin };
             checkpoint::checkpoint(solver, checkpoints, &cursor, Some(components))?;
@@ -101,12 +101,13 @@ fn member_waiting_outside(
     positions: &MemberPositions,
 ) -> Option<u64> {
     let members = components.of(k);
+    let inside_component = components.membership(k);
     let waiting = positions.par_collect(|i, position, out| {
         let mut inside = 0u8;
         for pit in position.legal_moves() {
             let played = position.play(pit);
             let child = layer_index(&played.child) as usize;
-            inside += (played.captured == 0 && components.id[child] == k as u32) as u8;
+            inside += (played.captured == 0 && inside_component.contains(child)) as u8;
         }
         if solver.entries.pending(members[i] as usize) != inside {
             out.push(members[i]);
@@ -250,7 +251,7 @@ fn resolve_cycle(
             solver.stats.closed_by_cut += outcome.closed_by_cut;
             solver.stats.cut_nodes += outcome.cut_nodes;
             done.extend(outcome.bounds);
-            solver.progress.position(components.starts[k] as u64 + done.len() as u64);
+            solver.progress.position(components.members_before(k) as u64 + done.len() as u64);
         }
     }
     if let Some(audit) = solver.audit.as_ref() {
