@@ -190,7 +190,7 @@ fn numbers_out_of_range_are_one_line_and_a_failure() {
         (env!("CARGO_BIN_EXE_tablebase-bench"), &["-n", "49"]),
         (
             env!("CARGO_BIN_EXE_endgames"),
-            &["build", "--dir", "/nonexistent/never-created", "--max-seeds", "27"],
+            &["build", "--dir", "/nonexistent/never-created", "--max-seeds", "31"],
         ),
         (env!("CARGO_BIN_EXE_endgames"), &["--threads", "5000", "verify", "-b", "data/endgames-12.owtb.zst"]),
         // Durations beyond what a clock can add (they used to panic).

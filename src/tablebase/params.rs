@@ -7,16 +7,17 @@
 
 use std::fmt;
 
-/// The most seeds a build takes. Layer 26 holds 854,992,152 positions;
-/// at today's 20.8 bytes per position it needs about 17.8 GB of memory.
-/// The threshold games' states hold layer indexes up to layer 30 (and
-/// refuse larger ones). The component search's 32-bit labels do not:
-/// they count up from 2^31, two a split and at most one split a position,
-/// which stays below 2^32 − 1 only for fewer than 2^30 − 1 positions
-/// (`split.rs` asserts it), so layer 27 (1,203,322,288 positions) is
-/// refused there until the labels are bounded otherwise; the solver's
-/// other 32-bit numbers are still to be checked for layers 27 to 30.
-pub const MAX_BUILD_SEEDS: u32 = 26;
+/// The most seeds a build takes: layer 30 holds 3,159,461,968 positions,
+/// whose indexes fit the solver's 32-bit position numbers (member lists,
+/// frontiers, the threshold games' states, which refuse a larger one),
+/// with `u32::MAX` left free as "none"; layers up to 30 are the ones the
+/// solver's 32-bit numbers were checked for. The component search's 32-bit part labels are no limit:
+/// it runs out of them only after 2³⁰ splits of parts larger than
+/// Pearce's share, and says so (`split::LabelsExhausted`) rather than
+/// going on. Memory is the user's to judge: about 15 bytes a position of
+/// the layer being built today (layer 27, 1,203,322,288 positions: about
+/// 18 GB).
+pub const MAX_BUILD_SEEDS: u32 = 30;
 
 /// The largest N a file of ours may declare (positions up to 48 seeds
 /// exist, but a table of every layer beyond this would not fit any disk).
@@ -314,19 +315,19 @@ mod tests {
         let default = SearchBudget::default();
         assert!(BuildParams::new(MAX_BUILD_SEEDS, default).is_ok());
         let error = BuildParams::new(MAX_BUILD_SEEDS + 1, default).unwrap_err();
-        let wanted = ParamError::TooLarge { param: Param::LargestLayer, value: 27, limit: 26 };
+        let wanted = ParamError::TooLarge { param: Param::LargestLayer, value: 31, limit: 30 };
         assert_eq!(error, wanted);
-        assert!(error.to_string().starts_with("largest_layer 27 is out of range: at most 26"), "{error}");
+        assert!(error.to_string().starts_with("largest_layer 31 is out of range: at most 30"), "{error}");
         let long = SearchBudget { max_path: SearchBudget::MAX_PATH + 1, ..default };
         let error = BuildParams::new(12, long).unwrap_err();
         assert!(error.to_string().contains("search_max_path 4097 is out of range: at most 4096"), "{error}");
         for (field, budget) in [
-            (Param::SearchMinSeeds, SearchBudget { min_seeds: 27, ..default }),
-            (Param::ThresholdMaxSeeds, SearchBudget { threshold_max_seeds: 27, ..default }),
-            (Param::CutMaxSeeds, SearchBudget { cut_max_seeds: 27, ..default }),
+            (Param::SearchMinSeeds, SearchBudget { min_seeds: 31, ..default }),
+            (Param::ThresholdMaxSeeds, SearchBudget { threshold_max_seeds: 31, ..default }),
+            (Param::CutMaxSeeds, SearchBudget { cut_max_seeds: 31, ..default }),
         ] {
             let error = BuildParams::new(12, budget).unwrap_err();
-            assert_eq!(error, ParamError::TooLarge { param: field, value: 27, limit: 26 });
+            assert_eq!(error, ParamError::TooLarge { param: field, value: 31, limit: 30 });
         }
     }
 

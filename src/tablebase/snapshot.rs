@@ -42,7 +42,11 @@ impl Checkpointer for NoCheckpoints {
 pub(crate) struct GamesState<'s> {
     pub members: &'s [u32],
     pub win: &'s [u8],
-    pub open: &'s [u8],
+    /// The games' counters: the open counts are stored, read from each
+    /// byte by `open_of` (the safety scratch beside them is zero between
+    /// thresholds, where snapshots are taken).
+    pub counts: &'s [u8],
+    pub open_of: fn(u8) -> u8,
 }
 
 impl GamesState<'_> {
@@ -53,7 +57,7 @@ impl GamesState<'_> {
             for &m in chunk {
                 let m = m as usize;
                 buffer.extend_from_slice(&self.win[2 * m..2 * m + 2]);
-                buffer.extend_from_slice(&self.open[2 * m..2 * m + 2]);
+                buffer.extend(self.counts[2 * m..2 * m + 2].iter().map(|&c| (self.open_of)(c)));
             }
             out.write_all(&buffer)?;
         }

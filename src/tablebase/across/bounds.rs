@@ -53,7 +53,7 @@ use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::bounds::ComponentBounds;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::games::leaves_with_child;
+use crate::tablebase::solve::games::{leaves_with_child, SAFE_ALONE};
 use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::resolve::SharedGames;
 use crate::tablebase::solve::solver::LayerSolver;
@@ -700,7 +700,7 @@ impl<'a> Share<'a> {
             }
         });
         while let Some(next) =
-            self.expand(comm, &removed, |node| leaves_with_child(&safe[node], node & 1 == 0))
+            self.expand(comm, &removed, |node| leaves_with_child(&safe[node], SAFE_ALONE, node & 1 == 0))
         {
             removed = next;
         }
@@ -990,7 +990,7 @@ mod tests {
         let solved = crate::tablebase::solve::run::solved_below(8, SearchBudget::NONE);
         let mut solver = LayerSolver::new(8, &solved, SearchBudget::NONE);
         solver.retrograde_only();
-        let components = components::components(&mut solver);
+        let components = components::components(&mut solver).expect("labels enough");
         let k = (0..components.count()).max_by_key(|&k| components.of(k).len()).expect("a component");
         let positions = MemberPositions::new(8, components.of(k));
         let mut work = BoundWork::new(solver.size);
@@ -1057,7 +1057,7 @@ mod tests {
         for n in 0..=9 {
             let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
             solver.retrograde_only();
-            let components = components::components(&mut solver);
+            let components = components::components(&mut solver).expect("labels enough");
             let mut work = BoundWork::new(solver.size);
             let ks: Vec<usize> = (0..components.count()).filter(|&k| components.of(k).len() >= 2).collect();
             let biggest = ks.iter().copied().max_by_key(|&k| components.of(k).len());

@@ -472,7 +472,7 @@ mod tests {
     ) -> (SpreadSnapshot, Vec<u8>, Vec<Vec<u32>>, Vec<u8>) {
         let mut solver = LayerSolver::new(6, lower, SearchBudget::NONE);
         solver.retrograde_only();
-        let components = components::components(&mut solver);
+        let components = components::components(&mut solver).expect("labels enough");
         let members: Vec<Vec<u32>> = (0..components.count()).map(|k| components.of(k).to_vec()).collect();
         let (n, t) = (6u8, 3u8);
         let mut games: Vec<u8> = members[0]

@@ -184,7 +184,8 @@ pub(crate) fn layer_across<'a>(
         part.pearce_up_to,
         part.progress,
         &graph.what(),
-    );
+    )
+    .map_err(|exhausted| DecodeError::Invalid(format!("layer {n}: {exhausted}")))?;
     let split_seconds = clock.elapsed().as_secs_f64();
 
     if let Some(checkpoints) = keep_spread.filter(|_| may_stay_spread(&budget, n)) {

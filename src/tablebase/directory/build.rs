@@ -571,6 +571,7 @@ fn run_layer(
             contradiction,
         },
         LayerError::Invariant { index, broken } => BuildError::Invariant { layer: n as u32, index, broken },
+        LayerError::Labels(exhausted) => BuildError::Labels { layer: n as u32, exhausted },
     })
 }
 

@@ -318,11 +318,11 @@ mod tests {
         for (from, to) in [
             ("layer 1 36 ", "layer 1 35 "),
             ("layer 0 3 ", "layer 0 4 "),
-            ("largest_layer 6\n", "largest_layer 27\n"),
+            ("largest_layer 6\n", "largest_layer 31\n"),
             ("layer 1 36 000000000000ef01", "layer 2 36 000000000000ef01"),
             ("largest_layer 6\n", "largest_layer 0\n"),
             ("search_max_path 1000\n", "search_max_path 4097\n"),
-            ("threshold_max_seeds 7\n", "threshold_max_seeds 27\n"),
+            ("threshold_max_seeds 7\n", "threshold_max_seeds 31\n"),
             ("cut_max_seeds 0\n", "cut_max_seeds 4294967296\n"),
             // (Version 5's names under version 4's signature.)
             (MANIFEST_SIGNATURE, V4_SIGNATURE),
@@ -332,11 +332,11 @@ mod tests {
             let error = parse(&text).err().unwrap_or_else(|| panic!("{to} accepted"));
             assert!(error.to_string().contains("manifest line"), "{error}");
         }
-        assert!(parse(&good.replace("largest_layer 6\n", "largest_layer 26\n")).is_ok());
+        assert!(parse(&good.replace("largest_layer 6\n", "largest_layer 30\n")).is_ok());
         // A limit is named with the value refused.
-        let error = parse(&good.replace("largest_layer 6\n", "largest_layer 27\n")).err().unwrap();
+        let error = parse(&good.replace("largest_layer 6\n", "largest_layer 31\n")).err().unwrap();
         assert!(
-            error.to_string().contains("manifest line 2: largest_layer 27 is out of range: at most 26"),
+            error.to_string().contains("manifest line 2: largest_layer 31 is out of range: at most 30"),
             "{error}"
         );
     }

@@ -10,7 +10,7 @@ use crate::resumable;
 use crate::tablebase::across::layer::LayerTraffic;
 use crate::tablebase::owtb::FileError;
 use crate::tablebase::params::{BuildParams, ParamError};
-use crate::tablebase::solve::solver::Contradiction;
+use crate::tablebase::solve::solver::{Contradiction, LabelsExhausted};
 use crate::tablebase::stats::LayerStats;
 
 /// What to build and how.
@@ -110,6 +110,13 @@ pub enum BuildError {
         /// What it broke, in words.
         broken: &'static str,
     },
+    /// The component search could not split a layer.
+    Labels {
+        /// The layer.
+        layer: u32,
+        /// How far the split got.
+        exhausted: LabelsExhausted,
+    },
 }
 
 impl From<ParamError> for BuildError {
@@ -161,6 +168,9 @@ impl fmt::Display for BuildError {
                 dir.display()
             ),
             BuildError::Peer { rank, problem } => write!(f, "rank {rank} of the build stopped: {problem}"),
+            BuildError::Labels { layer, exhausted } => {
+                write!(f, "layer {layer}: {exhausted}; the layer is not written")
+            }
             BuildError::Invariant { layer, index, broken } => write!(
                 f,
                 "layer {layer}: position {index} {broken} (a builder bug; please report it); \

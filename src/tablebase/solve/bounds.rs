@@ -27,7 +27,7 @@ use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::LayerEntries;
-use crate::tablebase::solve::games::{as_atomic, par_peel, peel, prefetch, StateGraph};
+use crate::tablebase::solve::games::{as_atomic, par_peel, peel, prefetch, StateGraph, OPEN, SAFE};
 use crate::tablebase::solve::implicit::{ImplicitComponent, State};
 use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::solver::LayerSolver;
@@ -37,16 +37,15 @@ use crate::tablebase::solve::solver::LayerSolver;
 pub(crate) struct BoundWork {
     /// Threshold at which a state entered `W` (0: not yet).
     win: Vec<u8>,
-    /// Opponent states: children not in `W` yet (counted once the state
-    /// may join, see [`cycle_bounds`]).
-    open: Vec<u8>,
-    /// The safety game's scratch.
-    safe: Vec<u8>,
+    /// Two counters a state (`games::OPEN`, `games::SAFE`): opponent
+    /// states' children not in `W` yet (counted once the state may join,
+    /// see [`cycle_bounds`]), and the safety game's scratch.
+    counts: Vec<u8>,
 }
 
 impl BoundWork {
     pub fn new(size: usize) -> BoundWork {
-        BoundWork { win: vec![0; 2 * size], open: vec![0; 2 * size], safe: vec![0; 2 * size] }
+        BoundWork { win: vec![0; 2 * size], counts: vec![0; 2 * size] }
     }
 }
 
@@ -84,11 +83,11 @@ pub(crate) fn cycle_bounds(
     let members = components.of(k);
     let n = solver.n as u8;
     let graph = ImplicitComponent::new(components, k, positions);
-    let BoundWork { win, open, safe } = work;
+    let BoundWork { win, counts } = work;
     for &m in members {
         let m = m as usize;
         win[2 * m..2 * m + 2].fill(0);
-        open[2 * m..2 * m + 2].fill(0);
+        counts[2 * m..2 * m + 2].fill(0);
     }
     let (mut safety_rounds, first) = match resume {
         None => (0, n),
@@ -96,7 +95,10 @@ pub(crate) fn cycle_bounds(
             for (i, &m) in members.iter().enumerate() {
                 let m = m as usize;
                 win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
-                open[2 * m..2 * m + 2].copy_from_slice(&state[4 * i + 2..4 * i + 4]);
+                // (A resumed count is at most 6: `games_state` checked it.)
+                for parity in 0..2 {
+                    counts[2 * m + parity] = OPEN.with(0, state[4 * i + 2 + parity]);
+                }
             }
             (rounds, t)
         }
@@ -110,7 +112,7 @@ pub(crate) fn cycle_bounds(
                 .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
         }
         if t < first && checkpoints.due() {
-            let games = GamesState { members, win, open };
+            let games = GamesState { members, win, counts, open_of: |c| OPEN.of(c) };
             let games = GamesSnapshot::Arrays(&games);
             checkpoint::checkpoint_games(solver, checkpoints, (k, t, safety_rounds), components, &games)?;
         }
@@ -123,16 +125,16 @@ pub(crate) fn cycle_bounds(
         // One pass over the members for the threshold's new entries, then
         // the games from them.
         let frontier = {
-            let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
+            let (win, counts) = (as_atomic(win), as_atomic(counts));
             let scan = |i: usize, position: Position, out: &mut Vec<State>| {
-                scan_member(&graph, entries, (win, open), (i, &position), (n, t), out);
+                scan_member(&graph, entries, (win, counts), (i, &position), (n, t), out);
                 if parallel {
                     // The first safety set's candidates (`par_peel`).
                     let m = members[i] as usize;
                     for parity in 0..2 {
                         let state = State::new(&position, m, parity);
                         if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
-                            safe[2 * m + parity].store(1, Relaxed);
+                            SAFE.store(&counts[2 * m + parity], 1);
                         }
                     }
                 }
@@ -149,20 +151,20 @@ pub(crate) fn cycle_bounds(
         };
         // (Saturating: a resumed count comes from a file.)
         safety_rounds = safety_rounds.saturating_add(if parallel {
-            let (win, open, safe) = (as_atomic(win), as_atomic(open), as_atomic(safe));
+            let (win, counts) = (as_atomic(win), as_atomic(counts));
             let touch = |s: &State| {
                 let node = graph.node(s);
                 prefetch(&win[node]);
                 if s.parity() == 1 {
-                    prefetch(&open[node]);
+                    prefetch(&counts[node]);
                     entries.prefetch_upper(s.index());
                 }
             };
-            par_peel(&graph, 0, win, open, safe, frontier, t, may_join, good, true, touch)
+            par_peel(&graph, 0, win, counts, frontier, t, may_join, good, true, touch)
         } else {
             queue.extend(frontier);
             let (_, rounds) =
-                peel(&graph, 0, win, open, safe, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
+                peel(&graph, 0, win, counts, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
             rounds
         });
     }
@@ -177,14 +179,14 @@ pub(crate) fn cycle_bounds(
 /// from the threshold at which its best exit (read for X: `n` − its upper
 /// end) no longer keeps X below (no exit: 0, harmless, since thresholds
 /// start at 1), and then counts
-/// its children not won before `t` (`docs/cycle-bounds.md` §3) into
-/// `open`, and is won at once if there are none (`n`: the layer's
+/// its children not won before `t` (`docs/cycle-bounds.md` §3) into its
+/// [`OPEN`] counter, and is won at once if there are none (`n`: the layer's
 /// seeds). The states won are pushed to `out`. Each member writes only
 /// its own entries, so members may be scanned on several threads at once.
 fn scan_member(
     graph: &ImplicitComponent,
     entries: &LayerEntries,
-    (win, open): (&[AtomicU8], &[AtomicU8]),
+    (win, counts): (&[AtomicU8], &[AtomicU8]),
     (i, position): (usize, &Position),
     (n, t): (u8, u8),
     out: &mut Vec<State>,
@@ -197,7 +199,7 @@ fn scan_member(
         // this pass has just won (no state holds a mark below `t` yet).
         let mut not_won = 0;
         graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) <= t) as u8);
-        open[2 * m + 1].store(not_won, Relaxed);
+        OPEN.store(&counts[2 * m + 1], not_won);
         if not_won == 0 {
             win[2 * m + 1].store(t, Relaxed);
             out.push(state);
@@ -229,7 +231,7 @@ mod tests {
         for n in 0..=9 {
             let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
             solver.retrograde_only();
-            let components = components::components(&mut solver);
+            let components = components::components(&mut solver).expect("labels enough");
             let mut work = BoundWork::new(solver.size);
             for k in 0..components.count() {
                 let members = components.of(k);

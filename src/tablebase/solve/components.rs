@@ -23,7 +23,9 @@ use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPos
 use crate::rules::Position;
 use crate::tablebase::solve::members::Membership;
 use crate::tablebase::solve::solver::LayerSolver;
-use crate::tablebase::solve::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
+use crate::tablebase::solve::split::{
+    cycle_components, CycleComponents, LabelsExhausted, SplitGraph, TO_SPLIT,
+};
 
 pub(crate) use crate::tablebase::solve::split::NONE;
 
@@ -142,7 +144,7 @@ impl Components {
 
 /// Finds the cycle components of the undecided positions and records
 /// their figures in the layer statistics.
-pub(crate) fn components(solver: &mut LayerSolver) -> Components {
+pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LabelsExhausted> {
     let graph = QuietMoves::of(solver);
     let found = cycle_components(
         &graph,
@@ -150,8 +152,8 @@ pub(crate) fn components(solver: &mut LayerSolver) -> Components {
         solver.pearce_up_to,
         solver.progress,
         &graph.what(),
-    );
-    components_found(solver, found)
+    )?;
+    Ok(components_found(solver, found))
 }
 
 /// The labels the split starts from, for the positions these arrays

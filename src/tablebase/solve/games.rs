@@ -16,8 +16,12 @@
 //! Vocabulary: the *player* wants at least the threshold; it moves at the
 //! states whose parity equals `player`, the opponent at the others. Work
 //! arrays are indexed by [`StateGraph::node`]: `win` holds a non-zero mark
-//! for states in the player's won region, `open` the opponent states'
-//! count of children not won yet, `safe` the safety game's scratch.
+//! for states in the player's won region; `counts` holds two small
+//! counters a state, in one byte ([`OPEN`], [`SAFE`]): the opponent
+//! states' count of children not won yet (`open`, at most 6: a position
+//! has at most six moves) and the safety game's scratch (`safe`, at most
+//! 8). One byte for both, not one each: a byte a game state, two a
+//! position of the layer, less.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -25,6 +29,52 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::tablebase::solve::frontier::Frontier;
+
+/// One of the two counters a state's `counts` byte holds: its bits.
+#[derive(Clone, Copy)]
+pub(crate) struct Counter {
+    shift: u32,
+}
+
+/// The opponent states' children not won yet: bits 0 to 3.
+pub(crate) const OPEN: Counter = Counter { shift: 0 };
+/// The safety game's scratch: bits 4 to 7.
+pub(crate) const SAFE: Counter = Counter { shift: 4 };
+/// A safety count kept alone in its byte (as the distributed games keep
+/// theirs): its low bits.
+pub(crate) const SAFE_ALONE: Counter = Counter { shift: 0 };
+
+impl Counter {
+    const MASK: u8 = 0x0F;
+
+    /// The counter's value in `byte`.
+    #[inline]
+    pub(crate) fn of(self, byte: u8) -> u8 {
+        (byte >> self.shift) & Self::MASK
+    }
+
+    /// `byte` with the counter set to `value` (at most 15), the other
+    /// counter kept.
+    #[inline]
+    pub(crate) fn with(self, byte: u8, value: u8) -> u8 {
+        debug_assert!(value <= Self::MASK);
+        (byte & !(Self::MASK << self.shift)) | (value << self.shift)
+    }
+
+    /// Sets the counter of a state only this thread writes at this point
+    /// of the games (others may read it, or write the other counter of
+    /// no state this thread writes).
+    #[inline]
+    pub(crate) fn store(self, cell: &AtomicU8, value: u8) {
+        cell.store(self.with(cell.load(Relaxed), value), Relaxed);
+    }
+
+    /// The counter's value in `cell`.
+    #[inline]
+    pub(crate) fn load(self, cell: &AtomicU8) -> u8 {
+        self.of(cell.load(Relaxed))
+    }
+}
 
 /// A graph of game states: every move goes from a state of one parity to a
 /// state of the other.
@@ -56,7 +106,7 @@ pub(crate) enum Candidate {
 
 /// Grows the player's won region from the states queued (already marked
 /// in `win`): a player state joins when a child is won, an opponent state
-/// when its `open` count of children not won reaches zero. Only states for
+/// when its [`OPEN`] count of children not won reaches zero. Only states for
 /// which `may_join` holds join (opponent states that may not join are not
 /// counted down either). Joined states get `mark`, and `joined(state,
 /// via)` hears of each with the dequeued state that let it join. Returns
@@ -69,7 +119,7 @@ pub(crate) fn attract<G: StateGraph>(
     g: &G,
     player: usize,
     win: &mut [u8],
-    open: &mut [u8],
+    counts: &mut [u8],
     queue: &mut VecDeque<G::State>,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool,
@@ -90,8 +140,9 @@ pub(crate) fn attract<G: StateGraph>(
             let joins = if g.parity(&p) == player {
                 true
             } else {
-                open[node] -= 1;
-                open[node] == 0
+                let open = OPEN.of(counts[node]) - 1;
+                counts[node] = OPEN.with(counts[node], open);
+                open == 0
             };
             if joins {
                 win[node] = mark;
@@ -114,14 +165,17 @@ pub(crate) fn attract<G: StateGraph>(
 /// that every player state of `Z` has a child in `Z` (or is anchored) and
 /// every opponent state of `Z` has all its children in `Z` or won. From
 /// `Z` the player can stay in `Z` forever or move into the won region.
-/// `safe` must be all zero; it is left so.
+/// Every [`SAFE`] counter of `counts` must be zero; they are left so (the
+/// [`OPEN`] counters are kept).
 pub(crate) fn safety_set<G: StateGraph>(
     g: &G,
     player: usize,
     win: &[u8],
-    safe: &mut [u8],
+    counts: &mut [u8],
     candidate: impl Fn(&G::State) -> Candidate,
 ) -> Vec<G::State> {
+    let safe = |counts: &[u8], node: usize| SAFE.of(counts[node]);
+    let set = |counts: &mut [u8], node: usize, value: u8| counts[node] = SAFE.with(counts[node], value);
     // Pass 1: candidates get 1 (anchored player states 2: one child that
     // never leaves).
     g.for_each_state(|s| {
@@ -129,8 +183,8 @@ pub(crate) fn safety_set<G: StateGraph>(
         if win[node] == 0 {
             match candidate(&s) {
                 Candidate::No => {}
-                Candidate::Yes => safe[node] = 1,
-                Candidate::Anchored => safe[node] = 2,
+                Candidate::Yes => set(counts, node, 1),
+                Candidate::Anchored => set(counts, node, 2),
             }
         }
     });
@@ -143,21 +197,21 @@ pub(crate) fn safety_set<G: StateGraph>(
     let mut removed = Vec::new();
     g.for_each_state(|s| {
         let node = g.node(&s);
-        if safe[node] == 0 {
+        let base = safe(counts, node); // 1, or 2 when anchored
+        if base == 0 {
             return;
         }
         let (mut inside, mut escapes) = (0u8, false);
         g.for_each_child(&s, |c| {
             let child = g.node(&c);
-            if safe[child] != 0 {
+            if safe(counts, child) != 0 {
                 inside += 1;
             } else if win[child] == 0 {
                 escapes = true;
             }
         });
         if g.parity(&s) == player {
-            let base = safe[node]; // 1, or 2 when anchored
-            safe[node] = base + inside;
+            set(counts, node, base + inside);
             if base + inside == 1 {
                 removed.push(s);
             }
@@ -166,28 +220,28 @@ pub(crate) fn safety_set<G: StateGraph>(
         }
     });
     for s in &removed {
-        safe[g.node(s)] = 0;
+        set(counts, g.node(s), 0);
     }
     while let Some(s) = removed.pop() {
         g.for_each_parent(&s, |p| {
             let node = g.node(&p);
-            let count = safe[node];
+            let count = safe(counts, node);
             if count == 0 {
                 return;
             }
             if g.parity(&p) != player || count == 2 {
-                safe[node] = 0;
+                set(counts, node, 0);
                 removed.push(p);
             } else {
-                safe[node] = count - 1;
+                set(counts, node, count - 1);
             }
         });
     }
     let mut found = Vec::new();
     g.for_each_state(|s| {
         let node = g.node(&s);
-        if safe[node] != 0 {
-            safe[node] = 0;
+        if safe(counts, node) != 0 {
+            set(counts, node, 0);
             found.push(s);
         }
     });
@@ -215,8 +269,7 @@ pub(crate) fn peel<G: StateGraph>(
     g: &G,
     player: usize,
     win: &mut [u8],
-    open: &mut [u8],
-    safe: &mut [u8],
+    counts: &mut [u8],
     queue: &mut VecDeque<G::State>,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool,
@@ -232,7 +285,7 @@ pub(crate) fn peel<G: StateGraph>(
     }
     let mut rounds = 0;
     loop {
-        if attract(g, player, win, open, queue, mark, &may_join, stop, joined) {
+        if attract(g, player, win, counts, queue, mark, &may_join, stop, joined) {
             return (true, rounds);
         }
         // A cut-short peeling: every state that joined has the round it
@@ -240,7 +293,7 @@ pub(crate) fn peel<G: StateGraph>(
         if most_sets.is_some_and(|most| rounds >= most) {
             return (false, rounds);
         }
-        let found = safety_set(g, player, win, safe, |s| {
+        let found = safety_set(g, player, win, counts, |s| {
             if may_join(s) && good(s) {
                 Candidate::Yes
             } else {
@@ -302,7 +355,7 @@ pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 
 /// [`attract`] from `frontier` (states already marked in `win`), one
 /// frontier at a time, each frontier's states shared among threads. The
-/// region reached and the `open` counts left are those of [`attract`];
+/// region reached and the [`OPEN`] counts left are those of [`attract`];
 /// there is no stop and no report of who joined how.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
@@ -310,7 +363,7 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     g: &G,
     player: usize,
     win: &[AtomicU8],
-    open: &[AtomicU8],
+    counts: &[AtomicU8],
     frontier: Vec<G::State>,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
@@ -326,9 +379,10 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
         if g.parity(p) == player {
             // The first thread to reach it claims it.
             win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok()
-        } else if open[node].fetch_sub(1, Relaxed) == 1 {
+        } else if OPEN.of(counts[node].fetch_sub(1, Relaxed)) == 1 {
             // Its last child not won: no other decrement can follow (§8),
-            // so the store races with none.
+            // so the store races with none. (The decrement leaves the
+            // other counter alone: a count it lowers is at least 1.)
             win[node].store(mark, Relaxed);
             true
         } else {
@@ -397,7 +451,7 @@ pub(crate) fn par_safety_set<G: ParallelStateGraph>(
     g: &G,
     player: usize,
     win: &[AtomicU8],
-    safe: &[AtomicU8],
+    counts: &[AtomicU8],
     candidate: &(impl Fn(&G::State) -> Candidate + Sync),
 ) -> Vec<G::State>
 where
@@ -408,15 +462,15 @@ where
         if win[node].load(Relaxed) == 0 {
             match candidate(&s) {
                 Candidate::No => {}
-                Candidate::Yes => safe[node].store(1, Relaxed),
-                Candidate::Anchored => safe[node].store(2, Relaxed),
+                Candidate::Yes => SAFE.store(&counts[node], 1),
+                Candidate::Anchored => SAFE.store(&counts[node], 2),
             }
         }
     });
-    par_safety_set_of_marked(g, player, win, safe)
+    par_safety_set_of_marked(g, player, win, counts)
 }
 
-/// [`par_safety_set`] once its candidates are marked in `safe` (1, or 2
+/// [`par_safety_set`] once its candidates are marked in [`SAFE`] (1, or 2
 /// when anchored). A state marked and won since (its candidates were
 /// marked before the attractor ran) is no candidate: it is unmarked as it
 /// is met (`docs/cycle-bounds.md` §3 says why that is the same set).
@@ -424,37 +478,40 @@ fn par_safety_set_of_marked<G: ParallelStateGraph>(
     g: &G,
     player: usize,
     win: &[AtomicU8],
-    safe: &[AtomicU8],
+    counts: &[AtomicU8],
 ) -> Vec<G::State>
 where
     G::State: Send + Sync,
 {
+    // (Only the safe counters change here, each by the one thread that
+    // meets its state, or by an update that reads it first: the open
+    // counters are kept as they are.)
     // Counting: a state only rewrites its own count, and a non-zero count
     // stays non-zero, so what other threads read ("inside or not") holds.
     // A won child is neither inside nor an escape, marked or not.
     // (Only candidates are visited from here on: nothing else is marked.)
-    let marked = |node: usize| safe[node].load(Relaxed) != 0;
+    let marked = |node: usize| SAFE.load(&counts[node]) != 0;
     let removed = g.par_collect_where(marked, |s, out| {
         let node = g.node(&s);
         if win[node].load(Relaxed) != 0 {
-            safe[node].store(0, Relaxed);
+            SAFE.store(&counts[node], 0);
             return;
         }
-        let base = safe[node].load(Relaxed);
+        let base = SAFE.load(&counts[node]);
         let (mut inside, mut escapes) = (0u8, false);
         g.for_each_child(&s, |c| {
             let child = g.node(&c);
             if win[child].load(Relaxed) != 0 {
                 return;
             }
-            if safe[child].load(Relaxed) != 0 {
+            if SAFE.load(&counts[child]) != 0 {
                 inside += 1;
             } else {
                 escapes = true;
             }
         });
         if g.parity(&s) == player {
-            safe[node].store(base + inside, Relaxed);
+            SAFE.store(&counts[node], base + inside);
             if base + inside == 1 {
                 out.push(s);
             }
@@ -462,39 +519,38 @@ where
             out.push(s);
         }
     });
-    removed.par_iter().for_each(|s| safe[g.node(s)].store(0, Relaxed));
-    let touch = |p: &G::State| prefetch(&safe[g.node(p)]);
-    walk_frontiers(g, removed, touch, |p| leaves_with_child(&safe[g.node(p)], g.parity(p) == player));
+    removed.par_iter().for_each(|s| SAFE.store(&counts[g.node(s)], 0));
+    let touch = |p: &G::State| prefetch(&counts[g.node(p)]);
+    walk_frontiers(g, removed, touch, |p| leaves_with_child(&counts[g.node(p)], SAFE, g.parity(p) == player));
     g.par_collect_where(marked, |s, out| {
-        safe[g.node(&s)].store(0, Relaxed);
+        SAFE.store(&counts[g.node(&s)], 0);
         out.push(s);
     })
 }
 
 /// A safety set's removals, on several threads: a child of the state
-/// whose count is `safe` has left the set. An opponent state leaves with
-/// it; a player state leaves with its last child inside, its count falling
-/// from 2 (an anchored state never gets that low, see [`safety_set`]).
-/// True for the one call that takes the state out.
-pub(crate) fn leaves_with_child(safe: &AtomicU8, player_state: bool) -> bool {
-    if !player_state {
-        return safe.swap(0, Relaxed) != 0;
-    }
-    safe.fetch_update(Relaxed, Relaxed, |count| match count {
+/// whose safety count is `counter` of `cell` has left the set. An
+/// opponent state leaves with it; a player state leaves with its last
+/// child inside, its count falling from 2 (an anchored state never gets
+/// that low, see [`safety_set`]). True for the one call that takes the
+/// state out. The cell's other bits are kept.
+pub(crate) fn leaves_with_child(cell: &AtomicU8, counter: Counter, player_state: bool) -> bool {
+    cell.fetch_update(Relaxed, Relaxed, |byte| match counter.of(byte) {
         0 => None,
-        2 => Some(0),
-        _ => Some(count - 1),
+        2 => Some(counter.with(byte, 0)),
+        _ if !player_state => Some(counter.with(byte, 0)),
+        count => Some(counter.with(byte, count - 1)),
     })
-    .is_ok_and(|count| count == 2)
+    .is_ok_and(|byte| !player_state || counter.of(byte) == 2)
 }
 
 /// [`peel`] with the parallel attractor and safety sets: the same won
 /// region, without stop, cut or report. With `premarked`, the caller has
-/// marked in `safe` the first safety set's candidates (the states for
+/// marked in [`SAFE`] the first safety set's candidates (the states for
 /// which `may_join` and `good` hold, not won when it marked them), which
 /// saves that set its pass over the graph. `touch` prefetches what
 /// `may_join` and the attractor read of a state (`win`, and for an
-/// opponent state `open`). Returns the number of safety rounds that added
+/// opponent state `counts`). Returns the number of safety rounds that added
 /// states.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
@@ -502,8 +558,7 @@ pub(crate) fn par_peel<G: ParallelStateGraph>(
     g: &G,
     player: usize,
     win: &[AtomicU8],
-    open: &[AtomicU8],
-    safe: &[AtomicU8],
+    counts: &[AtomicU8],
     mut frontier: Vec<G::State>,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool + Sync,
@@ -516,13 +571,13 @@ where
 {
     let mut rounds = 0;
     loop {
-        par_attract(g, player, win, open, frontier, mark, &may_join, &touch);
+        par_attract(g, player, win, counts, frontier, mark, &may_join, &touch);
         let found = if premarked && rounds == 0 {
-            par_safety_set_of_marked(g, player, win, safe)
+            par_safety_set_of_marked(g, player, win, counts)
         } else {
             let candidate =
                 |s: &G::State| if may_join(s) && good(s) { Candidate::Yes } else { Candidate::No };
-            par_safety_set(g, player, win, safe, &candidate)
+            par_safety_set(g, player, win, counts, &candidate)
         };
         if found.is_empty() {
             return rounds;
@@ -560,6 +615,47 @@ pub(crate) fn narrow(lower: &mut u8, upper: &mut u8, mut ask: impl FnMut(u8) -> 
             Answer::Yes => *lower = t,
             Answer::No => *upper = t - 1,
             Answer::Unknown => break,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each counter of a byte is set and read without touching the other;
+    /// a safety set's removal of a child changes the safety counter only,
+    /// as it changed a byte of its own before (an opponent state leaves at
+    /// once; a player state leaves when its count falls from 2; a state
+    /// out of the set is left alone).
+    #[test]
+    fn the_two_counters_of_a_byte_are_independent() {
+        for open in 0..=6u8 {
+            for safe in 0..=8u8 {
+                let byte = SAFE.with(OPEN.with(0, open), safe);
+                assert_eq!((OPEN.of(byte), SAFE.of(byte)), (open, safe));
+                assert_eq!(OPEN.of(SAFE.with(byte, 3)), open);
+                assert_eq!(SAFE.of(OPEN.with(byte, 5)), safe);
+                for player_state in [false, true] {
+                    let cell = AtomicU8::new(byte);
+                    let left = leaves_with_child(&cell, SAFE, player_state);
+                    let after = cell.load(Relaxed);
+                    assert_eq!(OPEN.of(after), open);
+                    let (expect_left, expect_safe) = match (safe, player_state) {
+                        (0, _) => (false, 0),
+                        (_, false) | (2, true) => (true, 0),
+                        (count, true) => (false, count - 1),
+                    };
+                    assert_eq!(
+                        (left, SAFE.of(after)),
+                        (expect_left, expect_safe),
+                        "{open} {safe} {player_state}"
+                    );
+                    let alone = AtomicU8::new(safe);
+                    assert_eq!(leaves_with_child(&alone, SAFE_ALONE, player_state), expect_left);
+                    assert_eq!(alone.load(Relaxed), expect_safe);
+                }
+            }
         }
     }
 }

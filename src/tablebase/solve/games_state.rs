@@ -11,6 +11,9 @@ use crate::tablebase::solve::implicit::{ImplicitComponent, State};
 use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
 use crate::tablebase::solve::solver::LayerSolver;
 
+/// Moves a position has at most (a count of children not won is no more).
+const MOST_MOVES: u8 = 6;
+
 /// Why one member's games' state, read from a snapshot taken before
 /// threshold `t` (thresholds above `t` played) in a layer of `n` seeds,
 /// cannot be one the games left there, judged against the member's own
@@ -31,6 +34,9 @@ pub(crate) fn member_state_fault(n: u8, t: u8, (lower, upper): (u8, u8), state: 
     }
     if open_x != 0 {
         return Some("a count at a player state".into());
+    }
+    if open_y > MOST_MOVES {
+        return Some(format!("a count of {open_y} children: a position has at most {MOST_MOVES} moves"));
     }
     if won_y == 0 && joins_from <= t && open_y != 0 {
         return Some(format!("a count at an opponent state that may join only from {joins_from}"));

@@ -55,7 +55,10 @@ impl ComponentGraph {
                     }
                 }
             }
-            first.push(children.len() as u32);
+            first.push(
+                u32::try_from(children.len())
+                    .expect("a component copied into edge lists has fewer than 2^32 moves"),
+            );
             own.push(position.own_seeds() as u8);
         });
         let mut parent_first = vec![0u32; m + 1];

@@ -326,7 +326,7 @@ mod tests {
         for n in 0..=9 {
             let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
             solver.retrograde_only();
-            let components = components::components(&mut solver);
+            let components = components::components(&mut solver).expect("labels enough");
             let count = components.count();
             for k in 0..count {
                 let positions = MemberPositions::new(n, components.of(k));

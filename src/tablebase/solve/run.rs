@@ -113,7 +113,7 @@ impl LayerSolver<'_> {
                 }
                 Cursor::Retrograded => {
                     let clock = Instant::now();
-                    components = Some(components::components(&mut self));
+                    components = Some(components::components(&mut self).map_err(LayerError::Labels)?);
                     self.stats.seconds.scc += clock.elapsed().as_secs_f64();
                     Cursor::Resolving { k: 0, step: Step::Begin }
                 }
@@ -205,6 +205,7 @@ mod tests {
         checkpoint_games, decode_snapshot, restore, write_snapshot, MAGIC,
     };
     use crate::tablebase::solve::entries::Contradiction;
+    use crate::tablebase::solve::games::OPEN;
 
     #[test]
     fn snapshots_round_trip_and_damage_is_an_error() {
@@ -267,7 +268,7 @@ mod tests {
         let lower = solved_below(6, SearchBudget::NONE);
         let mut solver = LayerSolver::new(6, &lower, SearchBudget::NONE);
         solver.retrograde_only();
-        let components = components::components(&mut solver);
+        let components = components::components(&mut solver).expect("labels enough");
         let members = components.of(0);
         assert!(members.len() > 1000);
         // Some made-up state of the games, different per member.
@@ -283,7 +284,9 @@ mod tests {
         let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state } };
         let mut copied = Vec::new();
         write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
-        let games = GamesState { members, win: &win, open: &open };
+        // (The open counts in the low bits of the games' counters, as
+        // `bounds` keeps them, beside a safety scratch that is zero.)
+        let games = GamesState { members, win: &win, counts: &open, open_of: |c| OPEN.of(c) };
         struct Keep(Vec<u8>);
         impl Checkpointer for Keep {
             fn due(&mut self) -> bool {
@@ -404,6 +407,11 @@ mod tests {
         }
         let won_y = (0..members.len()).filter(|&i| state[4 * i + 1] != 0).collect::<Vec<_>>();
         assert!(won_y.len() > 100, "{}", won_y.len());
+        // A count no position can have, even at a state won (where the
+        // count is never read again: the games keep it beside the safety
+        // scratch in one byte, so it must fit).
+        refused(&|s| s[4 * won_y[0] + 3] = 7, "an opponent count of 7", "at most 6 moves");
+        refused(&|s| s[4 * won_y[0] + 3] = 0x35, "an opponent count of 53", "at most 6 moves");
         for &i in won_y.iter().step_by(won_y.len() / 20) {
             refused(&|s| s[4 * i + 1] = 0, "an opponent state's mark dropped", "");
             if state[4 * i + 1] > t + 1 {

@@ -14,6 +14,7 @@ use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 use crate::tablebase::params::SearchBudget;
 pub use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::entries::LayerEntries;
+pub use crate::tablebase::solve::split::LabelsExhausted;
 use crate::tablebase::stats::LayerStats;
 
 /// Where the build of a layer stands: everything before it is done.
@@ -87,6 +88,9 @@ pub enum LayerError {
         index: u64,
         broken: &'static str,
     },
+    /// The component search could not split the layer (it ran out of part
+    /// labels: a layer far beyond any this game has).
+    Labels(LabelsExhausted),
 }
 
 /// [`LayerError::Invariant`]: a position undecided at the end of its layer.

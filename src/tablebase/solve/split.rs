@@ -61,6 +61,27 @@ pub(crate) trait SplitGraph: Sync {
     fn for_each_parent(&self, node: &Self::Node, visit: impl FnMut(Self::Node));
 }
 
+/// The split ran out of labels for its parts: every label from
+/// [`TO_SPLIT`] up to [`NONE`] (2³¹ − 1 of them, two a split) was used.
+/// Each split settles at least its pivot, so this needs more than 2³⁰
+/// splits, each of a part larger than Pearce's share (65,536 positions in
+/// a build): no layer of this game has come near it (layer 26, with 722
+/// million positions on cycles, needed few); a graph that did would be
+/// refused by name rather than split wrongly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelsExhausted {
+    /// Splits made when the labels ran out.
+    pub splits: u64,
+}
+
+impl std::fmt::Display for LabelsExhausted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the component search ran out of part labels after {} splits", self.splits)
+    }
+}
+
+impl std::error::Error for LabelsExhausted {}
+
 /// What the split found.
 pub(crate) struct CycleComponents {
     /// Component of every node, numbered sinks first (a component's
@@ -81,10 +102,10 @@ pub(crate) fn cycle_components<G: SplitGraph>(
     pearce_up_to: usize,
     progress: &dyn Observer,
     what: &str,
-) -> CycleComponents {
+) -> Result<CycleComponents, LabelsExhausted> {
     let partition = Partition::new(graph.size() as u64, 1);
-    let split = split_labels(&Solo, &partition, graph, labels, pearce_up_to, progress, what);
-    number_components(graph, split, progress, what)
+    let split = split_labels(&Solo, &partition, graph, labels, pearce_up_to, progress, what)?;
+    Ok(number_components(graph, split, progress, what))
 }
 
 /// One rank's share of the split: the labels of its range, and what every
@@ -213,11 +234,27 @@ pub(crate) fn split_labels<G: SplitGraph>(
     pearce_up_to: usize,
     progress: &dyn Observer,
     what: &str,
-) -> SplitLabels {
-    let size = graph.size();
-    // Labels count up from TO_SPLIT + 1, two per split, at most one split
-    // per node (each settles its pivot), and stay below NONE.
-    assert!(size < (1 << 30) - 1, "graph too large for 32-bit labels");
+) -> Result<SplitLabels, LabelsExhausted> {
+    split_labels_up_to(comm, partition, graph, labels, pearce_up_to, progress, what, NONE - 1)
+}
+
+/// [`split_labels`] with part labels up to `last_label` (tests make it
+/// small to run out).
+// (The arguments of `split_labels`, and the limit.)
+#[allow(clippy::too_many_arguments)]
+fn split_labels_up_to<G: SplitGraph>(
+    comm: &dyn Communicator,
+    partition: &Partition,
+    graph: &G,
+    labels: Vec<AtomicU32>,
+    pearce_up_to: usize,
+    progress: &dyn Observer,
+    what: &str,
+    last_label: u32,
+) -> Result<SplitLabels, LabelsExhausted> {
+    // (Labels count up from TO_SPLIT + 1, two a split, and stay below
+    // NONE: `new_label` refuses to go past `last_label`. Every rank makes
+    // the same splits, so all of them run out at the same one.)
     let window = partition.range(comm.rank());
     assert_eq!(labels.len() as u64, window.end - window.start, "labels of the rank's range");
     let traffic_before = comm.traffic();
@@ -228,17 +265,19 @@ pub(crate) fn split_labels<G: SplitGraph>(
         degree: (0..labels.len()).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
         labels,
         next_label: TO_SPLIT + 1,
+        last_label: last_label.min(NONE - 1),
+        splits: 0,
         pearce_up_to,
         progress,
         what,
     };
-    let pieces = finder.split_all(comm);
-    SplitLabels {
+    let pieces = finder.split_all(comm)?;
+    Ok(SplitLabels {
         labels: finder.labels.into_iter().map(AtomicU32::into_inner).collect(),
         pieces,
         next_label: finder.next_label,
         traffic: comm.traffic().since(traffic_before),
-    }
+    })
 }
 
 /// The cycle components from the labels of the whole graph
@@ -381,19 +420,26 @@ struct Finder<'s, G: SplitGraph> {
     /// to the pivot.
     degree: Vec<AtomicU8>,
     next_label: u32,
+    /// The last label a part may get.
+    last_label: u32,
+    /// Splits made so far.
+    splits: u64,
     pearce_up_to: usize,
     progress: &'s dyn Observer,
     what: &'s str,
 }
 
 impl<G: SplitGraph> Finder<'_, G> {
-    fn new_label(&mut self) -> u32 {
-        let label = self.next_label;
-        // (Two labels per split, each split settles at least its pivot, and
-        // the graph has fewer than 2^30 - 1 nodes: this cannot fail.)
-        assert!(label < NONE, "component labels exhausted");
-        self.next_label += 1;
-        label
+    /// The labels of a split's two new parts: what the pivot reaches, and
+    /// its component.
+    fn new_labels(&mut self) -> Result<(u32, u32), LabelsExhausted> {
+        let first = self.next_label;
+        if first >= self.last_label {
+            return Err(LabelsExhausted { splits: self.splits });
+        }
+        self.next_label += 2;
+        self.splits += 1;
+        Ok((first, first + 1))
     }
 
     /// Whether node `index` is in this rank's range.
@@ -420,7 +466,7 @@ impl<G: SplitGraph> Finder<'_, G> {
     /// Splits the nodes to split down to cycle components and small parts,
     /// in component order. Every rank takes the same decisions, from
     /// counts and answers summed over all of them.
-    fn split_all(&mut self, comm: &dyn Communicator) -> Vec<Piece> {
+    fn split_all(&mut self, comm: &dyn Communicator) -> Result<Vec<Piece>, LabelsExhausted> {
         let mut pieces = Vec::new();
         // (The whole graph is not trimmed first: after retrograde analysis
         // no undecided position is childless and few are on no cycle; those
@@ -445,7 +491,7 @@ impl<G: SplitGraph> Finder<'_, G> {
                 pieces.push(Piece::Small { label });
                 continue;
             }
-            let (reached, component) = self.forward_backward(comm, label, count);
+            let (reached, component) = self.forward_backward(comm, label, count)?;
             // Sinks first: what the pivot reaches, its component, the rest.
             stack.push(Task::Split { label, trim: true });
             if let Some(piece) = component {
@@ -453,7 +499,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             }
             stack.push(Task::Split { label: reached, trim: true });
         }
-        pieces
+        Ok(pieces)
     }
 
     /// Nodes labelled `label`, on all ranks.
@@ -644,8 +690,8 @@ impl<G: SplitGraph> Finder<'_, G> {
         comm: &dyn Communicator,
         label: u32,
         count: usize,
-    ) -> (u32, Option<Piece>) {
-        let (reached, component) = (self.new_label(), self.new_label());
+    ) -> Result<(u32, Option<Piece>), LabelsExhausted> {
+        let (reached, component) = self.new_labels()?;
         let pivot = self.pivot(comm, label);
         let start = self.graph.node(pivot);
         let count = thousands(count as u64);
@@ -697,7 +743,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             cycle |= self.holds(index) && self.label(index) == component;
         });
         let piece = comm.any(cycle).then_some(Piece::Component { label: component, odd });
-        (reached, piece)
+        Ok((reached, piece))
     }
 
     /// Relabels node `index` from `from` to `to`; true if this call did.
@@ -983,7 +1029,7 @@ pub(crate) mod tests {
     /// components going to an earlier one.
     pub(crate) fn check_split<G: SplitGraph>(graph: &G, inside: &[bool], pearce_up_to: usize) -> usize {
         let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
-        let found = cycle_components(graph, labels, pearce_up_to, &SILENT, "test");
+        let found = cycle_components(graph, labels, pearce_up_to, &SILENT, "test").expect("labels enough");
         let mut ours: Vec<(Vec<u32>, bool)> = vec![(Vec::new(), false); found.odd.len()];
         for (i, &k) in found.id.iter().enumerate() {
             if k != NONE {
@@ -1071,12 +1117,14 @@ pub(crate) mod tests {
             };
             for pearce_up_to in [0, 5] {
                 let alone =
-                    cycle_components(&graph, initial(0..graph.size() as u64), pearce_up_to, &SILENT, "test");
+                    cycle_components(&graph, initial(0..graph.size() as u64), pearce_up_to, &SILENT, "test")
+                        .expect("labels enough");
                 for ranks in [2, 3, 5] {
                     let splits = crate::cluster::run_ranks(ranks, |comm| {
                         let partition = Partition::new(graph.size() as u64, comm.ranks());
                         let labels = initial(partition.range(comm.rank()));
                         split_labels(comm, &partition, &graph, labels, pearce_up_to, &SILENT, "test")
+                            .expect("labels enough")
                     });
                     sent += splits.iter().map(|s| s.traffic.bytes).sum::<u64>();
                     let exchanges: Vec<u64> = splits.iter().map(|s| s.traffic.exchanges).collect();
@@ -1093,5 +1141,58 @@ pub(crate) mod tests {
             }
         }
         assert!(sent > 10_000, "{sent} bytes between ranks");
+    }
+
+    /// A split that runs out of part labels says so, after as many splits
+    /// as the labels allowed, on one process and on every rank alike; with
+    /// one more split's labels it goes one split further.
+    #[test]
+    fn running_out_of_labels_is_an_error_on_every_rank() {
+        let (graph, inside) = random_graphs(30)
+            .into_iter()
+            .max_by_key(|(_, inside)| inside.iter().filter(|&&i| i).count())
+            .expect("a graph");
+        let initial = |range: std::ops::Range<u64>| -> Vec<AtomicU32> {
+            range.map(|i| AtomicU32::new(if inside[i as usize] { TO_SPLIT } else { NONE })).collect()
+        };
+        // Splits the graph needs with every part split (Pearce's share 0).
+        let partition = Partition::new(graph.size() as u64, 1);
+        let all =
+            split_labels(&Solo, &partition, &graph, initial(0..graph.size() as u64), 0, &SILENT, "test")
+                .expect("labels enough");
+        let needed = u64::from((all.next_label - TO_SPLIT - 1) / 2);
+        assert!(needed >= 3, "{needed} splits");
+        for allowed in [0, 1, needed - 1] {
+            let last = TO_SPLIT + 2 * allowed as u32;
+            let alone = split_labels_up_to(
+                &Solo,
+                &partition,
+                &graph,
+                initial(0..graph.size() as u64),
+                0,
+                &SILENT,
+                "test",
+                last,
+            );
+            assert_eq!(alone.err(), Some(LabelsExhausted { splits: allowed }));
+            let ranks = crate::cluster::run_ranks(3, |comm| {
+                let partition = Partition::new(graph.size() as u64, comm.ranks());
+                let labels = initial(partition.range(comm.rank()));
+                split_labels_up_to(comm, &partition, &graph, labels, 0, &SILENT, "test", last).err()
+            });
+            assert!(ranks.iter().all(|e| *e == Some(LabelsExhausted { splits: allowed })), "{ranks:?}");
+        }
+        let last = TO_SPLIT + 2 * needed as u32;
+        let enough = split_labels_up_to(
+            &Solo,
+            &partition,
+            &graph,
+            initial(0..graph.size() as u64),
+            0,
+            &SILENT,
+            "test",
+            last,
+        );
+        assert!(enough.is_ok_and(|split| split.next_label == all.next_label));
     }
 }

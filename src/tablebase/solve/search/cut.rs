@@ -73,11 +73,10 @@ pub(crate) struct CutSearch<'g> {
     path: Vec<u64>,
     /// The same states in order.
     line: Vec<u32>,
-    /// Working copies of a `ThresholdGame`'s arrays, and the safety
-    /// game's scratch.
+    /// Working copies of a `ThresholdGame`'s arrays (its `open` counts
+    /// with the safety game's scratch, `games::OPEN` and `games::SAFE`).
     win: Vec<u8>,
-    open: Vec<u8>,
-    safe: Vec<u8>,
+    counts: Vec<u8>,
     queue: VecDeque<u32>,
     nodes: u64,
     budget: u64,
@@ -92,8 +91,7 @@ impl<'g> CutSearch<'g> {
             path: vec![0; states.div_ceil(64)],
             line: Vec::new(),
             win: vec![0; states],
-            open: vec![0; states],
-            safe: vec![0; states],
+            counts: vec![0; states],
             queue: VecDeque::new(),
             nodes: 0,
             budget: 0,
@@ -194,7 +192,8 @@ impl<'g> CutSearch<'g> {
     /// `start` are terminals); true if its player wins from `start`.
     fn solve(&mut self, start: usize, game: &ThresholdGame) -> bool {
         self.win.copy_from_slice(&game.win);
-        self.open.copy_from_slice(&game.open);
+        // (The counts as bytes: each at most 6, the safety scratch 0.)
+        self.counts.copy_from_slice(&game.open);
         self.queue.clear();
         for &s in &self.line {
             let s = s as usize;
@@ -216,8 +215,7 @@ impl<'g> CutSearch<'g> {
             self.graph,
             game.player,
             &mut self.win,
-            &mut self.open,
-            &mut self.safe,
+            &mut self.counts,
             &mut self.queue,
             1,
             |&s| !game.blocked[s as usize] && !terminal(s as usize),

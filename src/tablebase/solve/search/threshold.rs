@@ -85,7 +85,8 @@ impl<'g> ProofLeaves<'g> {
     /// equal only inside one safety set, whose states are all good.
     fn ranks(g: &ComponentGraph, t: u8) -> Vec<u32> {
         let states = g.states();
-        let (mut win, mut open, mut safe) = (vec![0u8; states], vec![0u8; states], vec![0u8; states]);
+        // (`counts`: the open counts, at most 6, and the safety scratch.)
+        let (mut win, mut counts) = (vec![0u8; states], vec![0u8; states]);
         let mut rank = vec![0u32; states];
         let mut queue = VecDeque::new();
         for s in 0..states {
@@ -97,7 +98,7 @@ impl<'g> ProofLeaves<'g> {
                     queue.push_back(s as u32);
                 }
             } else {
-                open[s] = g.children_of(s / 2).len() as u8;
+                counts[s] = g.children_of(s / 2).len() as u8;
             }
         }
         let mut top = 1u32;
@@ -106,8 +107,7 @@ impl<'g> ProofLeaves<'g> {
             g,
             0,
             &mut win,
-            &mut open,
-            &mut safe,
+            &mut counts,
             &mut queue,
             1,
             |&s| s % 2 == 0 || g.exit_for(s as usize, 0).0 >= t,
