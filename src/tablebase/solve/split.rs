@@ -1162,19 +1162,14 @@ pub(crate) mod tests {
                 .expect("labels enough");
         let needed = u64::from((all.next_label - TO_SPLIT - 1) / 2);
         assert!(needed >= 3, "{needed} splits");
+        // One process with labels up to `last`.
+        let alone = |last: u32| {
+            let labels = initial(0..graph.size() as u64);
+            split_labels_up_to(&Solo, &partition, &graph, labels, 0, &SILENT, "test", last)
+        };
         for allowed in [0, 1, needed - 1] {
             let last = TO_SPLIT + 2 * allowed as u32;
-            let alone = split_labels_up_to(
-                &Solo,
-                &partition,
-                &graph,
-                initial(0..graph.size() as u64),
-                0,
-                &SILENT,
-                "test",
-                last,
-            );
-            assert_eq!(alone.err(), Some(LabelsExhausted { splits: allowed }));
+            assert_eq!(alone(last).err(), Some(LabelsExhausted { splits: allowed }));
             let ranks = crate::cluster::run_ranks(3, |comm| {
                 let partition = Partition::new(graph.size() as u64, comm.ranks());
                 let labels = initial(partition.range(comm.rank()));
@@ -1182,17 +1177,7 @@ pub(crate) mod tests {
             });
             assert!(ranks.iter().all(|e| *e == Some(LabelsExhausted { splits: allowed })), "{ranks:?}");
         }
-        let last = TO_SPLIT + 2 * needed as u32;
-        let enough = split_labels_up_to(
-            &Solo,
-            &partition,
-            &graph,
-            initial(0..graph.size() as u64),
-            0,
-            &SILENT,
-            "test",
-            last,
-        );
+        let enough = alone(TO_SPLIT + 2 * needed as u32);
         assert!(enough.is_ok_and(|split| split.next_label == all.next_label));
     }
 }
