@@ -12,11 +12,11 @@ use std::fmt;
 /// frontiers, the threshold games' states, which refuse a larger one),
 /// with `u32::MAX` left free as "none"; layers up to 30 are the ones the
 /// solver's 32-bit numbers were checked for. The component search's 32-bit part labels are no limit:
-/// it runs out of them only after 2³⁰ splits of parts larger than
+/// it runs out of them only after 2³⁰ − 1 splits of parts larger than
 /// Pearce's share, and says so (`split::LabelsExhausted`) rather than
-/// going on. Memory is the user's to judge: about 15 bytes a position of
-/// the layer being built today (layer 27, 1,203,322,288 positions: about
-/// 18 GB).
+/// going on. Memory is the user's to judge: about 17.5 bytes a position
+/// of the layer being built today (layer 27, 1,203,322,288 positions:
+/// about 21 GB).
 pub const MAX_BUILD_SEEDS: u32 = 30;
 
 /// The largest N a file of ours may declare (positions up to 48 seeds

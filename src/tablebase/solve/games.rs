@@ -58,12 +58,14 @@ impl Counter {
     #[inline]
     pub(crate) fn with(self, byte: u8, value: u8) -> u8 {
         debug_assert!(value <= Self::MASK);
-        (byte & !(Self::MASK << self.shift)) | (value << self.shift)
+        // (Masked: a value out of range, which the games never write, could
+        // not reach the other counter.)
+        (byte & !(Self::MASK << self.shift)) | ((value & Self::MASK) << self.shift)
     }
 
-    /// Sets the counter of a state only this thread writes at this point
-    /// of the games (others may read it, or write the other counter of
-    /// no state this thread writes).
+    /// Sets the counter by a plain read and write of the whole byte: only
+    /// where no other thread writes this byte meanwhile (others may read
+    /// it).
     #[inline]
     pub(crate) fn store(self, cell: &AtomicU8, value: u8) {
         cell.store(self.with(cell.load(Relaxed), value), Relaxed);

@@ -39,6 +39,11 @@ impl ComponentGraph {
     ) -> ComponentGraph {
         let members = components.of(k);
         let m = members.len();
+        // (States are numbered `2 × member + parity` in 32 bits: a copy
+        // holds fewer than 2^31 members, which a layer's giant component
+        // passes only from 30 seeds on, and only searched layers are
+        // copied.)
+        assert!(m < 1 << 31, "a component of {m} members is too large to copy into edge lists");
         // Member number of every member's layer index.
         let numbers = components.membership(k);
         let mut first = Vec::with_capacity(m + 1);

@@ -61,9 +61,9 @@ pub(crate) trait SplitGraph: Sync {
     fn for_each_parent(&self, node: &Self::Node, visit: impl FnMut(Self::Node));
 }
 
-/// The split ran out of labels for its parts: every label from
-/// [`TO_SPLIT`] up to [`NONE`] (2³¹ − 1 of them, two a split) was used.
-/// Each split settles at least its pivot, so this needs more than 2³⁰
+/// The split ran out of labels for its parts: every label strictly
+/// between [`TO_SPLIT`] and [`NONE`] (2³¹ − 2 of them, two a split) was
+/// used. Each split settles at least its pivot, so this needs 2³⁰ − 1
 /// splits, each of a part larger than Pearce's share (65,536 positions in
 /// a build): no layer of this game has come near it (layer 26, with 722
 /// million positions on cycles, needed few); a graph that did would be
