@@ -317,6 +317,13 @@ impl<'a> Decoder<'a> {
         let len = self.length(1, what)?;
         self.take(len, what)
     }
+    /// What [`Decoder::words`] reads, left as its little-endian bytes (a
+    /// long list need not be copied).
+    pub fn word_bytes(&mut self) -> Result<&'a [u8], DecodeError> {
+        let what = self.what("a list of words");
+        let len = self.length(4, what)?;
+        self.take(4 * len, what)
+    }
     /// A `u64` count, then that many `u32`s.
     pub fn words(&mut self) -> Result<Vec<u32>, DecodeError> {
         let what = self.what("a list of words");
