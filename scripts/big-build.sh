@@ -10,6 +10,8 @@
 #
 #   [FROM=nothing] scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]
 #
+# KILL_LAYER `none`: no kill (to resume a build that was killed already).
+#
 # Defaults: 24 seeds (about 45 minutes from the shipped table on 2 vCPUs,
 # 31 more from nothing; 9.6 GB of anonymous memory at layer 24), a kill
 # inside layer 22. Rerunning on the same DIR resumes it; a DIR built to
