@@ -8,7 +8,7 @@
 //! ([`read_within_memory`]): content that cannot be held in memory cannot
 //! be read anyway, and an error says so.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 
 /// The four bytes every zstd frame starts with.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -51,11 +51,33 @@ pub(crate) fn in_words(error: io::Error) -> io::Error {
 /// `InvalidData` when the content exceeds `limit` bytes, before more than
 /// `limit + 1` bytes are held.
 pub(crate) fn read_at_most(source: impl Read, limit: u64) -> io::Result<Vec<u8>> {
+    let mut content = Vec::new();
+    copy_at_most(source, limit, &mut content)?;
+    Ok(content)
+}
+
+/// [`read_at_most`] written to `out` as it is decompressed rather than
+/// held: returns the content's size. On an error, `out` may have been
+/// given part of the content (at most `limit + 1` bytes).
+pub(crate) fn copy_at_most(source: impl Read, limit: u64, out: &mut impl Write) -> io::Result<u64> {
     let mut decoder = zstd::stream::Decoder::new(source).map_err(in_words)?;
     decoder.window_log_max(WINDOW_LOG_MAX)?;
-    let mut content = Vec::new();
-    decoder.take(limit.saturating_add(1)).read_to_end(&mut content).map_err(in_words)?;
-    if content.len() as u64 > limit {
+    // (A loop of its own rather than `io::copy`: the decoder's errors are
+    // put in words, the writer's, such as a full disk, pass as they are.)
+    let mut decoder = decoder.take(limit.saturating_add(1));
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let read = match decoder.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(in_words(e)),
+        };
+        out.write_all(&buffer[..read])?;
+        size += read as u64;
+    }
+    if size > limit {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
@@ -63,7 +85,7 @@ pub(crate) fn read_at_most(source: impl Read, limit: u64) -> io::Result<Vec<u8>>
             ),
         ));
     }
-    Ok(content)
+    Ok(size)
 }
 
 /// [`read_at_most`] this machine's memory: for content whose layout sets

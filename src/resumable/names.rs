@@ -38,6 +38,7 @@ pub(crate) const BUILD_DIRECTORY: DirectoryKind = DirectoryKind {
         "layer-#-g#.stats",
         "checkpoint-#-#.zst",
         "checkpoint-#-#-r#.zst",
+        "checkpoint-#-#.content",
         "tablebase.owtb",
         "tablebase.owtb.zst",
         "stats.json",
@@ -214,6 +215,7 @@ mod tests {
             "checkpoint-03-000002.zst.tmp",
             "checkpoint-03-000002-r0001.zst",
             "checkpoint-03-000003-r0002.zst.tmp",
+            "checkpoint-03-000002.content.tmp",
         ];
         let theirs = [
             "notes.tmp",

@@ -39,7 +39,7 @@ use crate::tablebase::across::checkpoint::{restore, SpreadSnapshot};
 use crate::tablebase::across::layer::{sum_traffic, Across, LayerTraffic};
 use crate::tablebase::across::spread::{resume_spread, SpreadCheckpoints, SpreadError};
 use crate::tablebase::directory::checkpoints::{
-    check_checkpoint, discard_checkpoint, read_checked, read_checkpoint, usable_checkpoint,
+    check_checkpoint, discard_checkpoint, read_checked, read_checkpoint, usable_checkpoint, SnapshotContent,
     DirectoryCheckpoints, DirectoryParts,
 };
 use crate::tablebase::directory::manifest::Manifest;
@@ -504,7 +504,7 @@ fn open_build(options: &BuildOptions, observer: &dyn Observer) -> Result<Opened,
 /// checkpoint (as read by [`read_checkpoint`] and kept by
 /// [`usable_checkpoint`]), or a fresh one.
 fn layer_start<'a>(
-    checkpoint: Result<Option<(u64, Vec<u8>)>, BuildError>,
+    checkpoint: Result<Option<(u64, SnapshotContent)>, BuildError>,
     options: &BuildOptions,
     solved: &'a SolvedLayers,
     seed: Option<PackedLayer<'a>>,

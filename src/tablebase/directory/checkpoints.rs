@@ -10,7 +10,7 @@ use crate::checksum::checksum;
 use crate::progress::Observer;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
 use crate::tablebase::directory::manifest::Manifest;
-use crate::tablebase::directory::names::{checkpoint_name, checkpoint_path, part_name};
+use crate::tablebase::directory::names::{checkpoint_content_path, checkpoint_name, checkpoint_path, part_name};
 use crate::tablebase::directory::options::{io_at, BuildError};
 use crate::tablebase::layers::PackedLayer;
 use crate::tablebase::snapshot::{Checkpointer, PartRecord, SnapshotParts};
@@ -135,13 +135,68 @@ pub(super) fn read_checkpoint(
     dir: &Path,
     manifest: &Manifest,
     n: u32,
-) -> Result<Option<(u64, Vec<u8>)>, BuildError> {
+) -> Result<Option<(u64, SnapshotContent)>, BuildError> {
     let Some((sequence, bytes, sum)) = manifest.checkpoint else { return Ok(None) };
     let path = checkpoint_path(dir, n as usize, sequence);
     let compressed = read_checked(&path, bytes, sum)?;
-    let snapshot = crate::compressed::read_within_memory(&compressed[..])
-        .map_err(|e| BuildError::Corrupt { path: path.clone(), problem: e.to_string() })?;
-    Ok(Some((sequence, snapshot)))
+    let content_path = checkpoint_content_path(dir, n as usize, sequence);
+    let most = crate::tablebase::solve::checkpoint::most_bytes(n);
+    let content = SnapshotContent::decompress(&compressed[..], most, &content_path).map_err(|e| {
+        // (The decoder's errors are the checkpoint's; the others, such as
+        // a full disk, the content file's.)
+        if e.kind() == io::ErrorKind::InvalidData {
+            BuildError::Corrupt { path: path.clone(), problem: e.to_string() }
+        } else {
+            io_at(&content_path)(e)
+        }
+    })?;
+    Ok(Some((sequence, content)))
+}
+
+/// A checkpoint's content, decompressed into a file of the build
+/// directory and mapped read-only. A snapshot taken inside a big layer's
+/// threshold games is as large as the layer's state (15 GB at 27 seeds);
+/// held in memory beside the state rebuilt from it, it would take twice
+/// what the layer needs, and the kernel would kill the resume. Mapped, its
+/// pages are the file's, which the kernel drops as the state is rebuilt.
+/// The file is unlinked as soon as it is mapped (the mapping keeps it
+/// until dropped); one left by a crash before that is a stray temporary,
+/// which the next run removes.
+pub(super) struct SnapshotContent {
+    map: memmap2::Mmap,
+}
+
+impl SnapshotContent {
+    /// The content of the zstd frame `compressed`, at most `most` bytes
+    /// (what its layout allows), written to `path` and mapped. An error of
+    /// kind `InvalidData` is the frame's.
+    fn decompress(compressed: &[u8], most: u64, path: &Path) -> io::Result<SnapshotContent> {
+        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        let mapped = (|| {
+            let mut out = io::BufWriter::new(&file);
+            let size =
+                crate::compressed::copy_at_most(compressed, most, &mut out)?;
+            io::Write::flush(&mut out)?;
+            if size == 0 {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "an empty checkpoint"));
+            }
+            // Safety: the file is this process's own, just written, in the
+            // build directory its lock keeps to this run; nothing writes
+            // it while the map lives (it is unlinked below).
+            unsafe { memmap2::Mmap::map(&file) }
+        })();
+        let removed = std::fs::remove_file(path);
+        let map = mapped?;
+        removed?;
+        Ok(SnapshotContent { map })
+    }
+}
+
+impl std::ops::Deref for SnapshotContent {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
 }
 
 /// `checkpoint` of layer `n` if this version resumes it: not in the first
@@ -149,11 +204,11 @@ pub(super) fn read_checkpoint(
 /// if the build starts from a table (`seed`); else none, and the layer is
 /// built from its start.
 pub(super) fn usable_checkpoint(
-    checkpoint: Option<(u64, Vec<u8>)>,
+    checkpoint: Option<(u64, SnapshotContent)>,
     seed: Option<PackedLayer<'_>>,
     n: u32,
     observer: &dyn Observer,
-) -> Option<(u64, Vec<u8>)> {
+) -> Option<(u64, SnapshotContent)> {
     let (sequence, snapshot) = checkpoint?;
     let lacks_contradiction =
         crate::tablebase::solve::checkpoint::lacks_contradiction(&snapshot) && seed.is_some();
@@ -205,11 +260,11 @@ pub(super) fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Op
     let mut decoder = zstd::stream::Decoder::new(&data[..])
         .map_err(|e| corrupt(crate::compressed::in_words(e).to_string()))?;
     // (No further than a resume would read it.)
-    let limit = crate::compressed::machine_memory();
+    let limit = crate::tablebase::solve::checkpoint::most_bytes(layer as u32);
     let content = io::copy(&mut io::Read::take(&mut decoder, limit.saturating_add(1)), &mut io::sink())
         .map_err(|e| corrupt(format!("unreadable checkpoint: {}", crate::compressed::in_words(e))))?;
     if content > limit {
-        return Err(corrupt(format!("a checkpoint of more than this machine's {limit} bytes of memory")));
+        return Err(corrupt(format!("a checkpoint of more than the {limit} bytes a snapshot of layer {layer} can hold")));
     }
     manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
     Ok(Some(name))

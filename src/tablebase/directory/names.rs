@@ -47,6 +47,13 @@ pub(crate) fn checkpoint_name(n: usize, sequence: u64) -> String {
     format!("checkpoint-{n:02}-{sequence:06}.zst")
 }
 
+/// Where checkpoint `sequence` of layer `n` is decompressed to be read
+/// (mapped, then unlinked at once: a file left by a crash is a stray
+/// temporary, `resumable::BUILD_DIRECTORY` lists its pattern).
+pub(crate) fn checkpoint_content_path(dir: &Path, n: usize, sequence: u64) -> PathBuf {
+    dir.join(format!("checkpoint-{n:02}-{sequence:06}.content.tmp"))
+}
+
 /// The name of rank `rank`'s part of checkpoint `sequence` of layer `n`
 /// (`resumable::BUILD_DIRECTORY` lists its pattern).
 pub(crate) fn part_name(n: usize, sequence: u64, rank: usize) -> String {

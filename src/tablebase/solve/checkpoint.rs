@@ -57,6 +57,17 @@ use crate::tablebase::stats::LayerStats;
 
 pub(crate) const MAGIC: &[u8; 8] = b"OWCKPT03";
 
+/// The most bytes a snapshot of layer `n` can hold (the layout above):
+/// the entries' five arrays (5 bytes a position), the cursor's state (at
+/// most 4: a frontier of indexes, 4 bytes a member of the games' state, or
+/// a search's 4), the component numbers (4), and under a mebibyte of
+/// headers, lengths and statistics. A distributed build's snapshot of a
+/// layer kept spread names its parts and is smaller. What a reader of a
+/// file that declares more refuses.
+pub(crate) fn most_bytes(n: u32) -> u64 {
+    16u64.saturating_mul(crate::rank::layer_size(n)).saturating_add(1 << 20)
+}
+
 /// The second layout's magic: no contradiction field.
 const SECOND_MAGIC: &[u8; 8] = b"OWCKPT02";
 
