@@ -27,7 +27,6 @@ use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::LayerEntries;
-use crate::tablebase::solve::frontier::StateBits;
 use crate::tablebase::solve::games::{as_atomic, par_peel, peel, prefetch, StateGraph, OPEN, SAFE};
 use crate::tablebase::solve::implicit::{ImplicitComponent, State};
 use crate::tablebase::solve::members::MemberPositions;
@@ -106,11 +105,6 @@ pub(crate) fn cycle_bounds(
     };
     let big = members.len() > 1 << 16;
     let mut queue = VecDeque::new();
-    // The parallel games' frontier: a bit per state of the members' span.
-    let frontier = match (parallel, members.first(), members.last()) {
-        (true, Some(&first), Some(&last)) => Some(StateBits::new(2 * first as usize..2 * last as usize + 2)),
-        _ => None,
-    };
     for t in (1..=first).rev() {
         if big {
             solver
@@ -130,14 +124,11 @@ pub(crate) fn cycle_bounds(
         };
         // One pass over the members for the threshold's new entries, then
         // the games from them.
-        // (In member order; the attractor's region and counts do not depend
-        // on the order of its first frontier.)
-        let rounds = match &frontier {
-            Some(frontier) => {
-                let (win, counts) = (as_atomic(win), as_atomic(counts));
-                positions.par_collect::<()>(|i, position, _| {
-                    let won = &mut |s: State| frontier.insert(s.node());
-                    scan_member(&graph, entries, (win, counts), (i, &position), (n, t), won);
+        let frontier = {
+            let (win, counts) = (as_atomic(win), as_atomic(counts));
+            let scan = |i: usize, position: Position, out: &mut Vec<State>| {
+                scan_member(&graph, entries, (win, counts), (i, &position), (n, t), out);
+                if parallel {
                     // The first safety set's candidates (`par_peel`).
                     let m = members[i] as usize;
                     for parity in 0..2 {
@@ -146,32 +137,36 @@ pub(crate) fn cycle_bounds(
                             SAFE.store(&counts[2 * m + parity], 1);
                         }
                     }
-                });
-                let touch = |s: &State| {
-                    let node = graph.node(s);
-                    prefetch(&win[node]);
-                    if s.parity() == 1 {
-                        prefetch(&counts[node]);
-                        entries.prefetch_upper(s.index());
-                    }
-                };
-                par_peel(&graph, 0, win, counts, frontier, t, may_join, good, true, touch)
-            }
-            None => {
-                {
-                    let (win, counts) = (as_atomic(win), as_atomic(counts));
-                    positions.for_each(|i, position| {
-                        let won = &mut |s: State| queue.push_back(s);
-                        scan_member(&graph, entries, (win, counts), (i, &position), (n, t), won);
-                    });
                 }
-                let (_, rounds) =
-                    peel(&graph, 0, win, counts, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
-                rounds
+            };
+            // (In member order; the attractor's region and counts do not
+            // depend on the order of its first frontier.)
+            if parallel {
+                positions.par_collect(scan)
+            } else {
+                let mut out = Vec::new();
+                positions.for_each(|i, position| scan(i, position, &mut out));
+                out
             }
         };
         // (Saturating: a resumed count comes from a file.)
-        safety_rounds = safety_rounds.saturating_add(rounds);
+        safety_rounds = safety_rounds.saturating_add(if parallel {
+            let (win, counts) = (as_atomic(win), as_atomic(counts));
+            let touch = |s: &State| {
+                let node = graph.node(s);
+                prefetch(&win[node]);
+                if s.parity() == 1 {
+                    prefetch(&counts[node]);
+                    entries.prefetch_upper(s.index());
+                }
+            };
+            par_peel(&graph, 0, win, counts, frontier, t, may_join, good, true, touch)
+        } else {
+            queue.extend(frontier);
+            let (_, rounds) =
+                peel(&graph, 0, win, counts, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
+            rounds
+        });
     }
     let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
     let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
@@ -186,7 +181,7 @@ pub(crate) fn cycle_bounds(
 /// start at 1), and then counts
 /// its children not won before `t` (`docs/cycle-bounds.md` §3) into its
 /// [`OPEN`] counter, and is won at once if there are none (`n`: the layer's
-/// seeds). The states won are given to `won`. Each member writes only
+/// seeds). The states won are pushed to `out`. Each member writes only
 /// its own entries, so members may be scanned on several threads at once.
 fn scan_member(
     graph: &ImplicitComponent,
@@ -194,7 +189,7 @@ fn scan_member(
     (win, counts): (&[AtomicU8], &[AtomicU8]),
     (i, position): (usize, &Position),
     (n, t): (u8, u8),
-    won: &mut impl FnMut(State),
+    out: &mut Vec<State>,
 ) {
     let m = graph.members[i] as usize;
     let (lower, upper, _) = entries.interval(m);
@@ -207,12 +202,12 @@ fn scan_member(
         OPEN.store(&counts[2 * m + 1], not_won);
         if not_won == 0 {
             win[2 * m + 1].store(t, Relaxed);
-            won(state);
+            out.push(state);
         }
     }
     if lower == t && win[2 * m].load(Relaxed) == 0 {
         win[2 * m].store(t, Relaxed);
-        won(State::new(position, m, 0));
+        out.push(State::new(position, m, 0));
     }
 }
 

@@ -26,7 +26,9 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use crate::tablebase::solve::frontier::StateBits;
+use rayon::prelude::*;
+
+use crate::tablebase::solve::frontier::Frontier;
 
 /// One of the two counters a state's `counts` byte holds: its bits.
 #[derive(Clone, Copy)]
@@ -340,10 +342,10 @@ where
         keep: impl Fn(usize) -> bool + Sync,
         visit: impl Fn(Self::State, &mut Vec<T>) + Sync,
     ) -> Vec<T>;
-    /// Calls `visit` with the states numbered `nodes` (increasing), in
-    /// that order: what a frontier of bits holds.
-    fn for_each_numbered(&self, nodes: &[usize], visit: impl FnMut(Self::State));
 }
+
+/// States handed to one thread at a time in a frontier.
+const FRONTIER_CHUNK: usize = 1024;
 
 /// Views work bytes as atomics for the parallel games.
 pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
@@ -353,11 +355,10 @@ pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
     unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
 }
 
-/// [`attract`] from `frontier` (states already marked in `win`), the
-/// states taken out of it by every thread, and those that join added to
-/// it. The region reached and the [`OPEN`] counts left are those of
-/// [`attract`]; there is no stop and no report of who joined how. The
-/// frontier is left empty.
+/// [`attract`] from `frontier` (states already marked in `win`), one
+/// frontier at a time, each frontier's states shared among threads. The
+/// region reached and the [`OPEN`] counts left are those of [`attract`];
+/// there is no stop and no report of who joined how.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn par_attract<G: ParallelStateGraph>(
@@ -365,7 +366,7 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    frontier: &StateBits,
+    frontier: Vec<G::State>,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
     touch: &(impl Fn(&G::State) + Sync),
@@ -392,10 +393,10 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     });
 }
 
-/// Walks a graph backwards from the states of `frontier`: the parents
-/// for which `takes` holds (it claims them: it must hold once per parent)
-/// are added to it, until it is empty. Its states are taken out by every
-/// thread.
+/// Walks a graph backwards a frontier at a time: the parents of the
+/// frontier's states for which `takes` holds (it claims them: it must hold
+/// once per parent) form the next frontier, until one is empty. A large
+/// frontier is shared among threads.
 ///
 /// The parents of a few frontier states are listed first and `touch`ed
 /// (it prefetches what `takes` will read), then taken in the same order:
@@ -403,36 +404,28 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
 /// in flight together rather than one after the other.
 fn walk_frontiers<G: ParallelStateGraph>(
     g: &G,
-    frontier: &StateBits,
+    frontier: Vec<G::State>,
     touch: impl Fn(&G::State) + Sync,
     takes: impl Fn(&G::State) -> bool + Sync,
 ) where
     G::State: Send + Sync,
 {
-    frontier.drain(|nodes| {
-        let (mut batch, mut parents) = (Vec::with_capacity(PREFETCH_BATCH), Vec::new());
-        let mut expand = |batch: &mut Vec<G::State>| {
-            parents.clear();
-            for s in batch.drain(..) {
-                g.for_each_parent(&s, |p| {
-                    touch(&p);
-                    parents.push(p);
-                });
-            }
-            for p in &parents {
-                if takes(p) {
-                    frontier.insert(g.node(p));
+    let mut frontier = Frontier::new(frontier);
+    while !frontier.is_empty() {
+        frontier = frontier.expand(FRONTIER_CHUNK, |chunk, next| {
+            let mut parents = Vec::new();
+            for batch in chunk.chunks(PREFETCH_BATCH) {
+                parents.clear();
+                for s in batch {
+                    g.for_each_parent(s, |p| {
+                        touch(&p);
+                        parents.push(p);
+                    });
                 }
-            }
-        };
-        g.for_each_numbered(nodes, |s| {
-            batch.push(s);
-            if batch.len() == PREFETCH_BATCH {
-                expand(&mut batch);
+                next.extend(parents.iter().filter(|p| takes(p)));
             }
         });
-        expand(&mut batch);
-    });
+    }
 }
 
 /// Frontier states whose parents are listed and prefetched together.
@@ -454,17 +447,15 @@ pub(crate) fn prefetch<T>(item: &T) {
 }
 
 /// [`safety_set`], with each pass over the states shared among threads and
-/// the removals propagated through `frontier` (empty, and left so). The set
-/// is the same (the greatest fixed point); its states join the won region
-/// with `mark` and are added to `frontier`. Returns how many joined.
+/// the removals propagated a frontier at a time. The set is the same (the
+/// greatest fixed point); it is returned in state order.
 pub(crate) fn par_safety_set<G: ParallelStateGraph>(
     g: &G,
     player: usize,
-    (win, counts): (&[AtomicU8], &[AtomicU8]),
+    win: &[AtomicU8],
+    counts: &[AtomicU8],
     candidate: &(impl Fn(&G::State) -> Candidate + Sync),
-    frontier: &StateBits,
-    mark: u8,
-) -> usize
+) -> Vec<G::State>
 where
     G::State: Send + Sync,
 {
@@ -478,7 +469,7 @@ where
             }
         }
     });
-    par_safety_set_of_marked(g, player, (win, counts), frontier, mark)
+    par_safety_set_of_marked(g, player, win, counts)
 }
 
 /// [`par_safety_set`] once its candidates are marked in [`SAFE`] (1, or 2
@@ -488,10 +479,9 @@ where
 fn par_safety_set_of_marked<G: ParallelStateGraph>(
     g: &G,
     player: usize,
-    (win, counts): (&[AtomicU8], &[AtomicU8]),
-    frontier: &StateBits,
-    mark: u8,
-) -> usize
+    win: &[AtomicU8],
+    counts: &[AtomicU8],
+) -> Vec<G::State>
 where
     G::State: Send + Sync,
 {
@@ -503,7 +493,7 @@ where
     // A won child is neither inside nor an escape, marked or not.
     // (Only candidates are visited from here on: nothing else is marked.)
     let marked = |node: usize| SAFE.load(&counts[node]) != 0;
-    g.par_collect_where::<()>(marked, |s, _| {
+    let removed = g.par_collect_where(marked, |s, out| {
         let node = g.node(&s);
         if win[node].load(Relaxed) != 0 {
             SAFE.store(&counts[node], 0);
@@ -525,27 +515,19 @@ where
         if g.parity(&s) == player {
             SAFE.store(&counts[node], base + inside);
             if base + inside == 1 {
-                frontier.insert(node);
+                out.push(s);
             }
         } else if escapes {
-            frontier.insert(node);
+            out.push(s);
         }
     });
-    // The first removals leave the set before any is walked: a removal
-    // then takes a state out once, in the call that clears its count.
-    frontier.for_each(|nodes| nodes.iter().for_each(|&node| SAFE.store(&counts[node], 0)));
+    removed.par_iter().for_each(|s| SAFE.store(&counts[g.node(s)], 0));
     let touch = |p: &G::State| prefetch(&counts[g.node(p)]);
-    walk_frontiers(g, frontier, touch, |p| {
-        leaves_with_child(&counts[g.node(p)], SAFE, g.parity(p) == player)
-    });
-    g.par_collect_where::<()>(marked, |s, out| {
-        let node = g.node(&s);
-        SAFE.store(&counts[node], 0);
-        win[node].store(mark, Relaxed);
-        frontier.insert(node);
-        out.push(());
+    walk_frontiers(g, removed, touch, |p| leaves_with_child(&counts[g.node(p)], SAFE, g.parity(p) == player));
+    g.par_collect_where(marked, |s, out| {
+        SAFE.store(&counts[g.node(&s)], 0);
+        out.push(s);
     })
-    .len()
 }
 
 /// A safety set's removals, on several threads: a child of the state
@@ -565,8 +547,7 @@ pub(crate) fn leaves_with_child(cell: &AtomicU8, counter: Counter, player_state:
 }
 
 /// [`peel`] with the parallel attractor and safety sets: the same won
-/// region, without stop, cut or report, from the states of `frontier`
-/// (already won; it is left empty). With `premarked`, the caller has
+/// region, without stop, cut or report. With `premarked`, the caller has
 /// marked in [`SAFE`] the first safety set's candidates (the states for
 /// which `may_join` and `good` hold, not won when it marked them), which
 /// saves that set its pass over the graph. `touch` prefetches what
@@ -580,7 +561,7 @@ pub(crate) fn par_peel<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    frontier: &StateBits,
+    mut frontier: Vec<G::State>,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool + Sync,
     good: impl Fn(&G::State) -> bool + Sync,
@@ -593,17 +574,19 @@ where
     let mut rounds = 0;
     loop {
         par_attract(g, player, win, counts, frontier, mark, &may_join, &touch);
-        let joined = if premarked && rounds == 0 {
-            par_safety_set_of_marked(g, player, (win, counts), frontier, mark)
+        let found = if premarked && rounds == 0 {
+            par_safety_set_of_marked(g, player, win, counts)
         } else {
             let candidate =
                 |s: &G::State| if may_join(s) && good(s) { Candidate::Yes } else { Candidate::No };
-            par_safety_set(g, player, (win, counts), &candidate, frontier, mark)
+            par_safety_set(g, player, win, counts, &candidate)
         };
-        if joined == 0 {
+        if found.is_empty() {
             return rounds;
         }
         rounds += 1;
+        found.par_iter().for_each(|s| win[g.node(s)].store(mark, Relaxed));
+        frontier = found;
     }
 }
 

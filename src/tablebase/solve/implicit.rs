@@ -2,11 +2,11 @@
 //! moves and un-moves: what the history-free bounds play their games on,
 //! and what a snapshot's games' state is checked against.
 
-use crate::rank::{layer_index, layer_positions_from, position_in_layer};
+use crate::rank::layer_index;
 use crate::rules::Position;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::{ParallelStateGraph, StateGraph};
-use crate::tablebase::solve::members::{MemberPositions, Membership, UNRANK_AT_MOST};
+use crate::tablebase::solve::members::{MemberPositions, Membership};
 
 /// A game state: position, its layer index, parity. Packed in 16 bytes
 /// (the games' frontiers can hold millions of them): the pits as bytes,
@@ -156,38 +156,6 @@ impl ParallelStateGraph for ImplicitComponent<'_> {
                 }
             }
         })
-    }
-
-    fn for_each_numbered(&self, nodes: &[usize], mut visit: impl FnMut(State)) {
-        let (Some(&first), Some(&last)) = (nodes.first(), nodes.last()) else { return };
-        let n = self.positions.seeds();
-        let (first, span) = (first / 2, last / 2 - first / 2 + 1);
-        let position_of = |index: usize| position_in_layer(n, index as u64).expect("member of the layer");
-        // A few states in a long stretch are unranked one by one; many are
-        // walked to, as the members' passes do.
-        if nodes.len() * UNRANK_AT_MOST < span {
-            let mut held: Option<(usize, Position)> = None;
-            for &node in nodes {
-                let index = node / 2;
-                let position = match held {
-                    Some((i, position)) if i == index => position,
-                    _ => position_of(index),
-                };
-                held = Some((index, position));
-                visit(State::new(&position, index, node % 2));
-            }
-        } else {
-            let mut next = nodes.iter().peekable();
-            for (index, position) in (first..).zip(layer_positions_from(n, first as u64).take(span)) {
-                while let Some(&&node) = next.peek() {
-                    if node / 2 != index {
-                        break;
-                    }
-                    visit(State::new(&position, index, node % 2));
-                    next.next();
-                }
-            }
-        }
     }
 }
 

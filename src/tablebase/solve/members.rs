@@ -20,7 +20,7 @@ const MEMBER_CHUNK: usize = 1 << 14;
 /// A chunk of members in which fewer than one in this many are visited
 /// has them unranked one by one rather than walked to (unranking one
 /// costs about as much as walking this many positions).
-pub(crate) const UNRANK_AT_MOST: usize = 16;
+const UNRANK_AT_MOST: usize = 16;
 
 /// Components up to this size always keep their positions.
 const ALWAYS_STORED: usize = 1 << 12;
@@ -51,11 +51,6 @@ impl<'a> MemberPositions<'a> {
                 .collect()
         });
         MemberPositions { n, members, stored }
-    }
-
-    /// The layer: its seeds.
-    pub fn seeds(&self) -> u32 {
-        self.n
     }
 
     /// The position of member `i`.

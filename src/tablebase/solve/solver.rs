@@ -68,7 +68,7 @@ pub struct LayerSolver<'a> {
     /// A second opinion asked of some cycle positions (`verify --deep`).
     pub(crate) audit: Option<Audit>,
     /// Components with at least this many members get the parallel
-    /// threshold games (`tuning::PARALLEL_GAMES_FROM`; the tests vary it).
+    /// threshold games (`bounds::PARALLEL_MEMBERS`; the tests vary it).
     pub(crate) parallel_members: usize,
     /// Parts of the component search up to this size go to Pearce's
     /// algorithm (`scc::PEARCE_UP_TO`; the tests vary it).
