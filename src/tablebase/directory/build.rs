@@ -39,8 +39,8 @@ use crate::tablebase::across::checkpoint::{restore, SpreadSnapshot};
 use crate::tablebase::across::layer::{sum_traffic, Across, LayerTraffic};
 use crate::tablebase::across::spread::{resume_spread, SpreadCheckpoints, SpreadError};
 use crate::tablebase::directory::checkpoints::{
-    check_checkpoint, discard_checkpoint, read_checked, read_checkpoint, usable_checkpoint, SnapshotContent,
-    DirectoryCheckpoints, DirectoryParts,
+    check_checkpoint, discard_checkpoint, read_checked, read_checkpoint, usable_checkpoint,
+    DirectoryCheckpoints, DirectoryParts, SnapshotContent,
 };
 use crate::tablebase::directory::manifest::Manifest;
 use crate::tablebase::directory::names::{

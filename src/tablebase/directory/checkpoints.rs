@@ -10,7 +10,9 @@ use crate::checksum::checksum;
 use crate::progress::Observer;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
 use crate::tablebase::directory::manifest::Manifest;
-use crate::tablebase::directory::names::{checkpoint_content_path, checkpoint_name, checkpoint_path, part_name};
+use crate::tablebase::directory::names::{
+    checkpoint_content_path, checkpoint_name, checkpoint_path, part_name,
+};
 use crate::tablebase::directory::options::{io_at, BuildError};
 use crate::tablebase::layers::PackedLayer;
 use crate::tablebase::snapshot::{Checkpointer, PartRecord, SnapshotParts};
@@ -171,11 +173,11 @@ impl SnapshotContent {
     /// (what its layout allows), written to `path` and mapped. An error of
     /// kind `InvalidData` is the frame's.
     fn decompress(compressed: &[u8], most: u64, path: &Path) -> io::Result<SnapshotContent> {
-        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        let file =
+            std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
         let mapped = (|| {
             let mut out = io::BufWriter::new(&file);
-            let size =
-                crate::compressed::copy_at_most(compressed, most, &mut out)?;
+            let size = crate::compressed::copy_at_most(compressed, most, &mut out)?;
             io::Write::flush(&mut out)?;
             if size == 0 {
                 return Err(io::Error::new(io::ErrorKind::InvalidData, "an empty checkpoint"));
@@ -264,7 +266,9 @@ pub(super) fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Op
     let content = io::copy(&mut io::Read::take(&mut decoder, limit.saturating_add(1)), &mut io::sink())
         .map_err(|e| corrupt(format!("unreadable checkpoint: {}", crate::compressed::in_words(e))))?;
     if content > limit {
-        return Err(corrupt(format!("a checkpoint of more than the {limit} bytes a snapshot of layer {layer} can hold")));
+        return Err(corrupt(format!(
+            "a checkpoint of more than the {limit} bytes a snapshot of layer {layer} can hold"
+        )));
     }
     manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
     Ok(Some(name))

@@ -57,6 +57,14 @@ pub(crate) struct ComponentBounds {
     pub safety_rounds: u32,
 }
 
+/// Whether a component of `members` members gives the layer-wide work
+/// arrays back once its bounds are found (its caller drops them): one of a
+/// quarter of the layer or more, whose decisions need their room. Its
+/// `counts` go before its bounds are listed, which take their place.
+pub(crate) fn gives_work_back(solver: &LayerSolver, members: usize) -> bool {
+    4 * members >= solver.size
+}
+
 /// Whether component `k` gets the parallel games: a large component
 /// when more than one thread runs (on one, the sequential games are
 /// the faster form). The bounds are the same either way.
@@ -84,6 +92,10 @@ pub(crate) fn cycle_bounds(
     let n = solver.n as u8;
     let graph = ImplicitComponent::new(components, k, positions);
     let BoundWork { win, counts } = work;
+    // (A component that gave its counts back leaves them empty.)
+    if counts.len() != win.len() {
+        *counts = vec![0; win.len()];
+    }
     for &m in members {
         let m = m as usize;
         win[2 * m..2 * m + 2].fill(0);
@@ -167,6 +179,9 @@ pub(crate) fn cycle_bounds(
                 peel(&graph, 0, win, counts, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
             rounds
         });
+    }
+    if gives_work_back(solver, members.len()) {
+        *counts = Vec::new();
     }
     let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
     let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
