@@ -259,17 +259,10 @@ pub(super) fn check_checkpoint(dir: &Path, manifest: &mut Manifest) -> Result<Op
     }
     // Decoding checks the frame's checksum; the content is checked again
     // when the layer is restored from it.
-    let mut decoder = zstd::stream::Decoder::new(&data[..])
-        .map_err(|e| corrupt(crate::compressed::in_words(e).to_string()))?;
     // (No further than a resume would read it.)
     let limit = crate::tablebase::solve::checkpoint::most_bytes(layer as u32);
-    let content = io::copy(&mut io::Read::take(&mut decoder, limit.saturating_add(1)), &mut io::sink())
-        .map_err(|e| corrupt(format!("unreadable checkpoint: {}", crate::compressed::in_words(e))))?;
-    if content > limit {
-        return Err(corrupt(format!(
-            "a checkpoint of more than the {limit} bytes a snapshot of layer {layer} can hold"
-        )));
-    }
+    crate::compressed::copy_at_most(&data[..], limit, &mut io::sink())
+        .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
     manifest.checkpoint = Some((1, data.len() as u64, checksum(&data)));
     Ok(Some(name))
 }
