@@ -37,10 +37,17 @@ impl Checkpointer for NoCheckpoints {
     }
 }
 
+/// The layer indexes of a component's members, in order, however the
+/// component keeps them.
+pub(crate) trait MemberIndexList {
+    fn count(&self) -> usize;
+    fn indexes(&self) -> Box<dyn Iterator<Item = u32> + '_>;
+}
+
 /// The threshold games' state of a component, read from the work arrays:
 /// per member `win(q,0), win(q,1), open(q,0), open(q,1)`.
 pub(crate) struct GamesState<'s> {
-    pub members: &'s [u32],
+    pub members: &'s dyn MemberIndexList,
     pub win: &'s [u8],
     /// The games' counters: the open counts are stored, read from each
     /// byte by `open_of` (the safety scratch beside them is zero between
@@ -51,17 +58,18 @@ pub(crate) struct GamesState<'s> {
 
 impl GamesState<'_> {
     pub(crate) fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut buffer = Vec::with_capacity(1 << 18);
-        for chunk in self.members.chunks(1 << 16) {
-            buffer.clear();
-            for &m in chunk {
-                let m = m as usize;
-                buffer.extend_from_slice(&self.win[2 * m..2 * m + 2]);
-                buffer.extend(self.counts[2 * m..2 * m + 2].iter().map(|&c| (self.open_of)(c)));
+        const CHUNK: usize = 1 << 18;
+        let mut buffer = Vec::with_capacity(CHUNK + 4);
+        for m in self.members.indexes() {
+            let m = m as usize;
+            buffer.extend_from_slice(&self.win[2 * m..2 * m + 2]);
+            buffer.extend(self.counts[2 * m..2 * m + 2].iter().map(|&c| (self.open_of)(c)));
+            if buffer.len() >= CHUNK {
+                out.write_all(&buffer)?;
+                buffer.clear();
             }
-            out.write_all(&buffer)?;
         }
-        Ok(())
+        out.write_all(&buffer)
     }
 }
 

@@ -54,7 +54,7 @@ use crate::tablebase::solve::bounds::ComponentBounds;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::{leaves_with_child, SAFE_ALONE};
-use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::members::{MemberPositions, Members};
 use crate::tablebase::solve::resolve::SharedGames;
 use crate::tablebase::solve::solver::LayerSolver;
 use crate::tablebase::solve::split::exchange_parts;
@@ -130,13 +130,12 @@ pub(crate) fn bounds_across(
     let outgoing = (0..comm.ranks())
         .map(|rank| {
             let range = partition.range(rank);
-            let from = members.partition_point(|&m| (m as u64) < range.start);
-            let to = members.partition_point(|&m| (m as u64) < range.end);
-            let mine = &members[from..to];
+            let (from, to) = (members.below(range.start as usize), members.below(range.end as usize));
+            let mine: Vec<u32> = members.iter_from(from).take(to - from).collect();
             let interval = |m: u32| solver.entries.interval(m as usize);
             Assignment {
                 first,
-                members: mine.to_vec(),
+                members: mine.clone(),
                 lower: mine.iter().map(|&m| interval(m).0).collect(),
                 upper: mine.iter().map(|&m| interval(m).1).collect(),
                 state: state.as_ref().map(|s| s[4 * from..4 * to].to_vec()),
@@ -527,7 +526,7 @@ impl<'a> Share<'a> {
             base,
             slot,
             assignment,
-            positions: MemberPositions::new(n as u32, &assignment.members),
+            positions: MemberPositions::new(n as u32, Members::Listed(&assignment.members)),
             win,
             open,
             safe,
@@ -589,7 +588,7 @@ impl<'a> Share<'a> {
             // The threshold's entries: player states whose best exit is
             // worth `t`, opponent states that may join from `t` on and
             // have no child left that is not won.
-            let mut frontier = self.positions.par_collect(|i, position, out| {
+            let mut frontier = self.positions.par_collect(|i, _, position, out| {
                 if self.assignment.lower[i] == t && self.win[2 * i].load(Relaxed) == 0 {
                     self.win[2 * i].store(t, Relaxed);
                     out.push(State { pits: position.pits(), node: 2 * i as u32 });
@@ -664,7 +663,7 @@ impl<'a> Share<'a> {
     /// all zero.
     fn safety_set(&self, comm: &dyn Communicator, t: u8) -> Vec<State> {
         let safe = &self.safe;
-        self.positions.par_collect::<()>(|i, position, _| {
+        self.positions.par_collect::<()>(|i, _, position, _| {
             for parity in 0..2 {
                 if self.candidate(i, parity, &position, t) {
                     safe[2 * i + parity].store(1, Relaxed);
@@ -687,7 +686,7 @@ impl<'a> Share<'a> {
             },
         );
         // Those that cannot stay go, and take away what relied on them.
-        let mut removed = self.positions.par_collect(|i, position, out| {
+        let mut removed = self.positions.par_collect(|i, _, position, out| {
             for parity in 0..2 {
                 let node = 2 * i + parity;
                 let count = safe[node].load(Relaxed);
@@ -704,7 +703,7 @@ impl<'a> Share<'a> {
         {
             removed = next;
         }
-        self.positions.par_collect(|i, position, out| {
+        self.positions.par_collect(|i, _, position, out| {
             for parity in 0..2 {
                 let node = 2 * i + parity;
                 if safe[node].swap(0, Relaxed) != 0 {
@@ -822,7 +821,7 @@ impl<'a> Share<'a> {
                 .map(|start| {
                     let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
                     let end = (start + MEMBER_CHUNK).min((s + 1) * EXCHANGE_SLICE).min(members);
-                    self.positions.for_each_in(start..end, |i, position| {
+                    self.positions.for_each_in(start..end, |i, _, position| {
                         for parity in 0..2 {
                             if tells(i, parity) {
                                 let state = State { pits: position.pits(), node: (2 * i + parity) as u32 };

@@ -27,7 +27,9 @@ use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::LayerEntries;
-use crate::tablebase::solve::games::{as_atomic, par_peel, peel, prefetch, StateGraph, OPEN, SAFE};
+use crate::tablebase::solve::games::{
+    as_atomic, par_peel, peel, prefetch, ParallelStateGraph, StateGraph, OPEN, SAFE,
+};
 use crate::tablebase::solve::implicit::{ImplicitComponent, State};
 use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::solver::LayerSolver;
@@ -96,7 +98,7 @@ pub(crate) fn cycle_bounds(
     if counts.len() != win.len() {
         *counts = vec![0; win.len()];
     }
-    for &m in members {
+    for m in members.iter() {
         let m = m as usize;
         win[2 * m..2 * m + 2].fill(0);
         counts[2 * m..2 * m + 2].fill(0);
@@ -104,7 +106,7 @@ pub(crate) fn cycle_bounds(
     let (mut safety_rounds, first) = match resume {
         None => (0, n),
         Some((t, rounds, state)) => {
-            for (i, &m) in members.iter().enumerate() {
+            for (i, m) in members.iter().enumerate() {
                 let m = m as usize;
                 win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
                 // (A resumed count is at most 6: `games_state` checked it.)
@@ -124,7 +126,7 @@ pub(crate) fn cycle_bounds(
                 .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
         }
         if t < first && checkpoints.due() {
-            let games = GamesState { members, win, counts, open_of: |c| OPEN.of(c) };
+            let games = GamesState { members: &members, win, counts, open_of: |c| OPEN.of(c) };
             let games = GamesSnapshot::Arrays(&games);
             checkpoint::checkpoint_games(solver, checkpoints, (k, t, safety_rounds), components, &games)?;
         }
@@ -135,35 +137,24 @@ pub(crate) fn cycle_bounds(
             (if s.parity() == 0 { own } else { n - own }) >= t
         };
         // One pass over the members for the threshold's new entries, then
-        // the games from them.
-        let frontier = {
-            let (win, counts) = (as_atomic(win), as_atomic(counts));
-            let scan = |i: usize, position: Position, out: &mut Vec<State>| {
-                scan_member(&graph, entries, (win, counts), (i, &position), (n, t), out);
-                if parallel {
-                    // The first safety set's candidates (`par_peel`).
-                    let m = members[i] as usize;
-                    for parity in 0..2 {
-                        let state = State::new(&position, m, parity);
-                        if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
-                            SAFE.store(&counts[2 * m + parity], 1);
-                        }
-                    }
-                }
-            };
-            // (In member order; the attractor's region and counts do not
-            // depend on the order of its first frontier.)
-            if parallel {
-                positions.par_collect(scan)
-            } else {
-                let mut out = Vec::new();
-                positions.for_each(|i, position| scan(i, position, &mut out));
-                out
-            }
-        };
+        // the games from them. (In member order; the attractor's region
+        // and counts do not depend on the order of its first frontier.)
         // (Saturating: a resumed count comes from a file.)
         safety_rounds = safety_rounds.saturating_add(if parallel {
             let (win, counts) = (as_atomic(win), as_atomic(counts));
+            // The frontier as the parallel games keep it, packed.
+            let frontier = positions.par_collect(|_, m, position, out| {
+                scan_member(&graph, entries, (win, counts), (m, &position), (n, t), &mut |s| {
+                    out.push(graph.store(&s))
+                });
+                // The first safety set's candidates (`par_peel`).
+                for parity in 0..2 {
+                    let state = State::new(&position, m, parity);
+                    if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
+                        SAFE.store(&counts[2 * m + parity], 1);
+                    }
+                }
+            });
             let touch = |s: &State| {
                 let node = graph.node(s);
                 prefetch(&win[node]);
@@ -174,7 +165,14 @@ pub(crate) fn cycle_bounds(
             };
             par_peel(&graph, 0, win, counts, frontier, t, may_join, good, true, touch)
         } else {
-            queue.extend(frontier);
+            {
+                let (win, counts) = (as_atomic(win), as_atomic(counts));
+                positions.for_each(|_, m, position| {
+                    scan_member(&graph, entries, (win, counts), (m, &position), (n, t), &mut |s| {
+                        queue.push_back(s)
+                    })
+                });
+            }
             let (_, rounds) =
                 peel(&graph, 0, win, counts, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
             rounds
@@ -183,12 +181,12 @@ pub(crate) fn cycle_bounds(
     if gives_work_back(solver, members.len()) {
         *counts = Vec::new();
     }
-    let lower = members.iter().map(|&m| win[2 * m as usize]).collect();
-    let upper = members.iter().map(|&m| n - win[2 * m as usize + 1]).collect();
+    let lower = members.iter().map(|m| win[2 * m as usize]).collect();
+    let upper = members.iter().map(|m| n - win[2 * m as usize + 1]).collect();
     Ok(ComponentBounds { lower, upper, safety_rounds })
 }
 
-/// Member `i` (at `position`) at the start of threshold `t`, for X, the
+/// The member at layer index `m` (at `position`) at the start of threshold `t`, for X, the
 /// player at parity 0: its player state is won at once when its best
 /// exit, read pessimistically, is worth `t`; its opponent state may join
 /// from the threshold at which its best exit (read for X: `n` − its upper
@@ -202,11 +200,10 @@ fn scan_member(
     graph: &ImplicitComponent,
     entries: &LayerEntries,
     (win, counts): (&[AtomicU8], &[AtomicU8]),
-    (i, position): (usize, &Position),
+    (m, position): (usize, &Position),
     (n, t): (u8, u8),
-    out: &mut Vec<State>,
+    push: &mut dyn FnMut(State),
 ) {
-    let m = graph.members[i] as usize;
     let (lower, upper, _) = entries.interval(m);
     if n - upper == t && win[2 * m + 1].load(Relaxed) == 0 {
         let state = State::new(position, m, 1);
@@ -217,12 +214,12 @@ fn scan_member(
         OPEN.store(&counts[2 * m + 1], not_won);
         if not_won == 0 {
             win[2 * m + 1].store(t, Relaxed);
-            out.push(state);
+            push(state);
         }
     }
     if lower == t && win[2 * m].load(Relaxed) == 0 {
         win[2 * m].store(t, Relaxed);
-        out.push(State::new(position, m, 0));
+        push(State::new(position, m, 0));
     }
 }
 

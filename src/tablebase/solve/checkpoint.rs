@@ -169,7 +169,7 @@ pub(crate) fn write_snapshot(
                         Some(GamesSnapshot::Arrays(games)) => {
                             out.write_all(&e.bytes)?;
                             e.bytes.clear();
-                            out.write_all(&(4 * games.members.len() as u64).to_le_bytes())?;
+                            out.write_all(&(4 * games.members.count() as u64).to_le_bytes())?;
                             games.write(out)?;
                         }
                         Some(GamesSnapshot::Parts { sequence, records }) => {

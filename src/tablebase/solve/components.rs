@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
-use crate::tablebase::solve::members::Membership;
+use crate::tablebase::solve::members::{MemberIndexes, MemberNumbers, Members, Membership};
 use crate::tablebase::solve::solver::LayerSolver;
 use crate::tablebase::solve::split::{
     cycle_components, CycleComponents, LabelsExhausted, SplitGraph, TO_SPLIT,
@@ -38,14 +38,27 @@ const STEP_ACROSS: usize = 24;
 /// that array would take 4 bytes a position of the layer (3.4 GB) through
 /// the cycle phases, where a component's own bits ([`Membership`]) answer
 /// "is this position a member" for 3/16 of a byte a position it spans.
+/// A large component dense in its stretch of the layer is kept as those
+/// bits alone ([`Members::Marked`]); the others list their members.
 pub struct Components {
     /// Positions in the layer.
     size: usize,
-    /// Positions grouped by component, each group sorted by index.
-    members: Vec<u32>,
-    /// `members[starts[k]..starts[k + 1]]` is component `k`.
+    /// Members of the components before `k`, at `k`; all of them last.
     starts: Vec<usize>,
+    /// The members of the listed components, grouped by component, each
+    /// group sorted by index.
+    listed: Vec<u32>,
+    /// The marked components, by component number.
+    marked: Vec<(usize, MemberNumbers)>,
 }
+
+/// A component of at least this many members whose stretch of the layer
+/// is at most [`MARKED_SPAN`] positions a member is marked, not listed.
+const MARKED_AT_LEAST: usize = 1 << 12;
+
+/// Marked, a component costs 3/16 of a byte a position of its stretch:
+/// at most 3 bytes a member, against the list's 4.
+const MARKED_SPAN: usize = 16;
 
 impl Components {
     /// Groups positions by component number (`NONE`: in no component);
@@ -69,34 +82,68 @@ impl Components {
     fn grouped(size: usize, id: impl Fn(usize) -> u32 + Sync) -> Components {
         let count = (0..size).into_par_iter().map(&id).filter(|&r| r != NONE).map(|r| r as usize + 1).max();
         let count = count.unwrap_or(0);
-        let mut starts = vec![0usize; count + 1];
+        // Each component's size, first and last member.
+        let mut sizes = vec![0usize; count];
+        let mut first = vec![usize::MAX; count];
+        let mut last = vec![0usize; count];
         for i in 0..size {
             let r = id(i);
             if r != NONE {
-                starts[r as usize + 1] += 1;
+                let r = r as usize;
+                sizes[r] += 1;
+                first[r] = first[r].min(i);
+                last[r] = i;
             }
         }
+        let marks = |k: usize| {
+            sizes[k] >= MARKED_AT_LEAST && last[k] + 1 - first[k] <= MARKED_SPAN.saturating_mul(sizes[k])
+        };
+        let mut starts = vec![0usize; count + 1];
+        // Where each listed component's members start in `listed`.
+        let mut fill = vec![0usize; count];
+        let mut listed_total = 0;
         for k in 0..count {
-            starts[k + 1] += starts[k];
+            starts[k + 1] = starts[k] + sizes[k];
+            fill[k] = listed_total;
+            if !marks(k) {
+                listed_total += sizes[k];
+            }
         }
-        let mut fill = starts.clone();
-        let mut members = vec![0u32; starts[count]];
+        let mut listed = vec![0u32; listed_total];
+        let mut marked = Vec::new();
+        for k in (0..count).filter(|&k| marks(k)) {
+            let numbers = MemberNumbers::marking(first[k], last[k], |mark| {
+                (first[k]..=last[k]).filter(|&i| id(i) == k as u32).for_each(mark)
+            });
+            marked.push((k, numbers));
+        }
         for i in 0..size {
             let r = id(i);
-            if r != NONE {
-                members[fill[r as usize]] = i as u32;
+            if r != NONE && !marks(r as usize) {
+                listed[fill[r as usize]] = i as u32;
                 fill[r as usize] += 1;
             }
         }
-        Components { size, members, starts }
+        Components { size, starts, listed, marked }
     }
 
     pub fn count(&self) -> usize {
         self.starts.len() - 1
     }
 
-    pub fn of(&self, k: usize) -> &[u32] {
-        &self.members[self.starts[k]..self.starts[k + 1]]
+    pub fn of(&self, k: usize) -> Members<'_> {
+        if let Ok(at) = self.marked.binary_search_by_key(&k, |&(j, _)| j) {
+            return Members::Marked(&self.marked[at].1);
+        }
+        // The listed members before `k`: all before it, but the marked.
+        let marked_before: usize = self
+            .marked
+            .iter()
+            .take_while(|&&(j, _)| j < k)
+            .map(|&(j, _)| self.starts[j + 1] - self.starts[j])
+            .sum();
+        let start = self.starts[k] - marked_before;
+        Members::Listed(&self.listed[start..start + self.starts[k + 1] - self.starts[k]])
     }
 
     /// Members of the components before `k`.
@@ -106,7 +153,7 @@ impl Components {
 
     /// Members of all components.
     pub fn total_members(&self) -> usize {
-        self.members.len()
+        self.starts[self.count()]
     }
 
     /// Whether some component has no member (a snapshot that says so was
@@ -117,7 +164,12 @@ impl Components {
 
     /// Which positions are members of component `k`.
     pub(crate) fn membership(&self, k: usize) -> Membership<'_> {
-        Membership::of(self.of(k))
+        self.of(k).membership()
+    }
+
+    /// Bytes held for the members (a list or bits per component).
+    pub fn member_bytes(&self) -> usize {
+        4 * self.listed.len() + self.marked.iter().map(|(_, numbers)| numbers.bytes()).sum::<usize>()
     }
 
     /// Writes the component number of every position of the layer, in
@@ -127,13 +179,14 @@ impl Components {
     pub fn write_ids(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         const STRETCH: usize = 1 << 16;
         out.write_all(&(self.size as u64).to_le_bytes())?;
-        // The components by their first member not written yet (a heap:
+        // The components by their next member not written yet (a heap:
         // the work is the members and the runs, not components × stretches).
-        let mut next: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>> = (0..self.count())
-            .filter(|&k| self.starts[k] < self.starts[k + 1])
-            .map(|k| std::cmp::Reverse((self.members[self.starts[k]], k)))
+        let mut at: Vec<MemberIndexes> = (0..self.count()).map(|k| self.of(k).iter()).collect();
+        let mut next: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>> = at
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(k, members)| Some(std::cmp::Reverse((members.next()?, k))))
             .collect();
-        let mut at: Vec<usize> = self.starts[..self.count()].to_vec();
         let mut ids = vec![NONE; STRETCH];
         let mut buffer = Vec::with_capacity(4 * STRETCH);
         for start in (0..self.size).step_by(STRETCH) {
@@ -144,13 +197,13 @@ impl Components {
                     break;
                 }
                 next.pop();
-                let stop = self.starts[k + 1];
-                while at[k] < stop && (self.members[at[k]] as usize) < end {
-                    ids[self.members[at[k]] as usize - start] = k as u32;
-                    at[k] += 1;
+                let mut member = Some(first);
+                while let Some(m) = member.filter(|&m| (m as usize) < end) {
+                    ids[m as usize - start] = k as u32;
+                    member = at[k].next();
                 }
-                if at[k] < stop {
-                    next.push(std::cmp::Reverse((self.members[at[k]], k)));
+                if let Some(m) = member {
+                    next.push(std::cmp::Reverse((m, k)));
                 }
             }
             buffer.clear();
@@ -320,6 +373,7 @@ mod tests {
     /// numbers do.
     #[test]
     fn component_numbers_are_written_from_the_members_alone() {
+        let (mut marked, mut listed) = (0, 0);
         for (size, count) in [(0usize, 0u32), (5, 1), (70_000, 1), (200_000, 7), (140_000, 3000)] {
             // A fixed scramble: components interleave, some positions are
             // on no cycle, the last component is dense in a stretch.
@@ -343,17 +397,35 @@ mod tests {
             assert!(written == expected.bytes, "{size} positions, {count} components");
             // Grouped again from those bytes as a snapshot holds them.
             let read = Components::from_id_bytes(&written[8..]);
-            assert!(read.members == components.members && read.starts == components.starts);
+            assert!(read.listed == components.listed && read.starts == components.starts);
+            assert_eq!(read.marked.len(), components.marked.len());
+            for &(k, _) in &components.marked {
+                assert!(read.of(k).iter().eq(components.of(k).iter()));
+            }
+            marked += components.marked.len();
+            listed += components.count() - components.marked.len();
             for k in (0..components.count()).step_by(1 + components.count() / 5) {
                 let inside = components.membership(k);
                 for (i, &id) in ids.iter().enumerate() {
                     assert_eq!(inside.contains(i), id == k as u32, "{i}");
                     let number = inside.number(i);
-                    assert_eq!(number.map(|j| components.of(k)[j] as usize), (id == k as u32).then_some(i));
+                    assert_eq!(
+                        number.map(|j| components.of(k).get(j) as usize),
+                        (id == k as u32).then_some(i)
+                    );
                 }
                 assert!(!inside.contains(size) && inside.number(usize::MAX).is_none());
+                // Listed or marked, the members in order, from any one.
+                let members = components.of(k);
+                let expected: Vec<u32> = (0..size as u32).filter(|&i| ids[i as usize] == k as u32).collect();
+                assert_eq!(members.len(), expected.len());
+                assert_eq!(members.to_vec(), expected);
+                for from in [0, 1, expected.len() / 2, expected.len().saturating_sub(1), expected.len()] {
+                    assert!(members.iter_from(from).eq(expected[from.min(expected.len())..].iter().copied()));
+                }
             }
         }
+        assert!(marked >= 2 && listed >= 100, "{marked} marked, {listed} listed");
     }
 
     /// On the layers themselves, whatever the parts sent to Pearce's

@@ -329,6 +329,14 @@ pub(crate) trait ParallelStateGraph: StateGraph + Sync
 where
     Self::State: Send + Sync,
 {
+    /// A state as the frontiers and the lists of these games keep it:
+    /// smaller than the state as it is used, when the graph can rebuild
+    /// the rest cheaply (a frontier can hold a fifth of a layer's states).
+    type Stored: Copy + Send + Sync;
+    /// `s` as it is kept; [`ParallelStateGraph::load`] gives it back.
+    fn store(&self, s: &Self::State) -> Self::Stored;
+    /// The state `s` keeps.
+    fn load(&self, s: &Self::Stored) -> Self::State;
     /// Calls `visit(state, out)` for every state, from several threads,
     /// and returns what the calls pushed to `out`, in state order whatever
     /// the threads did.
@@ -366,7 +374,7 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    frontier: Vec<G::State>,
+    frontier: Vec<G::Stored>,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
     touch: &(impl Fn(&G::State) + Sync),
@@ -404,7 +412,7 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
 /// in flight together rather than one after the other.
 fn walk_frontiers<G: ParallelStateGraph>(
     g: &G,
-    frontier: Vec<G::State>,
+    frontier: Vec<G::Stored>,
     touch: impl Fn(&G::State) + Sync,
     takes: impl Fn(&G::State) -> bool + Sync,
 ) where
@@ -417,12 +425,12 @@ fn walk_frontiers<G: ParallelStateGraph>(
             for batch in chunk.chunks(PREFETCH_BATCH) {
                 parents.clear();
                 for s in batch {
-                    g.for_each_parent(s, |p| {
+                    g.for_each_parent(&g.load(s), |p| {
                         touch(&p);
                         parents.push(p);
                     });
                 }
-                next.extend(parents.iter().filter(|p| takes(p)));
+                next.extend(parents.iter().filter(|p| takes(p)).map(|p| g.store(p)));
             }
         });
     }
@@ -455,7 +463,7 @@ pub(crate) fn par_safety_set<G: ParallelStateGraph>(
     win: &[AtomicU8],
     counts: &[AtomicU8],
     candidate: &(impl Fn(&G::State) -> Candidate + Sync),
-) -> Vec<G::State>
+) -> Vec<G::Stored>
 where
     G::State: Send + Sync,
 {
@@ -481,7 +489,7 @@ fn par_safety_set_of_marked<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-) -> Vec<G::State>
+) -> Vec<G::Stored>
 where
     G::State: Send + Sync,
 {
@@ -515,18 +523,18 @@ where
         if g.parity(&s) == player {
             SAFE.store(&counts[node], base + inside);
             if base + inside == 1 {
-                out.push(s);
+                out.push(g.store(&s));
             }
         } else if escapes {
-            out.push(s);
+            out.push(g.store(&s));
         }
     });
-    removed.par_iter().for_each(|s| SAFE.store(&counts[g.node(s)], 0));
+    removed.par_iter().for_each(|s| SAFE.store(&counts[g.node(&g.load(s))], 0));
     let touch = |p: &G::State| prefetch(&counts[g.node(p)]);
     walk_frontiers(g, removed, touch, |p| leaves_with_child(&counts[g.node(p)], SAFE, g.parity(p) == player));
     g.par_collect_where(marked, |s, out| {
         SAFE.store(&counts[g.node(&s)], 0);
-        out.push(s);
+        out.push(g.store(&s));
     })
 }
 
@@ -561,7 +569,7 @@ pub(crate) fn par_peel<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    mut frontier: Vec<G::State>,
+    mut frontier: Vec<G::Stored>,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool + Sync,
     good: impl Fn(&G::State) -> bool + Sync,
@@ -585,7 +593,7 @@ where
             return rounds;
         }
         rounds += 1;
-        found.par_iter().for_each(|s| win[g.node(s)].store(mark, Relaxed));
+        found.par_iter().for_each(|s| win[g.node(&g.load(s))].store(mark, Relaxed));
         frontier = found;
     }
 }

@@ -3,12 +3,10 @@
 //! §10): checked before a snapshot taken inside the games is resumed,
 //! whoever took it (one process or the ranks).
 
-use rayon::prelude::*;
-
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::StateGraph;
 use crate::tablebase::solve::implicit::{ImplicitComponent, State};
-use crate::tablebase::solve::members::{MemberNumbers, MemberPositions};
+use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::solver::LayerSolver;
 
 /// Moves a position has at most (a count of children not won is no more).
@@ -66,16 +64,15 @@ pub(crate) fn games_state_fault(
         return Some(format!("{} bytes of games' state for {} members", state.len(), members.len()));
     }
     let n = solver.n as u8;
-    // (Unranked one by one: stored, the positions of a giant component
+    // (Walked to, not stored: stored, the positions of a giant component
     // would take 16 bytes a member.)
     let positions = MemberPositions::with_limit(solver.n, members, 0);
     let graph = ImplicitComponent::new(components, k, &positions);
-    let numbers = MemberNumbers::new(members);
+    let numbers = members.membership();
     // A child state's mark (children are members: `for_each_child` keeps
     // to the component).
-    let mark = |child: &State| numbers.of(child.index()).map_or(0, |j| state[4 * j + child.parity()]);
-    let fault = |i: usize| -> Option<String> {
-        let m = members[i] as usize;
+    let mark = |child: &State| numbers.number(child.index()).map_or(0, |j| state[4 * j + child.parity()]);
+    let fault = |i: usize, m: usize, position: crate::rules::Position| -> Option<String> {
         let bytes = [state[4 * i], state[4 * i + 1], state[4 * i + 2], state[4 * i + 3]];
         let [won_x, won_y, _, open_y] = bytes;
         let (lower, upper, _) = solver.entries.interval(m);
@@ -83,7 +80,6 @@ pub(crate) fn games_state_fault(
         if let Some(what) = member_state_fault(n, t, (lower, upper), bytes) {
             return say(what);
         }
-        let position = positions.get(i);
         // Fact 4: the player joins at its exit's threshold or its first
         // child's, whichever comes first.
         let mut best_child = 0u8;
@@ -110,5 +106,12 @@ pub(crate) fn games_state_fault(
         }
         None
     };
-    (0..members.len()).into_par_iter().with_min_len(1 << 12).find_map_first(fault)
+    // The first fault in member order: each chunk of members stops at its
+    // first, and the chunks' are gathered in order.
+    let faults = positions.par_collect(|i, m, position, out| {
+        if out.is_empty() {
+            out.extend(fault(i, m, position));
+        }
+    });
+    faults.into_iter().next()
 }

@@ -1,7 +1,148 @@
-//! The positions of a component's members, stored or unranked on demand.
+//! A component's members: which layer positions they are (listed, or
+//! marked in a bit per position of the stretch they span), their
+//! positions (stored or unranked on demand), and the member number of a
+//! layer index.
 
 use crate::rank::{layer_positions_from, position_in_layer};
 use crate::rules::Position;
+
+/// The members of one component, sorted by layer index. A small or
+/// sparse component lists them (4 bytes a member); a large dense one
+/// marks them in the bits of [`MemberNumbers`], 3/16 of a byte a position
+/// it spans: at 28 seeds the giant component's list would take 5.6 GB
+/// (3.4 bytes a position of the layer), its bits 0.3 GB. The same
+/// members, in the same order, either way.
+#[derive(Clone, Copy)]
+pub enum Members<'a> {
+    Listed(&'a [u32]),
+    Marked(&'a MemberNumbers),
+}
+
+impl<'a> Members<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            Members::Listed(list) => list.len(),
+            Members::Marked(numbers) => numbers.count,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The layer index of member `i` (a marked component finds it by a
+    /// binary search over its words' counts: for a first member or a
+    /// chunk's start, not inside a pass).
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            Members::Listed(list) => list[i],
+            Members::Marked(numbers) => numbers.select(i),
+        }
+    }
+
+    pub fn first(&self) -> Option<u32> {
+        (!self.is_empty()).then(|| self.get(0))
+    }
+
+    pub fn last(&self) -> Option<u32> {
+        (!self.is_empty()).then(|| self.get(self.len() - 1))
+    }
+
+    /// Layer positions from the first member to the last.
+    pub fn span(&self) -> usize {
+        match (self.first(), self.last()) {
+            (Some(first), Some(last)) => (last - first) as usize + 1,
+            _ => 0,
+        }
+    }
+
+    /// How many members lie below layer index `index`.
+    pub fn below(&self, index: usize) -> usize {
+        match self {
+            Members::Listed(list) => list.partition_point(|&m| (m as usize) < index),
+            Members::Marked(numbers) => numbers.below(index),
+        }
+    }
+
+    /// The members' layer indexes, in order.
+    pub fn iter(&self) -> MemberIndexes<'a> {
+        self.iter_from(0)
+    }
+
+    /// The layer indexes of members `i`, `i + 1`, … in order.
+    pub fn iter_from(&self, i: usize) -> MemberIndexes<'a> {
+        match *self {
+            Members::Listed(list) => MemberIndexes::Listed(list[i.min(list.len())..].iter()),
+            Members::Marked(numbers) => MemberIndexes::Marked(numbers.iter_from(i)),
+        }
+    }
+
+    pub fn to_vec(self) -> Vec<u32> {
+        match self {
+            Members::Listed(list) => list.to_vec(),
+            Members::Marked(_) => self.iter().collect(),
+        }
+    }
+
+    /// Which layer positions are members.
+    pub(crate) fn membership(&self) -> Membership<'a> {
+        match *self {
+            Members::Listed(list) => Membership::of(list),
+            Members::Marked(numbers) => Membership::Marked(numbers),
+        }
+    }
+}
+
+impl crate::tablebase::snapshot::MemberIndexList for Members<'_> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn indexes(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        Box::new(self.iter())
+    }
+}
+
+/// The layer indexes of a component's members, in order.
+pub enum MemberIndexes<'a> {
+    Listed(std::slice::Iter<'a, u32>),
+    Marked(MarkedIndexes<'a>),
+}
+
+impl Iterator for MemberIndexes<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            MemberIndexes::Listed(list) => list.next().copied(),
+            MemberIndexes::Marked(marked) => marked.next(),
+        }
+    }
+}
+
+/// The set bits of [`MemberNumbers`], as layer indexes, in order.
+pub struct MarkedIndexes<'a> {
+    numbers: &'a MemberNumbers,
+    /// The word being read, and its bits not read yet.
+    word: usize,
+    bits: u64,
+}
+
+impl Iterator for MarkedIndexes<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.bits == 0 {
+            self.word += 1;
+            self.bits = *self.numbers.bits.get(self.word)?;
+        }
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some((self.numbers.first + 64 * self.word + bit) as u32)
+    }
+}
 
 /// Positions of the members of a component, in member order. A sparse
 /// component keeps them (16 bytes each); a dense one (at 24 seeds the giant
@@ -10,7 +151,7 @@ use crate::rules::Position;
 /// positions walked per member, about as much time as unranking each.
 pub(crate) struct MemberPositions<'a> {
     n: u32,
-    members: &'a [u32],
+    members: Members<'a>,
     stored: Option<Vec<Position>>,
 }
 
@@ -31,24 +172,22 @@ const ALWAYS_STORED: usize = 1 << 12;
 const SPARSE_SPAN: usize = 64;
 
 impl<'a> MemberPositions<'a> {
-    pub fn new(n: u32, members: &'a [u32]) -> MemberPositions<'a> {
-        let span = match (members.first(), members.last()) {
-            (Some(&first), Some(&last)) => (last - first) as usize + 1,
-            _ => 0,
-        };
-        let store = members.len() <= ALWAYS_STORED || members.len().saturating_mul(SPARSE_SPAN) < span;
+    pub fn new(n: u32, members: Members<'a>) -> MemberPositions<'a> {
+        let store =
+            members.len() <= ALWAYS_STORED || members.len().saturating_mul(SPARSE_SPAN) < members.span();
         MemberPositions::with_limit(n, members, if store { usize::MAX } else { 0 })
     }
 
-    pub(crate) fn with_limit(n: u32, members: &'a [u32], limit: usize) -> MemberPositions<'a> {
+    pub(crate) fn with_limit(n: u32, members: Members<'a>, limit: usize) -> MemberPositions<'a> {
         // (Unranked on every thread: a few million members cost a
         // noticeable part of a layer's bounds on one.)
         let stored = (members.len() <= limit).then(|| {
             use rayon::prelude::*;
-            members
-                .par_iter()
-                .map(|&m| position_in_layer(n, m as u64).expect("member of the layer"))
-                .collect()
+            let unrank = |m: u32| position_in_layer(n, m as u64).expect("member of the layer");
+            match members {
+                Members::Listed(list) => list.par_iter().map(|&m| unrank(m)).collect(),
+                Members::Marked(_) => members.to_vec().into_par_iter().map(unrank).collect(),
+            }
         });
         MemberPositions { n, members, stored }
     }
@@ -58,41 +197,50 @@ impl<'a> MemberPositions<'a> {
     pub fn get(&self, i: usize) -> Position {
         match &self.stored {
             Some(positions) => positions[i],
-            None => position_in_layer(self.n, self.members[i] as u64).expect("member of the layer"),
+            None => position_in_layer(self.n, self.members.get(i) as u64).expect("member of the layer"),
         }
     }
 
-    /// Calls `visit(i, position)` for every member in order.
-    pub fn for_each(&self, visit: impl FnMut(usize, Position)) {
+    /// Calls `visit(i, index, position)` for every member in order: its
+    /// number, layer index and position.
+    pub fn for_each(&self, visit: impl FnMut(usize, usize, Position)) {
         self.for_each_in(0..self.members.len(), visit);
     }
 
-    /// Calls `visit(i, position, out)` for every member, a chunk of
-    /// members at a time on every thread, and gathers what it pushes, in
-    /// member order.
-    pub fn par_collect<T: Send>(&self, visit: impl Fn(usize, Position, &mut Vec<T>) + Sync) -> Vec<T> {
-        self.par_chunks(|range, out| self.for_each_in(range, |i, position| visit(i, position, out)))
+    /// Calls `visit(i, index, position, out)` for every member, a chunk
+    /// of members at a time on every thread, and gathers what it pushes,
+    /// in member order.
+    pub fn par_collect<T: Send>(&self, visit: impl Fn(usize, usize, Position, &mut Vec<T>) + Sync) -> Vec<T> {
+        self.par_chunks(|range, out| {
+            self.for_each_in(range, |i, index, position| visit(i, index, position, out))
+        })
     }
 
-    /// [`MemberPositions::par_collect`] over the members `keep` accepts:
-    /// a chunk of members in which it accepts none is skipped without its
-    /// positions being walked or unranked; in the others, a few members
-    /// kept are unranked one by one, many are walked to.
+    /// [`MemberPositions::par_collect`] over the members whose layer
+    /// index `keep` accepts: a chunk of members in which it accepts none
+    /// is skipped without its positions being walked or unranked; in the
+    /// others, a few members kept are unranked one by one, many are
+    /// walked to.
     pub fn par_collect_where<T: Send>(
         &self,
         keep: impl Fn(usize) -> bool + Sync,
-        visit: impl Fn(usize, Position, &mut Vec<T>) + Sync,
+        visit: impl Fn(usize, usize, Position, &mut Vec<T>) + Sync,
     ) -> Vec<T> {
         self.par_chunks(|range, out| {
-            let kept = range.clone().filter(|&i| keep(i)).count();
+            let indexes = || range.clone().zip(self.members.iter_from(range.start));
+            let kept = indexes().filter(|&(_, m)| keep(m as usize)).count();
             if self.stored.is_some() || kept * UNRANK_AT_MOST < range.len() {
-                for i in range.filter(|&i| keep(i)) {
-                    visit(i, self.get(i), out);
+                for (i, m) in indexes().filter(|&(_, m)| keep(m as usize)) {
+                    let position = match &self.stored {
+                        Some(positions) => positions[i],
+                        None => position_in_layer(self.n, m as u64).expect("member of the layer"),
+                    };
+                    visit(i, m as usize, position, out);
                 }
             } else {
-                self.for_each_in(range, |i, position| {
-                    if keep(i) {
-                        visit(i, position, out);
+                self.for_each_in(range, |i, index, position| {
+                    if keep(index) {
+                        visit(i, index, position, out);
                     }
                 });
             }
@@ -114,21 +262,32 @@ impl<'a> MemberPositions<'a> {
             .collect()
     }
 
-    /// Calls `visit(i, position)` for the members `range`, in order (the
-    /// parallel passes of the bounds hand each thread a range).
-    pub fn for_each_in(&self, range: std::ops::Range<usize>, mut visit: impl FnMut(usize, Position)) {
+    /// Calls `visit(i, index, position)` for the members `range`, in
+    /// order (the parallel passes of the bounds hand each thread a range).
+    pub fn for_each_in(&self, range: std::ops::Range<usize>, mut visit: impl FnMut(usize, usize, Position)) {
+        let range = range.start..range.end.min(self.members.len());
+        let mut indexes = self.members.iter_from(range.start);
         match &self.stored {
-            Some(positions) => positions[range.clone()].iter().zip(range).for_each(|(&p, i)| visit(i, p)),
+            Some(positions) => positions[range.clone()]
+                .iter()
+                .zip(range)
+                .zip(indexes)
+                .for_each(|((&p, i), m)| visit(i, m as usize, p)),
             None => {
-                let Some(&first) = self.members.get(range.start) else { return };
+                if range.is_empty() {
+                    return;
+                }
+                let Some(first) = indexes.next() else { return };
+                let (first, mut wanted) = (first as usize, first as usize);
                 let mut next = range.start;
                 for (offset, position) in layer_positions_from(self.n, first as u64).enumerate() {
-                    if next == range.end {
-                        break;
-                    }
-                    if first as usize + offset == self.members[next] as usize {
-                        visit(next, position);
+                    if first + offset == wanted {
+                        visit(next, wanted, position);
                         next += 1;
+                        match indexes.next() {
+                            Some(m) if next < range.end => wanted = m as usize,
+                            _ => break,
+                        }
                     }
                 }
             }
@@ -142,31 +301,90 @@ impl<'a> MemberPositions<'a> {
 /// about 78 MB for the giant component, where a table of member numbers
 /// would take 1.7 GB), and a lookup reads two words where a binary search
 /// over the members reads about 28 scattered ones.
-pub(crate) struct MemberNumbers {
+pub struct MemberNumbers {
     first: usize,
     bits: Vec<u64>,
     before: Vec<u32>,
+    count: usize,
 }
 
 impl MemberNumbers {
     pub fn new(members: &[u32]) -> MemberNumbers {
-        let first = members.first().map_or(0, |&m| m as usize);
-        let span = members.last().map_or(0, |&last| last as usize + 1 - first);
+        let (Some(&first), Some(&last)) = (members.first(), members.last()) else {
+            return MemberNumbers { first: 0, bits: Vec::new(), before: Vec::new(), count: 0 };
+        };
+        let (first, last) = (first as usize, last as usize);
+        MemberNumbers::marking(first, last, |mark| members.iter().for_each(|&m| mark(m as usize)))
+    }
+
+    /// The numbers of the members that `mark_all` marks (each once, from
+    /// `first` to `last`, in any order) by calling the function it is
+    /// given with each member's layer index.
+    pub(crate) fn marking(
+        first: usize,
+        last: usize,
+        mark_all: impl FnOnce(&mut dyn FnMut(usize)),
+    ) -> MemberNumbers {
+        let span = last + 1 - first;
         let mut bits = vec![0u64; span.div_ceil(64)];
-        for &m in members {
-            let offset = m as usize - first;
+        mark_all(&mut |m: usize| {
+            let offset = m - first;
             bits[offset / 64] |= 1 << (offset % 64);
-        }
-        let mut total = 0u32;
+        });
+        let mut total = 0usize;
         let before = bits
             .iter()
             .map(|word| {
-                let here = total;
-                total += word.count_ones();
+                // (Fewer than 2^32 members: a layer up to 30 seeds has
+                // fewer than 2^32 positions, and `Components` marks no
+                // larger one.)
+                let here = total as u32;
+                total += word.count_ones() as usize;
                 here
             })
             .collect();
-        MemberNumbers { first, bits, before }
+        MemberNumbers { first, bits, before, count: total }
+    }
+
+    /// How many members lie below layer index `index`.
+    fn below(&self, index: usize) -> usize {
+        let Some(offset) = index.checked_sub(self.first) else { return 0 };
+        match self.bits.get(offset / 64) {
+            Some(word) => {
+                self.before[offset / 64] as usize
+                    + (word & ((1u64 << (offset % 64)) - 1)).count_ones() as usize
+            }
+            None => self.count,
+        }
+    }
+
+    /// The layer index of member `i` (`i` below the member count).
+    pub fn select(&self, i: usize) -> u32 {
+        // The last word with at most `i` members before it holds it.
+        let word = self.before.partition_point(|&b| b as usize <= i) - 1;
+        let mut bits = self.bits[word];
+        for _ in 0..i - self.before[word] as usize {
+            bits &= bits - 1;
+        }
+        (self.first + 64 * word + bits.trailing_zeros() as usize) as u32
+    }
+
+    /// The layer indexes of members `i`, `i + 1`, … in order.
+    fn iter_from(&self, i: usize) -> MarkedIndexes<'_> {
+        if i >= self.count {
+            return MarkedIndexes { numbers: self, word: self.bits.len(), bits: 0 };
+        }
+        let word = self.before.partition_point(|&b| b as usize <= i) - 1;
+        let mut bits = self.bits[word];
+        for _ in 0..i - self.before[word] as usize {
+            bits &= bits - 1;
+        }
+        MarkedIndexes { numbers: self, word, bits }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        8 * self.bits.len() + 4 * self.before.len()
     }
 
     /// Whether layer index `index` is a member.
@@ -196,6 +414,7 @@ impl MemberNumbers {
 /// bytes a member). The same answers.
 pub(crate) enum Membership<'a> {
     Bits(MemberNumbers),
+    Marked(&'a MemberNumbers),
     Sorted(&'a [u32]),
 }
 
@@ -223,6 +442,7 @@ impl<'a> Membership<'a> {
     pub fn contains(&self, index: usize) -> bool {
         match self {
             Membership::Bits(numbers) => numbers.contains(index),
+            Membership::Marked(numbers) => numbers.contains(index),
             Membership::Sorted(members) => {
                 u32::try_from(index).is_ok_and(|i| members.binary_search(&i).is_ok())
             }
@@ -234,6 +454,7 @@ impl<'a> Membership<'a> {
     pub fn number(&self, index: usize) -> Option<usize> {
         match self {
             Membership::Bits(numbers) => numbers.of(index),
+            Membership::Marked(numbers) => numbers.of(index),
             Membership::Sorted(members) => {
                 u32::try_from(index).ok().and_then(|i| members.binary_search(&i).ok())
             }
@@ -249,23 +470,39 @@ mod tests {
     #[test]
     fn stored_and_unranked_member_positions_agree() {
         let members: Vec<u32> = (0..layer_size_u32(6)).filter(|i| i % 7 == 3 || i % 11 == 0).collect();
-        let stored = MemberPositions::with_limit(6, &members, usize::MAX);
-        let unranked = MemberPositions::with_limit(6, &members, 0);
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        stored.for_each(|i, p| a.push((i, p)));
-        unranked.for_each(|i, p| b.push((i, p)));
-        assert_eq!(a.len(), members.len());
-        assert_eq!(a, b);
-        // Any split into ranges visits the same members in the same order.
-        for cut in [0, 1, members.len() / 3, members.len() - 1, members.len()] {
+        let numbers = MemberNumbers::new(&members);
+        let mut a = Vec::new();
+        for listed in [Members::Listed(&members), Members::Marked(&numbers)] {
+            let stored = MemberPositions::with_limit(6, listed, usize::MAX);
+            let unranked = MemberPositions::with_limit(6, listed, 0);
+            let b = {
+                let mut b = Vec::new();
+                stored.for_each(|i, m, p| b.push((i, m, p)));
+                b
+            };
             let mut c = Vec::new();
-            unranked.for_each_in(0..cut, |i, p| c.push((i, p)));
-            stored.for_each_in(cut..members.len(), |i, p| c.push((i, p)));
-            assert_eq!(a, c, "cut at {cut}");
-        }
-        for i in [0, 5, members.len() - 1] {
-            assert_eq!(stored.get(i), unranked.get(i));
-            assert_eq!(layer_index(&stored.get(i)), members[i] as u64);
+            unranked.for_each(|i, m, p| c.push((i, m, p)));
+            assert_eq!(b.len(), members.len());
+            assert!(b.iter().all(|&(i, m, p)| members[i] as usize == m && layer_index(&p) == m as u64));
+            assert_eq!(b, c);
+            if a.is_empty() {
+                a = b;
+            }
+            assert_eq!(a, c, "listed and marked alike");
+            // Any split into ranges visits the same members in the same order.
+            for cut in [0, 1, members.len() / 3, members.len() - 1, members.len()] {
+                let mut d = Vec::new();
+                unranked.for_each_in(0..cut, |i, m, p| d.push((i, m, p)));
+                stored.for_each_in(cut..members.len(), |i, m, p| d.push((i, m, p)));
+                assert_eq!(a, d, "cut at {cut}");
+                let mut e = Vec::new();
+                unranked.for_each_in(cut..cut + 3, |i, m, p| e.push((i, m, p)));
+                assert_eq!(e, a[cut.min(a.len())..(cut + 3).min(a.len())], "three from {cut}");
+            }
+            for i in [0, 5, members.len() - 1] {
+                assert_eq!(stored.get(i), unranked.get(i));
+                assert_eq!(layer_index(&stored.get(i)), members[i] as u64);
+            }
         }
     }
 
@@ -276,16 +513,21 @@ mod tests {
     fn collecting_where_visits_the_kept_members_in_order() {
         let members: Vec<u32> = (0..layer_size_u32(7)).filter(|i| i % 3 != 1).collect();
         assert!(members.len() > MEMBER_CHUNK, "more than one chunk");
-        for limit in [usize::MAX, 0] {
-            let positions = MemberPositions::with_limit(7, &members, limit);
-            let all: Vec<(usize, Position)> = positions.par_collect(|i, p, out| out.push((i, p)));
-            assert_eq!(all.len(), members.len());
-            for every in [1, 2, 5000] {
-                let keep = |i: usize| i.is_multiple_of(every);
-                let kept = positions.par_collect_where(keep, |i, p, out| out.push((i, p)));
-                let expected: Vec<_> = all.iter().copied().filter(|&(i, _)| keep(i)).collect();
-                assert!(!kept.is_empty());
-                assert_eq!(kept, expected, "every {every}, limit {limit}");
+        let numbers = MemberNumbers::new(&members);
+        for listed in [Members::Listed(&members), Members::Marked(&numbers)] {
+            for limit in [usize::MAX, 0] {
+                let positions = MemberPositions::with_limit(7, listed, limit);
+                let all: Vec<(usize, usize, Position)> =
+                    positions.par_collect(|i, m, p, out| out.push((i, m, p)));
+                assert_eq!(all.len(), members.len());
+                assert!(all.iter().all(|&(i, m, p)| members[i] as usize == m && layer_index(&p) == m as u64));
+                for every in [1, 2, 5000] {
+                    let keep = |m: usize| m.is_multiple_of(every);
+                    let kept = positions.par_collect_where(keep, |i, m, p, out| out.push((i, m, p)));
+                    let expected: Vec<_> = all.iter().copied().filter(|&(_, m, _)| keep(m)).collect();
+                    assert!(!kept.is_empty());
+                    assert_eq!(kept, expected, "every {every}, limit {limit}");
+                }
             }
         }
     }
@@ -305,6 +547,18 @@ mod tests {
                 let number = members.binary_search(&(index as u32)).ok();
                 assert_eq!(numbers.of(index), number, "{index}");
                 assert_eq!(numbers.contains(index), number.is_some(), "{index}");
+                let below = members.partition_point(|&m| (m as usize) < index);
+                assert_eq!(Members::Marked(&numbers).below(index), below, "{index}");
+                assert_eq!(Members::Listed(&members).below(index), below, "{index}");
+            }
+            // Selected, and walked from any member, as listed.
+            let marked = Members::Marked(&numbers);
+            assert_eq!((marked.len(), marked.span()), (members.len(), Members::Listed(&members).span()));
+            for (i, &m) in members.iter().enumerate() {
+                assert_eq!(marked.get(i), m);
+            }
+            for from in (0..=members.len()).step_by(1 + members.len() / 7) {
+                assert!(marked.iter_from(from).eq(members[from..].iter().copied()), "from {from}");
             }
         }
     }

@@ -100,17 +100,16 @@ fn member_waiting_outside(
     k: usize,
     positions: &MemberPositions,
 ) -> Option<u64> {
-    let members = components.of(k);
     let inside_component = components.membership(k);
-    let waiting = positions.par_collect(|i, position, out| {
+    let waiting = positions.par_collect(|_, m, position, out| {
         let mut inside = 0u8;
         for pit in position.legal_moves() {
             let played = position.play(pit);
             let child = layer_index(&played.child) as usize;
             inside += (played.captured == 0 && inside_component.contains(child)) as u8;
         }
-        if solver.entries.pending(members[i] as usize) != inside {
-            out.push(members[i]);
+        if solver.entries.pending(m) != inside {
+            out.push(m as u32);
         }
     });
     waiting.into_iter().min().map(u64::from)
@@ -121,7 +120,7 @@ fn member_waiting_outside(
 /// this component are decided.
 fn propagate_component(solver: &mut LayerSolver, positions: &MemberPositions) {
     let mut frontier =
-        positions.par_collect(|_, position, out| out.extend(retrograde::propagate(solver, &position)));
+        positions.par_collect(|_, _, position, out| out.extend(retrograde::propagate(solver, &position)));
     while !frontier.is_empty() {
         solver.stats.decided_acyclic += frontier.len() as u64;
         frontier = retrograde::next_frontier(solver, &frontier);
@@ -197,7 +196,7 @@ fn resolve_cycle(
     let (root_lower, root_upper): (Vec<u8>, Vec<u8>) = members
         .iter()
         .enumerate()
-        .map(|(i, &m)| solver.entries.meet_seed(m as usize, lower[i], upper[i]))
+        .map(|(i, m)| solver.entries.meet_seed(m as usize, lower[i], upper[i]))
         .unzip();
     let b = &solver.budget;
     let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
@@ -261,7 +260,7 @@ fn resolve_cycle(
     // Members no search reached keep their bounds (met with the seed),
     // read where they lie: listed with the searched ones, at 27 seeds
     // they would take 2 bytes a member more, and 6 while the list grows.
-    for (i, &m) in members.iter().enumerate() {
+    for (i, m) in members.iter().enumerate() {
         let (low, high) = done.get(i).copied().unwrap_or((root_lower[i], root_upper[i]));
         let proof = if lower[i] == upper[i] {
             solver.stats.exact_by_bounds += 1;
@@ -291,18 +290,18 @@ fn audit_component(
     upper: &[u8],
 ) -> Vec<(u32, u8, u8)> {
     let members = components.of(k);
-    let audited: Vec<usize> =
-        (0..members.len()).filter(|&i| audit.wanted.binary_search(&members[i]).is_ok()).collect();
+    let audited: Vec<(usize, u32)> =
+        members.iter().enumerate().filter(|&(_, m)| audit.wanted.binary_search(&m).is_ok()).collect();
     if audited.is_empty() {
         return Vec::new();
     }
     let graph = ComponentGraph::new(solver, components, k, positions);
     audited
         .par_iter()
-        .map(|&i| {
+        .map(|&(i, m)| {
             let mut search = crate::tablebase::solve::search::cut::CutSearch::new(&graph);
             let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
-            (members[i], low, high)
+            (m, low, high)
         })
         .collect()
 }
@@ -334,7 +333,7 @@ mod tests {
                     None,
                     "layer {n}, {k}"
                 );
-                let member = components.of(k)[0] as usize;
+                let member = components.of(k).get(0) as usize;
                 let (interval, pending) = (solver.entries.interval(member), solver.entries.pending(member));
                 solver.entries.start(member, interval, pending + 1);
                 let found = member_waiting_outside(&solver, &components, k, &positions);

@@ -276,7 +276,7 @@ mod tests {
         let win: Vec<u8> = (0..2 * size).map(|i| (i % 7) as u8).collect();
         let open: Vec<u8> = (0..2 * size).map(|i| (i % 5) as u8).collect();
         let mut state = Vec::new();
-        for &m in members {
+        for m in members.iter() {
             let m = m as usize;
             state.extend_from_slice(&win[2 * m..2 * m + 2]);
             state.extend_from_slice(&open[2 * m..2 * m + 2]);
@@ -286,7 +286,7 @@ mod tests {
         write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
         // (The open counts in the low bits of the games' counters, as
         // `bounds` keeps them, beside a safety scratch that is zero.)
-        let games = GamesState { members, win: &win, counts: &open, open_of: |c| OPEN.of(c) };
+        let games = GamesState { members: &members, win: &win, counts: &open, open_of: |c| OPEN.of(c) };
         struct Keep(Vec<u8>);
         impl Checkpointer for Keep {
             fn due(&mut self) -> bool {
@@ -347,7 +347,7 @@ mod tests {
         let Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state } } = cursor else {
             panic!("inside the games")
         };
-        let members = components.of(k);
+        let members = components.of(k).to_vec();
         assert!(members.len() > 1000 && t > 1);
         // (`says`: what the refusal names, "" for any of the invariants.)
         let refused = |forge: &dyn Fn(&mut Vec<u8>), what: &str, says: &str| {
