@@ -17,10 +17,21 @@ use crate::rules::Position;
 use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
 use crate::tablebase::layers::{PackedLayer, SolvedLayers};
 
-/// Flags byte of a position under construction.
+/// The state byte of a position under construction: its flags and the
+/// count of its quiet moves still pending, in one byte (until 2026-11-29
+/// a byte each; checkpoints still store them as two arrays, the counts
+/// then the flags, byte for byte as before).
 const DECIDED: u8 = 0x80;
 const ON_CYCLE: u8 = 0x40;
 const PROOF_MASK: u8 = 0x03;
+/// The flags' bits.
+const FLAGS: u8 = DECIDED | ON_CYCLE | PROOF_MASK;
+/// The pending count, in bits 2 to 5 (a position has at most 6 moves).
+const PENDING_SHIFT: u32 = 2;
+const PENDING: u8 = 0x0F << PENDING_SHIFT;
+const PENDING_ONE: u8 = 1 << PENDING_SHIFT;
+/// The most a pending count can hold.
+const MOST_PENDING: u8 = PENDING >> PENDING_SHIFT;
 
 /// A position whose interval proven by this build and the interval of the
 /// table it started from do not meet: one of the two tables is wrong (or
@@ -90,10 +101,9 @@ pub(crate) struct LayerEntries<'a> {
     lo: Vec<AtomicU8>,
     hi: Vec<AtomicU8>,
     est: Vec<AtomicU8>,
-    /// Quiet moves whose child is not decided yet.
-    pending: Vec<AtomicU8>,
-    /// `DECIDED | ON_CYCLE | proof`.
-    flags: Vec<AtomicU8>,
+    /// `DECIDED | ON_CYCLE | proof` ([`FLAGS`]) and the quiet moves whose
+    /// child is not decided yet ([`PENDING`]).
+    state: Vec<AtomicU8>,
     /// This layer's packed entries in the table the build starts from:
     /// proven intervals, intersected with what this build proves
     /// (`docs/cycle-bounds.md` §6).
@@ -127,15 +137,25 @@ fn values_at_most<'b>(bytes: &'b [u8], seeds: u8, what: &str) -> Result<&'b [u8]
 
 /// Writes a length-prefixed blob of atomic bytes in chunks, without a copy
 /// of the whole array (at 24 seeds a layer array is 400 MB).
-fn stream_blob(out: &mut dyn Write, array: &[AtomicU8]) -> io::Result<()> {
+/// Streams `array` as a blob, each byte as `byte` makes it.
+fn stream_blob(out: &mut dyn Write, array: &[AtomicU8], byte: impl Fn(u8) -> u8) -> io::Result<()> {
     out.write_all(&(array.len() as u64).to_le_bytes())?;
     let mut buffer = Vec::with_capacity(1 << 16);
     for chunk in array.chunks(1 << 16) {
         buffer.clear();
-        buffer.extend(chunk.iter().map(|a| a.load(Relaxed)));
+        buffer.extend(chunk.iter().map(|a| byte(a.load(Relaxed))));
         out.write_all(&buffer)?;
     }
     Ok(())
+}
+
+/// A position's state byte from its pending count and flags as a
+/// checkpoint stores them, refused if either holds what no build writes.
+fn state_byte(count: u8, flags: u8) -> Result<u8, DecodeError> {
+    if count > MOST_PENDING || flags & !FLAGS != 0 {
+        return Err(DecodeError::Invalid(format!("a pending count of {count} with flags {flags:#04x}")));
+    }
+    Ok(flags | count << PENDING_SHIFT)
 }
 
 impl<'a> LayerEntries<'a> {
@@ -158,19 +178,20 @@ impl<'a> LayerEntries<'a> {
             lo: atomic_bytes(len),
             hi: atomic_bytes(len),
             est: atomic_bytes(len),
-            pending: atomic_bytes(len),
-            flags: atomic_bytes(len),
+            state: atomic_bytes(len),
             seed: None,
             contradiction: Mutex::new(None),
         }
     }
 
-    /// Streams the arrays (five blobs, in the checkpoint layout).
+    /// Streams the arrays (five blobs, in the checkpoint layout: the
+    /// three values, the pending counts, the flags).
     pub(crate) fn write_arrays(&self, out: &mut dyn Write) -> io::Result<()> {
-        for array in [&self.lo, &self.hi, &self.est, &self.pending, &self.flags] {
-            stream_blob(out, array)?;
+        for array in [&self.lo, &self.hi, &self.est] {
+            stream_blob(out, array, |b| b)?;
         }
-        Ok(())
+        stream_blob(out, &self.state, |b| (b & PENDING) >> PENDING_SHIFT)?;
+        stream_blob(out, &self.state, |b| b & FLAGS)
     }
 
     /// Reads back what [`Self::write_arrays`] wrote.
@@ -181,8 +202,20 @@ impl<'a> LayerEntries<'a> {
         self.lo = values("lower bounds")?;
         self.hi = values("upper bounds")?;
         self.est = values("estimates")?;
-        self.pending = atomics_from(d.blob()?, size, "counters")?;
-        self.flags = atomics_from(d.blob()?, size, "flags")?;
+        let counts = d.blob()?;
+        let flags = d.blob()?;
+        if counts.len() != size || flags.len() != size {
+            return Err(DecodeError::Invalid(format!(
+                "{} counters and {} flags for {size} positions",
+                counts.len(),
+                flags.len()
+            )));
+        }
+        self.state = counts
+            .iter()
+            .zip(flags)
+            .map(|(&c, &f)| state_byte(c, f).map(AtomicU8::new))
+            .collect::<Result<_, _>>()?;
         Ok(())
     }
 
@@ -207,14 +240,14 @@ impl<'a> LayerEntries<'a> {
         window: std::ops::Range<usize>,
         d: &mut Decoder,
     ) -> Result<(), DecodeError> {
+        // The stretch both cover, if any, in these arrays and in the blobs.
         let (from, to) = (window.start.max(self.base), window.end.min(self.base + self.len));
-        for (array, what, is_value) in [
-            (&self.lo, "lower bounds", true),
-            (&self.hi, "upper bounds", true),
-            (&self.est, "estimates", true),
-            (&self.pending, "counters", false),
-            (&self.flags, "flags", false),
-        ] {
+        let (ours, theirs) = if from < to {
+            (from - self.base..to - self.base, from - window.start..to - window.start)
+        } else {
+            (0..0, 0..0)
+        };
+        let mut blob = |what: &str, is_value: bool| -> Result<&[u8], DecodeError> {
             let bytes = d.blob()?;
             let bytes = if is_value { values_at_most(bytes, self.n as u8, what)? } else { bytes };
             if bytes.len() != window.len() {
@@ -224,12 +257,19 @@ impl<'a> LayerEntries<'a> {
                     window.len()
                 )));
             }
-            if from < to {
-                let theirs = &bytes[from - window.start..to - window.start];
-                for (slot, &b) in array[from - self.base..to - self.base].iter().zip(theirs) {
-                    slot.store(b, Relaxed);
-                }
+            Ok(&bytes[theirs.clone()])
+        };
+        for (array, what) in
+            [(&self.lo, "lower bounds"), (&self.hi, "upper bounds"), (&self.est, "estimates")]
+        {
+            for (slot, &b) in array[ours.clone()].iter().zip(blob(what, true)?) {
+                slot.store(b, Relaxed);
             }
+        }
+        let counts = blob("counters", false)?;
+        let flags = blob("flags", false)?;
+        for ((slot, &c), &f) in self.state[ours].iter().zip(counts).zip(flags) {
+            slot.store(state_byte(c, f)?, Relaxed);
         }
         Ok(())
     }
@@ -242,12 +282,14 @@ impl<'a> LayerEntries<'a> {
         self.lo[index].store(options.0, Relaxed);
         self.hi[index].store(options.1, Relaxed);
         self.est[index].store(options.2, Relaxed);
-        self.pending[index].store(quiet, Relaxed);
+        assert!(quiet <= MOST_PENDING, "{quiet} quiet moves: a position has at most 6 moves");
+        let keep_flags = |b: u8| Some(b & FLAGS | quiet << PENDING_SHIFT);
+        let _ = self.state[index].fetch_update(Relaxed, Relaxed, keep_flags);
     }
 
     /// The quiet moves an undecided position still waits for.
     pub(crate) fn pending(&self, index: usize) -> u8 {
-        self.pending[index - self.base].load(Relaxed)
+        (self.state[index - self.base].load(Relaxed) & PENDING) >> PENDING_SHIFT
     }
 
     /// The upper end of [`LayerEntries::interval`] alone: one read where
@@ -319,7 +361,7 @@ impl<'a> LayerEntries<'a> {
 
     #[inline]
     pub(crate) fn is_decided(&self, index: usize) -> bool {
-        self.flags[index - self.base].load(Relaxed) & DECIDED != 0
+        self.state[index - self.base].load(Relaxed) & DECIDED != 0
     }
 
     /// The interval and estimate of the mover's option leading to `child`
@@ -347,7 +389,11 @@ impl<'a> LayerEntries<'a> {
         self.hi[parent].fetch_max(option.1, Relaxed);
         self.est[parent].fetch_max(option.2, Relaxed);
         // Release/acquire: whoever takes the count to zero sees every option.
-        self.pending[parent].fetch_sub(1, AcqRel) - 1
+        // (A count is lowered once for each quiet move it counted, so it
+        // never goes below zero, which would borrow from the flags.)
+        let before = self.state[parent].fetch_sub(PENDING_ONE, AcqRel);
+        assert!(before & PENDING != 0, "a pending count lowered below zero");
+        ((before & PENDING) >> PENDING_SHIFT) - 1
     }
 
     /// Marks a position decided with its final values; false if another
@@ -381,7 +427,10 @@ impl<'a> LayerEntries<'a> {
         let proof = if lower == upper { proof } else { Proof::Open };
         let flags = DECIDED | if cycle { ON_CYCLE } else { 0 } | proof as u8;
         let index = index - self.base;
-        if self.flags[index].compare_exchange(0, flags, Relaxed, Relaxed).is_err() {
+        // The first writer sets the flags (none are set before); the
+        // pending count beside them stays as it is.
+        let undecided_to_decided = |b: u8| (b & FLAGS == 0).then_some(b | flags);
+        if self.state[index].fetch_update(Relaxed, Relaxed, undecided_to_decided).is_err() {
             return false;
         }
         self.lo[index].store(lower, Relaxed);
@@ -393,7 +442,7 @@ impl<'a> LayerEntries<'a> {
     /// The final entry of a decided position.
     pub(crate) fn entry(&self, index: usize) -> Entry {
         let index = index - self.base;
-        let flags = self.flags[index].load(Relaxed);
+        let flags = self.state[index].load(Relaxed);
         Entry {
             value: self.est[index].load(Relaxed),
             lower: self.lo[index].load(Relaxed),
