@@ -360,13 +360,7 @@ impl MemberNumbers {
 
     /// The layer index of member `i` (`i` below the member count).
     pub fn select(&self, i: usize) -> u32 {
-        // The last word with at most `i` members before it holds it.
-        let word = self.before.partition_point(|&b| b as usize <= i) - 1;
-        let mut bits = self.bits[word];
-        for _ in 0..i - self.before[word] as usize {
-            bits &= bits - 1;
-        }
-        (self.first + 64 * word + bits.trailing_zeros() as usize) as u32
+        self.iter_from(i).next().expect("a member number below the count")
     }
 
     /// The layer indexes of members `i`, `i + 1`, … in order.
@@ -374,6 +368,7 @@ impl MemberNumbers {
         if i >= self.count {
             return MarkedIndexes { numbers: self, word: self.bits.len(), bits: 0 };
         }
+        // The last word with at most `i` members before it holds it.
         let word = self.before.partition_point(|&b| b as usize <= i) - 1;
         let mut bits = self.bits[word];
         for _ in 0..i - self.before[word] as usize {
