@@ -11,6 +11,8 @@
 #   [FROM=nothing] scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]
 #
 # KILL_LAYER `none`: no kill (to resume a build that was killed already).
+# BIN=path: run that binary (a build of another commit) instead of
+# building this tree's.
 #
 # Defaults: 24 seeds (about 45 minutes from the shipped table on 2 vCPUs,
 # 31 more from nothing; 9.6 GB of anonymous memory at layer 24), a kill
@@ -21,12 +23,15 @@ cd "$(dirname "$0")/.."
 dir=${1:?usage: scripts/big-build.sh DIR [MAX_SEEDS] [KILL_LAYER]}
 seeds=${2:-24}
 kill_layer=${3:-22}
-cargo build --release --quiet --bin endgames
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet --bin endgames
+  BIN=target/release/endgames
+fi
 # The run keeps its own copy of the binary, so rebuilding the tree while it
 # runs cannot change the code that resumes it after the kill.
 mkdir -p "$dir"
 bin=$dir.endgames
-cp target/release/endgames "$bin.tmp" && mv "$bin.tmp" "$bin"
+cp "$BIN" "$bin.tmp" && mv "$bin.tmp" "$bin"
 if [ "${FROM:-shipped}" = nothing ]; then
   # The shipped table's own searches (make endgames) below 13 seeds.
   start_options=(--search-max-seeds 20 --search-nodes 300000000)

@@ -56,6 +56,7 @@ use crate::tablebase::entry::ENTRY_BYTES;
 use crate::tablebase::layers::{LayerBytes, PackedLayer, SolvedLayers};
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
+use crate::tablebase::solve::tuning::PARK_FROM;
 use crate::tablebase::stats::LayerStats;
 
 // The public names of a build, where they have always been.
@@ -531,6 +532,9 @@ fn layer_start<'a>(
         Some(entries) => solver.with_seed(entries),
         None => solver,
     };
+    // (The entries wait in the build's own directory during the component
+    // search: a disk known to take the layer's files.)
+    let solver = solver.with_parking(dir, PARK_FROM);
     Ok((solver.with_observer(observer), cursor, components))
 }
 

@@ -22,10 +22,8 @@ use rayon::prelude::*;
 use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
 use crate::tablebase::solve::members::{MemberIndexes, MemberNumbers, Members, Membership};
-use crate::tablebase::solve::solver::LayerSolver;
-use crate::tablebase::solve::split::{
-    cycle_components, CycleComponents, LabelsExhausted, SplitGraph, TO_SPLIT,
-};
+use crate::tablebase::solve::solver::{LayerError, LayerSolver};
+use crate::tablebase::solve::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
 
 pub(crate) use crate::tablebase::solve::split::NONE;
 
@@ -216,16 +214,29 @@ impl Components {
 
 /// Finds the cycle components of the undecided positions and records
 /// their figures in the layer statistics.
-pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LabelsExhausted> {
+///
+/// The split reads only its labels and the moves: once the labels are
+/// made, a solver given a place to park them (`LayerSolver::with_parking`)
+/// moves the entries to disk for the search's duration.
+pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LayerError> {
     let graph = QuietMoves::of(solver);
-    let found = cycle_components(
-        &graph,
-        labels_to_split(solver),
-        solver.pearce_up_to,
-        solver.progress,
-        &graph.what(),
-    )?;
-    Ok(components_found(solver, found))
+    let labels = labels_to_split(solver);
+    let parked = match &solver.parking {
+        Some((dir, from)) if solver.size >= *from => {
+            solver.progress.detail(&format!(
+                "{} seeds: the entries wait in a scratch file in {} while the components are found",
+                solver.n,
+                dir.display()
+            ));
+            Some(solver.entries.park(dir)?)
+        }
+        _ => None,
+    };
+    let found = cycle_components(&graph, labels, solver.pearce_up_to, solver.progress, &graph.what());
+    if let Some(parked) = parked {
+        solver.entries.restore(parked)?;
+    }
+    Ok(components_found(solver, found.map_err(LayerError::Labels)?))
 }
 
 /// The labels the split starts from, for the positions these arrays
@@ -364,6 +375,8 @@ mod tests {
     use super::*;
     use crate::tablebase::layers::{LayerBytes, SolvedLayers};
     use crate::tablebase::params::SearchBudget;
+    use crate::tablebase::snapshot::NoCheckpoints;
+    use crate::tablebase::solve::solver::Cursor;
     use crate::tablebase::solve::split::tests::check_split;
 
     /// What snapshots store of the components, the number of every
@@ -455,5 +468,30 @@ mod tests {
             solved.push(LayerBytes::Owned(reference.expect("a solve")));
         }
         assert!(split >= 3 * 8, "{split} components");
+    }
+
+    /// Entries parked on disk during the component search come back byte
+    /// for byte: the same layers, the same figures, and no file left.
+    #[test]
+    fn parking_the_entries_changes_no_byte() {
+        let dir = std::env::temp_dir().join(format!("oware-parking-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut solved = SolvedLayers::new();
+        for n in 0..=9u32 {
+            let (bytes, stats) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            let parking = LayerSolver::new(n, &solved, SearchBudget::NONE).with_parking(&dir, 0);
+            let (parked_bytes, parked_stats) = parking.solve();
+            assert!(bytes == parked_bytes, "layer {n}");
+            assert_eq!(stats.components, parked_stats.components, "layer {n}");
+            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "layer {n}: a file left");
+            solved.push(LayerBytes::Owned(bytes));
+        }
+        // A place that cannot take the file stops the layer with an error
+        // that names it, rather than solving without its entries.
+        let missing = dir.join("missing");
+        let solver = LayerSolver::new(10, &solved, SearchBudget::NONE).with_parking(&missing, 0);
+        let error = solver.run(Cursor::Start, None, &mut NoCheckpoints).expect_err("no place to park");
+        assert!(format!("{error:?}").contains("missing"), "{error:?}");
+        std::fs::remove_dir(&dir).unwrap();
     }
 }

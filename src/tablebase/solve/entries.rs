@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Mutex;
 
 use crate::codec::{DecodeError, Decoder};
+use crate::parked::Parked;
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
@@ -182,6 +183,34 @@ impl<'a> LayerEntries<'a> {
             seed: None,
             contradiction: Mutex::new(None),
         }
+    }
+
+    /// Moves the four arrays to a scratch file in `dir`, for a phase that
+    /// does not read them (the component search, once its labels are
+    /// made). Until [`Self::restore`] they are empty: a read of any
+    /// position panics rather than see a wrong byte. If parking fails the
+    /// arrays are lost with the error, and the layer with them (a build
+    /// resumes it from its last checkpoint).
+    pub(crate) fn park(&mut self, dir: &std::path::Path) -> io::Result<Parked> {
+        let arrays = [&mut self.lo, &mut self.hi, &mut self.est, &mut self.state].map(std::mem::take);
+        Parked::park(dir, arrays.into())
+    }
+
+    /// Takes back the arrays [`Self::park`] moved out, byte for byte.
+    pub(crate) fn restore(&mut self, parked: Parked) -> io::Result<()> {
+        let arrays = parked.restore()?;
+        let lengths: Vec<usize> = arrays.iter().map(Vec::len).collect();
+        let [lo, hi, est, state]: [Vec<AtomicU8>; 4] = arrays.try_into().map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("{} arrays parked, not 4", lengths.len()))
+        })?;
+        if lengths.iter().any(|&l| l != self.len) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("parked arrays of {lengths:?} bytes for {} positions", self.len),
+            ));
+        }
+        (self.lo, self.hi, self.est, self.state) = (lo, hi, est, state);
+        Ok(())
     }
 
     /// Streams the arrays (five blobs, in the checkpoint layout: the

@@ -113,7 +113,7 @@ impl LayerSolver<'_> {
                 }
                 Cursor::Retrograded => {
                     let clock = Instant::now();
-                    components = Some(components::components(&mut self).map_err(LayerError::Labels)?);
+                    components = Some(components::components(&mut self)?);
                     self.stats.seconds.scc += clock.elapsed().as_secs_f64();
                     Cursor::Resolving { k: 0, step: Step::Begin }
                 }

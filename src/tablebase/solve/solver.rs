@@ -73,6 +73,9 @@ pub struct LayerSolver<'a> {
     /// Parts of the component search up to this size go to Pearce's
     /// algorithm (`scc::PEARCE_UP_TO`; the tests vary it).
     pub(crate) pearce_up_to: usize,
+    /// Where the entries wait while the component search runs, for a
+    /// layer of at least so many positions (see [`LayerSolver::with_parking`]).
+    pub(crate) parking: Option<(std::path::PathBuf, usize)>,
 }
 
 /// Why a layer could not be finished.
@@ -140,6 +143,7 @@ impl<'a> LayerSolver<'a> {
             audit: None,
             parallel_members: crate::tablebase::solve::tuning::PARALLEL_GAMES_FROM,
             pearce_up_to: crate::tablebase::solve::tuning::PEARCE_UP_TO,
+            parking: None,
         }
     }
 
@@ -158,6 +162,17 @@ impl<'a> LayerSolver<'a> {
     /// (`usize::MAX`: the sequential games everywhere).
     pub fn with_parallel_games_from(mut self, members: usize) -> Self {
         self.parallel_members = members;
+        self
+    }
+
+    /// Parks the entries in a scratch file in `dir` while the component
+    /// search runs, if the layer has at least `from_positions` positions
+    /// (a build passes [`crate::tablebase::solve::tuning::PARK_FROM`]): the
+    /// search's peak then holds its own arrays without the entries' 4
+    /// bytes a position. The file has no name once made, and the bytes
+    /// come back checked: the same layer either way.
+    pub fn with_parking(mut self, dir: &std::path::Path, from_positions: usize) -> Self {
+        self.parking = Some((dir.to_path_buf(), from_positions));
         self
     }
 

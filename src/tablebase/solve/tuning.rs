@@ -11,6 +11,12 @@ pub const PARALLEL_GAMES_FROM: usize = 1 << 13;
 /// Pearce's algorithm (`split`).
 pub(crate) const PEARCE_UP_TO: usize = 1 << 16;
 
+/// Layers of at least this many positions park their entries on disk
+/// while the component search runs (`LayerSolver::with_parking`): from
+/// 18 seeds (103 million positions, 0.4 GB parked; about a second each
+/// way), where the search's peak starts to matter.
+pub const PARK_FROM: usize = 1 << 26;
+
 /// Nodes of a member's first round of threshold-search questions; each
 /// further round gets eight times more, up to the budget's
 /// `nodes_per_search`.

@@ -1,0 +1,168 @@
+//! Byte arrays parked on disk while a phase does not read them, so that
+//! their room goes to the phase that runs (`docs/tablebase-build.md`,
+//! "Memory, phase by phase").
+//!
+//! The arrays go to a scratch file that loses its name as soon as it is
+//! made: nothing of it is left in the directory if the process dies, and
+//! the kernel frees its blocks when the file is closed. They are written
+//! in order, each freed once written, synced, and their pages dropped from
+//! the page cache; reading them back checks a checksum of every byte, so a
+//! disk that returns other bytes is an error, never a changed array.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use crate::checksum::Checksum;
+
+/// Bytes moved between memory and the file at a time.
+const CHUNK: usize = 1 << 20;
+
+/// Arrays parked in a scratch file, to be read back by [`Parked::restore`].
+#[derive(Debug)]
+pub(crate) struct Parked {
+    file: File,
+    /// The directory the file was made in (for messages).
+    dir: PathBuf,
+    lengths: Vec<usize>,
+    checksum: u64,
+}
+
+/// Makes each scratch file's name unique within the process (a build may
+/// park more than once; tests park on several threads).
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// An error of the scratch file, with what was being done and where.
+fn failed(what: &str, dir: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{what} arrays parked in {}: {e}", dir.display()))
+}
+
+impl Parked {
+    /// Writes `arrays`, in order, to a new scratch file in `dir`, freeing
+    /// each once it is written.
+    pub(crate) fn park(dir: &Path, arrays: Vec<Vec<AtomicU8>>) -> io::Result<Parked> {
+        let name = format!(".parked-{}-{}", std::process::id(), NEXT.fetch_add(1, Relaxed));
+        let path = dir.join(name);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| failed("making a file for", dir, e))?;
+        // (The open file keeps its blocks; the directory keeps nothing.)
+        std::fs::remove_file(&path).map_err(|e| failed("unlinking the file of", dir, e))?;
+        let mut checksum = Checksum::new();
+        let mut lengths = Vec::with_capacity(arrays.len());
+        let mut buffer = Vec::with_capacity(CHUNK);
+        for array in arrays {
+            lengths.push(array.len());
+            for chunk in array.chunks(CHUNK) {
+                buffer.clear();
+                buffer.extend(chunk.iter().map(|a| a.load(Relaxed)));
+                checksum.update(&buffer);
+                file.write_all(&buffer).map_err(|e| failed("writing", dir, e))?;
+            }
+            drop(array);
+        }
+        file.sync_data().map_err(|e| failed("syncing", dir, e))?;
+        drop_cached_pages(&file);
+        Ok(Parked { file, dir: dir.to_path_buf(), lengths, checksum: checksum.finish() })
+    }
+
+    /// The arrays, in the order they were parked, once every byte read back
+    /// matches the checksum of what was written.
+    pub(crate) fn restore(self) -> io::Result<Vec<Vec<AtomicU8>>> {
+        let Parked { mut file, dir, lengths, checksum: written } = self;
+        file.seek(SeekFrom::Start(0)).map_err(|e| failed("rewinding", &dir, e))?;
+        let mut checksum = Checksum::new();
+        let mut buffer = vec![0u8; CHUNK];
+        let mut arrays = Vec::with_capacity(lengths.len());
+        for len in lengths {
+            let mut array: Vec<AtomicU8> = Vec::with_capacity(len);
+            while array.len() < len {
+                let take = (len - array.len()).min(CHUNK);
+                file.read_exact(&mut buffer[..take]).map_err(|e| failed("reading back", &dir, e))?;
+                checksum.update(&buffer[..take]);
+                array.extend(buffer[..take].iter().map(|&b| AtomicU8::new(b)));
+            }
+            arrays.push(array);
+        }
+        if checksum.finish() != written {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the arrays parked in {} read back other bytes than were written", dir.display()),
+            ));
+        }
+        Ok(arrays)
+    }
+}
+
+/// Asks the kernel to drop the file's pages from its cache: they were
+/// synced, so this frees their room at once rather than when memory runs
+/// short. Only advice: nothing depends on it.
+fn drop_cached_pages(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: posix_fadvise reads the descriptor and the range only; an
+        // error is harmless (the pages stay cached until reclaimed).
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn atomics(bytes: &[u8]) -> Vec<AtomicU8> {
+        bytes.iter().map(|&b| AtomicU8::new(b)).collect()
+    }
+
+    fn plain(arrays: &[Vec<AtomicU8>]) -> Vec<Vec<u8>> {
+        arrays.iter().map(|a| a.iter().map(|b| b.load(Relaxed)).collect()).collect()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("oware-parked-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn arrays_come_back_byte_for_byte_and_leave_no_file() {
+        let dir = scratch("round-trip");
+        // Lengths across the chunk size, an empty array among them.
+        let arrays: Vec<Vec<u8>> = [0, 1, CHUNK - 1, CHUNK, 2 * CHUNK + 17]
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| (0..len).map(|i| (i * 31 + k * 7) as u8).collect())
+            .collect();
+        let parked = Parked::park(&dir, arrays.iter().map(|a| atomics(a)).collect()).unwrap();
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the scratch file has no name");
+        assert_eq!(plain(&parked.restore().unwrap()), arrays);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_changed_byte_on_disk_is_refused() {
+        let dir = scratch("changed");
+        let mut parked = Parked::park(&dir, vec![atomics(&[1, 2, 3]), atomics(&[4; 5000])]).unwrap();
+        parked.file.seek(SeekFrom::Start(1000)).unwrap();
+        parked.file.write_all(&[5]).unwrap();
+        let error = parked.restore().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error_that_names_it() {
+        let dir = std::env::temp_dir().join(format!("oware-parked-none-{}", std::process::id()));
+        let error = Parked::park(&dir, vec![atomics(&[1])]).unwrap_err();
+        assert!(error.to_string().contains(&dir.display().to_string()), "{error}");
+    }
+}
