@@ -10,7 +10,8 @@
 //! disk that returns other bytes is an error, never a changed array.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
@@ -25,8 +26,8 @@ pub(crate) struct Parked {
     file: File,
     /// The directory the file was made in (for messages).
     dir: PathBuf,
-    lengths: Vec<usize>,
-    checksum: u64,
+    /// Per array, in order: its length and the checksum of its bytes.
+    arrays: Vec<(usize, u64)>,
 }
 
 /// Makes each scratch file's name unique within the process (a build may
@@ -52,47 +53,71 @@ impl Parked {
             .map_err(|e| failed("making a file for", dir, e))?;
         // (The open file keeps its blocks; the directory keeps nothing.)
         std::fs::remove_file(&path).map_err(|e| failed("unlinking the file of", dir, e))?;
-        let mut checksum = Checksum::new();
-        let mut lengths = Vec::with_capacity(arrays.len());
+        let mut parked = Vec::with_capacity(arrays.len());
         let mut buffer = Vec::with_capacity(CHUNK);
         for array in arrays {
-            lengths.push(array.len());
+            let mut checksum = Checksum::new();
             for chunk in array.chunks(CHUNK) {
                 buffer.clear();
                 buffer.extend(chunk.iter().map(|a| a.load(Relaxed)));
                 checksum.update(&buffer);
                 file.write_all(&buffer).map_err(|e| failed("writing", dir, e))?;
             }
+            parked.push((array.len(), checksum.finish()));
             drop(array);
         }
         file.sync_data().map_err(|e| failed("syncing", dir, e))?;
         drop_cached_pages(&file);
-        Ok(Parked { file, dir: dir.to_path_buf(), lengths, checksum: checksum.finish() })
+        Ok(Parked { file, dir: dir.to_path_buf(), arrays: parked })
+    }
+
+    /// Reads array `k` back a chunk at a time, handing each to `take`,
+    /// then checks its checksum: an error means some chunk handed over was
+    /// not what was written (the caller discards what it made of them).
+    fn read_array(&self, k: usize, mut take: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let (len, written) = self.arrays[k];
+        let start: usize = self.arrays[..k].iter().map(|&(len, _)| len).sum();
+        let mut checksum = Checksum::new();
+        let mut buffer = vec![0u8; CHUNK.min(len)];
+        let mut done = 0;
+        while done < len {
+            let chunk = &mut buffer[..(len - done).min(CHUNK)];
+            self.file
+                .read_exact_at(chunk, (start + done) as u64)
+                .map_err(|e| failed("reading back", &self.dir, e))?;
+            checksum.update(chunk);
+            take(chunk)?;
+            done += chunk.len();
+        }
+        if checksum.finish() != written {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the arrays parked in {} read back other bytes than were written",
+                    self.dir.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes array `k`'s bytes to `out` as they were parked (for a
+    /// snapshot taken while it waits), its checksum checked.
+    pub(crate) fn write_array(&self, k: usize, out: &mut dyn Write) -> io::Result<()> {
+        self.read_array(k, |chunk| out.write_all(chunk))
     }
 
     /// The arrays, in the order they were parked, once every byte read back
     /// matches the checksum of what was written.
     pub(crate) fn restore(self) -> io::Result<Vec<Vec<AtomicU8>>> {
-        let Parked { mut file, dir, lengths, checksum: written } = self;
-        file.seek(SeekFrom::Start(0)).map_err(|e| failed("rewinding", &dir, e))?;
-        let mut checksum = Checksum::new();
-        let mut buffer = vec![0u8; CHUNK];
-        let mut arrays = Vec::with_capacity(lengths.len());
-        for len in lengths {
+        let mut arrays = Vec::with_capacity(self.arrays.len());
+        for (k, &(len, _)) in self.arrays.iter().enumerate() {
             let mut array: Vec<AtomicU8> = Vec::with_capacity(len);
-            while array.len() < len {
-                let take = (len - array.len()).min(CHUNK);
-                file.read_exact(&mut buffer[..take]).map_err(|e| failed("reading back", &dir, e))?;
-                checksum.update(&buffer[..take]);
-                array.extend(buffer[..take].iter().map(|&b| AtomicU8::new(b)));
-            }
+            self.read_array(k, |chunk| {
+                array.extend(chunk.iter().map(|&b| AtomicU8::new(b)));
+                Ok(())
+            })?;
             arrays.push(array);
-        }
-        if checksum.finish() != written {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("the arrays parked in {} read back other bytes than were written", dir.display()),
-            ));
         }
         Ok(arrays)
     }
@@ -151,9 +176,14 @@ mod tests {
     #[test]
     fn a_changed_byte_on_disk_is_refused() {
         let dir = scratch("changed");
-        let mut parked = Parked::park(&dir, vec![atomics(&[1, 2, 3]), atomics(&[4; 5000])]).unwrap();
-        parked.file.seek(SeekFrom::Start(1000)).unwrap();
-        parked.file.write_all(&[5]).unwrap();
+        let parked = Parked::park(&dir, vec![atomics(&[1, 2, 3]), atomics(&[4; 5000])]).unwrap();
+        let mut out = Vec::new();
+        parked.write_array(1, &mut out).unwrap();
+        assert_eq!(out, [4; 5000]);
+        parked.file.write_all_at(&[5], 1000).unwrap();
+        assert_eq!(parked.write_array(0, &mut Vec::new()).unwrap(), ());
+        let error = parked.write_array(1, &mut Vec::new()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         let error = parked.restore().unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         std::fs::remove_dir(&dir).unwrap();

@@ -132,7 +132,7 @@ pub(crate) fn bounds_across(
             let range = partition.range(rank);
             let (from, to) = (members.below(range.start as usize), members.below(range.end as usize));
             let mine: Vec<u32> = members.iter_from(from).take(to - from).collect();
-            let interval = |m: u32| solver.entries.interval(m as usize);
+            let interval = |m: u32| solver.entries.lower_upper(m as usize);
             Assignment {
                 first,
                 members: mine.clone(),

@@ -244,7 +244,7 @@ pub(crate) fn read_range<'a>(
             let k = &lists[snapshot.k];
             for (&m, bytes) in k.iter().zip(state.chunks_exact(4)) {
                 if inside(&m) {
-                    let (lower, upper, _) = solver.entries.interval(m as usize);
+                    let (lower, upper) = solver.entries.lower_upper(m as usize);
                     let four = [bytes[0], bytes[1], bytes[2], bytes[3]];
                     if let Some(fault) = member_state_fault(snapshot.n as u8, t, (lower, upper), four) {
                         return Err(DecodeError::Invalid(format!(
@@ -479,7 +479,7 @@ mod tests {
             .iter()
             .enumerate()
             .flat_map(|(i, &m)| {
-                let (lower, upper, _) = solver.entries.interval(m as usize);
+                let (lower, upper) = solver.entries.lower_upper(m as usize);
                 let joins_from = n - upper;
                 let won_x = match (lower > t, i % 2) {
                     (true, _) => lower.max(t + 1 + (i % 3) as u8),

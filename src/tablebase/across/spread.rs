@@ -212,7 +212,7 @@ fn resolve_components(
         let (lower, upper): (Vec<u8>, Vec<u8>) = mine
             .iter()
             .map(|&m| {
-                let (lower, upper, _) = part.entries.interval(m as usize);
+                let (lower, upper) = part.entries.lower_upper(m as usize);
                 (lower, upper)
             })
             .unzip();

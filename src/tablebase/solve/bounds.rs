@@ -204,7 +204,7 @@ fn scan_member(
     (n, t): (u8, u8),
     push: &mut dyn FnMut(State),
 ) {
-    let (lower, upper, _) = entries.interval(m);
+    let (lower, upper) = entries.lower_upper(m);
     if n - upper == t && win[2 * m + 1].load(Relaxed) == 0 {
         let state = State::new(position, m, 1);
         // Not won before `t`: no mark, or the mark `t` of a player state

@@ -221,16 +221,16 @@ impl Components {
 pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LayerError> {
     let graph = QuietMoves::of(solver);
     let labels = labels_to_split(solver);
-    let parked = match &solver.parking {
-        Some((dir, from)) if solver.size >= *from => {
+    let parked = match solver.parking_place() {
+        Some(dir) => {
             solver.progress.detail(&format!(
                 "{} seeds: the entries wait in a scratch file in {} while the components are found",
                 solver.n,
                 dir.display()
             ));
-            Some(solver.entries.park(dir)?)
+            Some(solver.entries.park(&dir)?)
         }
-        _ => None,
+        None => None,
     };
     let found = cycle_components(&graph, labels, solver.pearce_up_to, solver.progress, &graph.what());
     if let Some(parked) = parked {

@@ -102,6 +102,9 @@ pub(crate) struct LayerEntries<'a> {
     lo: Vec<AtomicU8>,
     hi: Vec<AtomicU8>,
     est: Vec<AtomicU8>,
+    /// The estimates while they wait on disk (`est` is then empty): the
+    /// threshold games do not read them ([`Self::park_estimates`]).
+    parked_estimates: Option<Parked>,
     /// `DECIDED | ON_CYCLE | proof` ([`FLAGS`]) and the quiet moves whose
     /// child is not decided yet ([`PENDING`]).
     state: Vec<AtomicU8>,
@@ -179,6 +182,7 @@ impl<'a> LayerEntries<'a> {
             lo: atomic_bytes(len),
             hi: atomic_bytes(len),
             est: atomic_bytes(len),
+            parked_estimates: None,
             state: atomic_bytes(len),
             seed: None,
             contradiction: Mutex::new(None),
@@ -194,6 +198,32 @@ impl<'a> LayerEntries<'a> {
     pub(crate) fn park(&mut self, dir: &std::path::Path) -> io::Result<Parked> {
         let arrays = [&mut self.lo, &mut self.hi, &mut self.est, &mut self.state].map(std::mem::take);
         Parked::park(dir, arrays.into())
+    }
+
+    /// Moves the estimates to a scratch file in `dir` while the threshold
+    /// games run: they read bounds and flags, and only a decision reads an
+    /// estimate. A snapshot taken meanwhile streams them from the file.
+    /// Until [`Self::restore_estimates`] a read of one panics.
+    pub(crate) fn park_estimates(&mut self, dir: &std::path::Path) -> io::Result<()> {
+        assert!(self.parked_estimates.is_none(), "the estimates are parked already");
+        self.parked_estimates = Some(Parked::park(dir, vec![std::mem::take(&mut self.est)])?);
+        Ok(())
+    }
+
+    /// Takes back the estimates [`Self::park_estimates`] moved out, byte
+    /// for byte (nothing to do if they were not parked).
+    pub(crate) fn restore_estimates(&mut self) -> io::Result<()> {
+        if let Some(parked) = self.parked_estimates.take() {
+            let est = parked.restore()?.pop().unwrap_or_default();
+            if est.len() != self.len {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{} parked estimates for {} positions", est.len(), self.len),
+                ));
+            }
+            self.est = est;
+        }
+        Ok(())
     }
 
     /// Takes back the arrays [`Self::park`] moved out, byte for byte.
@@ -216,8 +246,14 @@ impl<'a> LayerEntries<'a> {
     /// Streams the arrays (five blobs, in the checkpoint layout: the
     /// three values, the pending counts, the flags).
     pub(crate) fn write_arrays(&self, out: &mut dyn Write) -> io::Result<()> {
-        for array in [&self.lo, &self.hi, &self.est] {
-            stream_blob(out, array, |b| b)?;
+        stream_blob(out, &self.lo, |b| b)?;
+        stream_blob(out, &self.hi, |b| b)?;
+        match &self.parked_estimates {
+            Some(parked) => {
+                out.write_all(&(self.len as u64).to_le_bytes())?;
+                parked.write_array(0, out)?;
+            }
+            None => stream_blob(out, &self.est, |b| b)?,
         }
         stream_blob(out, &self.state, |b| (b & PENDING) >> PENDING_SHIFT)?;
         stream_blob(out, &self.state, |b| b & FLAGS)
@@ -333,6 +369,14 @@ impl<'a> LayerEntries<'a> {
     #[inline]
     pub(crate) fn prefetch_upper(&self, index: usize) {
         crate::tablebase::solve::games::prefetch(&self.hi[index - self.base]);
+    }
+
+    /// `(lower, upper)` of [`Self::interval`], without the estimate (which
+    /// the threshold games, never reading it, may have parked).
+    #[inline]
+    pub(crate) fn lower_upper(&self, index: usize) -> (u8, u8) {
+        let index = index - self.base;
+        (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed))
     }
 
     /// `(lower, upper, estimate)`: the best options so far of an undecided

@@ -75,7 +75,7 @@ pub(crate) fn games_state_fault(
     let fault = |i: usize, m: usize, position: crate::rules::Position| -> Option<String> {
         let bytes = [state[4 * i], state[4 * i + 1], state[4 * i + 2], state[4 * i + 3]];
         let [won_x, won_y, _, open_y] = bytes;
-        let (lower, upper, _) = solver.entries.interval(m);
+        let (lower, upper) = solver.entries.lower_upper(m);
         let say = |what: String| Some(format!("position {m} of component {k}, before threshold {t}: {what}"));
         if let Some(what) = member_state_fault(n, t, (lower, upper), bytes) {
             return say(what);

@@ -81,8 +81,8 @@ impl ComponentGraph {
                 fill[c as usize] += 1;
             }
         }
-        let exit_lo = members.iter().map(|x| solver.entries.interval(x as usize).0).collect();
-        let exit_hi = members.iter().map(|x| solver.entries.interval(x as usize).1).collect();
+        let exit_lo = members.iter().map(|x| solver.entries.lower_upper(x as usize).0).collect();
+        let exit_hi = members.iter().map(|x| solver.entries.lower_upper(x as usize).1).collect();
         ComponentGraph { n: solver.n as u8, first, children, parent_first, parents, own, exit_lo, exit_hi }
     }
 

@@ -164,6 +164,13 @@ fn resolve_cycle(
                 }
                 _ => {
                     let parallel = bounds::parallel_games(solver, components, k);
+                    // A component of a quarter of the layer or more, in a
+                    // layer that parks: its games' peak without the
+                    // estimates, which only the decisions below read.
+                    let big = bounds::gives_work_back(solver, members.len());
+                    if let Some(dir) = solver.parking_place().filter(|_| big) {
+                        solver.entries.park_estimates(&dir)?;
+                    }
                     let arrays = work.get_or_insert_with(|| BoundWork::new(solver.size));
                     let bounds = bounds::cycle_bounds(
                         solver,
@@ -178,10 +185,11 @@ fn resolve_cycle(
                     // The work arrays (4 bytes a position) are kept for
                     // the next component, unless this one was a quarter
                     // of the layer or more: then they make room for its
-                    // decisions.
-                    if bounds::gives_work_back(solver, members.len()) {
+                    // decisions, and the estimates come back.
+                    if big {
                         *work = None;
                     }
+                    solver.entries.restore_estimates()?;
                     bounds
                 }
             };

@@ -170,7 +170,7 @@ impl LayerSolver<'_> {
 
     /// The retrograde result of a position: `(decided, lower, upper)`.
     pub fn retrograde_entry(&self, index: usize) -> (bool, u8, u8) {
-        let (lower, upper, _) = self.entries.interval(index);
+        let (lower, upper) = self.entries.lower_upper(index);
         (self.entries.is_decided(index), lower, upper)
     }
 }
@@ -371,17 +371,17 @@ mod tests {
         let n = 8u8;
         let won_x = (0..members.len()).filter(|&i| state[4 * i] != 0).collect::<Vec<_>>();
         let counted_y = (0..members.len())
-            .filter(|&i| state[4 * i + 1] == 0 && n - solver.entries.interval(members[i] as usize).1 > t)
+            .filter(|&i| state[4 * i + 1] == 0 && n - solver.entries.lower_upper(members[i] as usize).1 > t)
             .collect::<Vec<_>>();
         assert!(won_x.len() > 100 && counted_y.len() > 100, "{} {}", won_x.len(), counted_y.len());
         // Marks outside the thresholds solved, or a Y mark above its exits.
         refused(&|s| s[4 * won_x[0]] = t, "a player mark at the threshold to come", "player state won at");
         refused(&|s| s[4 * won_x[0]] = n + 1, "a player mark above the seeds", "won at threshold 9");
         if let Some(i) = (0..members.len()).find(|&i| {
-            let joins_from = n - solver.entries.interval(members[i] as usize).1;
+            let joins_from = n - solver.entries.lower_upper(members[i] as usize).1;
             state[4 * i + 1] == 0 && joins_from > t && joins_from < n
         }) {
-            let joins_from = n - solver.entries.interval(members[i] as usize).1;
+            let joins_from = n - solver.entries.lower_upper(members[i] as usize).1;
             refused(&|s| s[4 * i + 1] = joins_from + 1, "an opponent mark above its exits", "may join from");
         }
         // A count at a player state, or a wrong one at an opponent state.
@@ -390,7 +390,7 @@ mod tests {
             refused(&|s| s[4 * i + 3] += 1, "an opponent count one too many", "children not won of");
             refused(&|s| s[4 * i + 3] -= 1, "an opponent count one too few", "children not won of");
         }
-        let interval = |i: usize| solver.entries.interval(members[i] as usize);
+        let interval = |i: usize| solver.entries.lower_upper(members[i] as usize);
         if let Some(i) = (0..members.len()).find(|&i| state[4 * i + 1] == 0 && n - interval(i).1 <= t) {
             refused(&|s| s[4 * i + 3] = 1, "a count before its state may join", "may join only from");
         }
@@ -418,5 +418,55 @@ mod tests {
                 refused(&|s| s[4 * i + 1] -= 1, "an opponent state's mark lowered", "");
             }
         }
+    }
+
+    /// A layer that parks what its phases do not read (from its first
+    /// position) offers the very snapshots of one that does not, byte for
+    /// byte: inside the threshold games of its large component the
+    /// estimates are streamed from the scratch file. The same layer, and
+    /// no file left behind.
+    #[test]
+    fn parking_offers_the_same_snapshots_and_layer() {
+        let lower = solved_below(8, SearchBudget::NONE);
+        struct Every(Vec<Vec<u8>>);
+        impl Checkpointer for Every {
+            fn due(&mut self) -> bool {
+                true
+            }
+            fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+                let mut bytes = Vec::new();
+                write(&mut bytes)?;
+                self.0.push(bytes);
+                Ok(())
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("oware-parking-snapshots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut plain = Every(Vec::new());
+        let (bytes, stats) =
+            LayerSolver::new(8, &lower, SearchBudget::NONE).run(Cursor::Start, None, &mut plain).unwrap();
+        let mut parking = Every(Vec::new());
+        let solver = LayerSolver::new(8, &lower, SearchBudget::NONE).with_parking(&dir, 0);
+        let (parked_bytes, _) = solver.run(Cursor::Start, None, &mut parking).unwrap();
+        assert!(bytes == parked_bytes);
+        // (A component of a quarter of the layer: its games park the
+        // estimates, and offer a snapshot at every threshold but the first.)
+        assert!(4 * stats.components.largest >= layer_size(8), "{:?}", stats.components);
+        assert!(plain.0.len() > 8, "{} snapshots", plain.0.len());
+        // (A snapshot also holds the times so far, which differ: each is
+        // decoded, and its entries, cursor and components compared.)
+        assert_eq!(plain.0.len(), parking.0.len());
+        let contents = |bytes: &[u8]| {
+            let (solver, cursor, components) =
+                decode_snapshot(8, &lower, SearchBudget::NONE, bytes, None).expect("a snapshot");
+            let mut arrays = Vec::new();
+            solver.entries.write_arrays(&mut arrays).unwrap();
+            (arrays, cursor, components.map(|c| (0..c.count()).map(|k| c.of(k).to_vec()).collect::<Vec<_>>()))
+        };
+        for (plain, parking) in plain.0.iter().zip(&parking.0) {
+            assert!(contents(plain) == contents(parking));
+        }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a file left");
+        std::fs::remove_dir(&dir).unwrap();
     }
 }

@@ -166,14 +166,22 @@ impl<'a> LayerSolver<'a> {
     }
 
     /// Parks the entries in a scratch file in `dir` while the component
-    /// search runs, if the layer has at least `from_positions` positions
-    /// (a build passes [`crate::tablebase::solve::tuning::PARK_FROM`]): the
-    /// search's peak then holds its own arrays without the entries' 4
-    /// bytes a position. The file has no name once made, and the bytes
-    /// come back checked: the same layer either way.
+    /// search runs, and the estimates while the threshold games of a
+    /// component of a quarter of the layer or more run, if the layer has
+    /// at least `from_positions` positions (a build passes
+    /// [`crate::tablebase::solve::tuning::PARK_FROM`]): those phases' peaks
+    /// without the bytes they do not read (4 and 1 a position). The file
+    /// has no name once made, and the bytes come back checked: the same
+    /// layer either way.
     pub fn with_parking(mut self, dir: &std::path::Path, from_positions: usize) -> Self {
         self.parking = Some((dir.to_path_buf(), from_positions));
         self
+    }
+
+    /// Where this layer parks what a phase does not read, if it parks
+    /// (given a place, and at least as large as asked).
+    pub(crate) fn parking_place(&self) -> Option<std::path::PathBuf> {
+        self.parking.as_ref().filter(|(_, from)| self.size >= *from).map(|(dir, _)| dir.clone())
     }
 
     /// Reports each phase's progress to `observer`.
