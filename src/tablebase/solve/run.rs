@@ -453,18 +453,30 @@ mod tests {
         // estimates, and offer a snapshot at every threshold but the first.)
         assert!(4 * stats.components.largest >= layer_size(8), "{:?}", stats.components);
         assert!(plain.0.len() > 8, "{} snapshots", plain.0.len());
-        // (A snapshot also holds the times so far, which differ: each is
-        // decoded, and its entries, cursor and components compared.)
+        // (A snapshot also holds the times so far, which differ, and a
+        // retrograde frontier in the order the threads found it: each is
+        // decoded, and its entries, cursor (a frontier sorted) and
+        // components compared.)
         assert_eq!(plain.0.len(), parking.0.len());
         let contents = |bytes: &[u8]| {
             let (solver, cursor, components) =
                 decode_snapshot(8, &lower, SearchBudget::NONE, bytes, None).expect("a snapshot");
             let mut arrays = Vec::new();
             solver.entries.write_arrays(&mut arrays).unwrap();
+            let cursor = match cursor {
+                Cursor::Propagating { mut frontier } => {
+                    frontier.sort_unstable();
+                    Cursor::Propagating { frontier }
+                }
+                cursor => cursor,
+            };
             (arrays, cursor, components.map(|c| (0..c.count()).map(|k| c.of(k).to_vec()).collect::<Vec<_>>()))
         };
-        for (plain, parking) in plain.0.iter().zip(&parking.0) {
-            assert!(contents(plain) == contents(parking));
+        for (i, (plain, parking)) in plain.0.iter().zip(&parking.0).enumerate() {
+            let (a, b) = (contents(plain), contents(parking));
+            assert!(a.1 == b.1, "snapshot {i}: cursor {:?} vs {:?}", a.1, b.1);
+            assert!(a.0 == b.0, "snapshot {i}: entries differ, cursor {:?}", a.1);
+            assert!(a.2 == b.2, "snapshot {i}: components");
         }
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a file left");
         std::fs::remove_dir(&dir).unwrap();
