@@ -169,7 +169,7 @@ impl<'a> LayerSolver<'a> {
     /// search runs, and the estimates while the threshold games of a
     /// component of a quarter of the layer or more run, if the layer has
     /// at least `from_positions` positions (a build passes
-    /// [`crate::tablebase::solve::tuning::PARK_FROM`]): those phases' peaks
+    /// `solve::tuning::PARK_FROM`): those phases' peaks
     /// without the bytes they do not read (4 and 1 a position). The file
     /// has no name once made, and the bytes come back checked: the same
     /// layer either way.
