@@ -5,7 +5,9 @@
 # scripts/big-build.sh (which must hold layer LAST-1). The two binaries
 # alternate for ROUNDS rounds per layer (which goes first alternates too),
 # so that the machine's load falls on both alike. Prints, per run, the
-# seconds of each phase the layer's own figures give (stats.json), then
+# seconds of each phase the layer's own figures give (stats.json) and its
+# anonymous peaks (the layer's, then each phase's, in bytes a position),
+# then
 # the ratio of the mean bounds seconds; fails unless both binaries write
 # the same layer (the same entries, byte for byte in the records both
 # write) and the same figures (every count the layer reports: all but its
@@ -63,8 +65,10 @@ run() {
 import json, sys
 layer = json.load(open(sys.argv[1]))["layers"][int(sys.argv[2])]
 s = layer["seconds"]
+m, size = layer["peak_memory_bytes"], layer["positions"]
 print(f"retro {s['retrograde']:.1f} s, scc {s['scc']:.1f} s, bounds {s['bounds']:.1f} s, total {s['total']:.1f} s, "
-      f"peak {layer['peak_bytes_per_position']:.1f} B/pos")
+      f"peak {layer['peak_bytes_per_position']:.1f} B/pos "
+      f"(retrograde {m['retrograde'] / size:.1f}, components {m['components'] / size:.1f}, cycles {m['cycles'] / size:.1f})")
 EOF
 }
 

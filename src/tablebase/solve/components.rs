@@ -220,23 +220,31 @@ impl Components {
 /// moves the entries to disk for the search's duration.
 pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LayerError> {
     let graph = QuietMoves::of(solver);
-    let labels = labels_to_split(solver);
-    let parked = match solver.parking_place() {
+    let (labels, parked) = match solver.parking_place() {
         Some(dir) => {
             solver.progress.detail(&format!(
                 "{} seeds: the entries wait in a scratch file in {} while the components are found",
                 solver.n,
                 dir.display()
             ));
-            Some(solver.entries.park(&dir)?)
+            // Which positions are decided, a bit each, so that the labels
+            // (4 bytes a position) are made once the entries are gone.
+            let decided = decided_bits(solver);
+            let parked = solver.entries.park(&dir)?;
+            (labels_from_bits(&decided, solver.entries.window_range().len()), Some(parked))
         }
-        None => None,
+        None => (labels_to_split(solver), None),
     };
     let found = cycle_components(&graph, labels, solver.pearce_up_to, solver.progress, &graph.what());
+    // Grouped before the entries come back: the component number of every
+    // position (4 bytes) is gone by then.
+    let grouped = found.map(|found| (Components::from_ids(found.id), found.odd));
     if let Some(parked) = parked {
         solver.entries.restore(parked)?;
     }
-    Ok(components_found(solver, found.map_err(LayerError::Labels)?))
+    let (components, odd) = grouped.map_err(LayerError::Labels)?;
+    record_component_stats(solver, &components, &odd);
+    Ok(components)
 }
 
 /// The labels the split starts from, for the positions these arrays
@@ -247,6 +255,28 @@ pub(crate) fn labels_to_split(solver: &LayerSolver) -> Vec<AtomicU32> {
         .window_range()
         .into_par_iter()
         .map(|i| AtomicU32::new(if solver.entries.is_decided(i) { NONE } else { TO_SPLIT }))
+        .collect()
+}
+
+/// Bit `j % 64` of word `j / 64`: whether the `j`-th position these
+/// arrays hold is decided.
+fn decided_bits(solver: &LayerSolver) -> Vec<u64> {
+    let window = solver.entries.window_range();
+    (0..window.len().div_ceil(64))
+        .into_par_iter()
+        .map(|w| {
+            let first = window.start + 64 * w;
+            (first..(first + 64).min(window.end))
+                .fold(0u64, |bits, i| bits | (solver.entries.is_decided(i) as u64) << (i - first))
+        })
+        .collect()
+}
+
+/// [`labels_to_split`] from [`decided_bits`] of `len` positions.
+fn labels_from_bits(decided: &[u64], len: usize) -> Vec<AtomicU32> {
+    (0..len)
+        .into_par_iter()
+        .map(|j| AtomicU32::new(if decided[j / 64] >> (j % 64) & 1 != 0 { NONE } else { TO_SPLIT }))
         .collect()
 }
 
@@ -486,6 +516,17 @@ mod tests {
             assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "layer {n}: a file left");
             solved.push(LayerBytes::Owned(bytes));
         }
+        // The labels made from a bit a position are those made from the
+        // entries (a layer whose size is not a multiple of 64).
+        let mut solver = LayerSolver::new(10, &solved, SearchBudget::NONE);
+        solver.retrograde_only();
+        assert_ne!(solver.size % 64, 0);
+        let plain: Vec<u32> = labels_to_split(&solver).into_iter().map(AtomicU32::into_inner).collect();
+        let from_bits: Vec<u32> = labels_from_bits(&decided_bits(&solver), solver.size)
+            .into_iter()
+            .map(AtomicU32::into_inner)
+            .collect();
+        assert!(plain == from_bits && plain.contains(&NONE) && plain.contains(&TO_SPLIT));
         // A place that cannot take the file stops the layer with an error
         // that names it, rather than solving without its entries.
         let missing = dir.join("missing");
