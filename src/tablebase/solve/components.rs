@@ -250,12 +250,7 @@ pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LayerEr
 /// The labels the split starts from, for the positions these arrays
 /// hold: the undecided ones are to split.
 pub(crate) fn labels_to_split(solver: &LayerSolver) -> Vec<AtomicU32> {
-    solver
-        .entries
-        .window_range()
-        .into_par_iter()
-        .map(|i| AtomicU32::new(if solver.entries.is_decided(i) { NONE } else { TO_SPLIT }))
-        .collect()
+    labels_from_bits(&decided_bits(solver), solver.entries.window_range().len())
 }
 
 /// Bit `j % 64` of word `j / 64`: whether the `j`-th position these
@@ -516,17 +511,17 @@ mod tests {
             assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "layer {n}: a file left");
             solved.push(LayerBytes::Owned(bytes));
         }
-        // The labels made from a bit a position are those made from the
-        // entries (a layer whose size is not a multiple of 64).
+        // The labels, made from a bit a position, say which positions are
+        // decided (a layer whose size is not a multiple of 64).
         let mut solver = LayerSolver::new(10, &solved, SearchBudget::NONE);
         solver.retrograde_only();
         assert_ne!(solver.size % 64, 0);
-        let plain: Vec<u32> = labels_to_split(&solver).into_iter().map(AtomicU32::into_inner).collect();
-        let from_bits: Vec<u32> = labels_from_bits(&decided_bits(&solver), solver.size)
-            .into_iter()
-            .map(AtomicU32::into_inner)
-            .collect();
-        assert!(plain == from_bits && plain.contains(&NONE) && plain.contains(&TO_SPLIT));
+        let labels: Vec<u32> = labels_to_split(&solver).into_iter().map(AtomicU32::into_inner).collect();
+        assert_eq!(labels.len(), solver.size);
+        for (i, &label) in labels.iter().enumerate() {
+            assert_eq!(label, if solver.entries.is_decided(i) { NONE } else { TO_SPLIT }, "{i}");
+        }
+        assert!(labels.contains(&NONE) && labels.contains(&TO_SPLIT));
         // A place that cannot take the file stops the layer with an error
         // that names it, rather than solving without its entries.
         let missing = dir.join("missing");

@@ -214,13 +214,7 @@ impl<'a> LayerEntries<'a> {
     /// for byte (nothing to do if they were not parked).
     pub(crate) fn restore_estimates(&mut self) -> io::Result<()> {
         if let Some(parked) = self.parked_estimates.take() {
-            let est = parked.restore()?.pop().unwrap_or_default();
-            if est.len() != self.len {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{} parked estimates for {} positions", est.len(), self.len),
-                ));
-            }
+            let [est] = self.arrays_back(parked)?;
             self.est = est;
         }
         Ok(())
@@ -228,19 +222,22 @@ impl<'a> LayerEntries<'a> {
 
     /// Takes back the arrays [`Self::park`] moved out, byte for byte.
     pub(crate) fn restore(&mut self, parked: Parked) -> io::Result<()> {
+        [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked)?;
+        Ok(())
+    }
+
+    /// The `K` arrays of `parked`, each of a byte a position these arrays
+    /// hold, or an error.
+    fn arrays_back<const K: usize>(&self, parked: Parked) -> io::Result<[Vec<AtomicU8>; K]> {
         let arrays = parked.restore()?;
         let lengths: Vec<usize> = arrays.iter().map(Vec::len).collect();
-        let [lo, hi, est, state]: [Vec<AtomicU8>; 4] = arrays.try_into().map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidData, format!("{} arrays parked, not 4", lengths.len()))
-        })?;
-        if lengths.iter().any(|&l| l != self.len) {
+        if lengths.len() != K || lengths.iter().any(|&l| l != self.len) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("parked arrays of {lengths:?} bytes for {} positions", self.len),
+                format!("parked arrays of {lengths:?} bytes, not {K} of {}", self.len),
             ));
         }
-        (self.lo, self.hi, self.est, self.state) = (lo, hi, est, state);
-        Ok(())
+        Ok(arrays.try_into().unwrap_or_else(|_| unreachable!("{K} arrays, counted above")))
     }
 
     /// Streams the arrays (five blobs, in the checkpoint layout: the
