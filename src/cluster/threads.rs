@@ -6,12 +6,25 @@ use std::sync::{Barrier, Mutex};
 
 use super::communicator::{Communicator, Traffic};
 
-/// What the threads share: one mailbox slot per (source, destination).
+/// What the threads share. Every collective operation is a round: each
+/// rank writes its part into the round's board, all meet at the barrier,
+/// then each reads what it needs. Rounds alternate between two boards, so
+/// one barrier a round is enough: a rank writes round r + 2 (the same
+/// board as round r) only after the barrier of round r + 1, which every
+/// rank reaches only once it has read round r. (A second barrier a round,
+/// as a single board would need, doubled the time of the tests whose
+/// ranks meet thousands of times on small layers.)
 struct Board {
     ranks: usize,
-    slots: Mutex<Vec<Vec<u8>>>,
-    sums: Mutex<Vec<u64>>,
+    rounds: [Round; 2],
     barrier: Barrier,
+}
+
+/// One board: a mailbox slot per (source, destination) and a value per
+/// rank.
+struct Round {
+    slots: Mutex<Vec<Vec<u8>>>,
+    values: Mutex<Vec<u64>>,
 }
 
 /// One thread's view of the ranks.
@@ -19,6 +32,9 @@ struct ThreadRank<'b> {
     rank: usize,
     board: &'b Board,
     traffic: Cell<Traffic>,
+    /// Collective operations done so far (the same on every rank, as
+    /// every rank calls them in the same order).
+    rounds: Cell<usize>,
 }
 
 impl Communicator for ThreadRank<'_> {
@@ -36,20 +52,16 @@ impl Communicator for ThreadRank<'_> {
         let mut traffic = self.traffic.get();
         traffic.add_exchange(self.rank, &outgoing);
         self.traffic.set(traffic);
+        let round = self.next_round();
         {
-            let mut slots = self.board.slots.lock().unwrap_or_else(|e| e.into_inner());
+            let mut slots = round.slots.lock().unwrap_or_else(|e| e.into_inner());
             for (to, message) in outgoing.into_iter().enumerate() {
                 slots[self.rank * k + to] = message;
             }
         }
         self.board.barrier.wait();
-        let incoming = {
-            let mut slots = self.board.slots.lock().unwrap_or_else(|e| e.into_inner());
-            (0..k).map(|from| std::mem::take(&mut slots[from * k + self.rank])).collect()
-        };
-        // Nobody writes the next round's messages before all have read.
-        self.board.barrier.wait();
-        incoming
+        let mut slots = round.slots.lock().unwrap_or_else(|e| e.into_inner());
+        (0..k).map(|from| std::mem::take(&mut slots[from * k + self.rank])).collect()
     }
 
     fn sum(&self, value: u64) -> u64 {
@@ -66,13 +78,20 @@ impl Communicator for ThreadRank<'_> {
 }
 
 impl ThreadRank<'_> {
+    /// The board of this rank's next collective operation.
+    fn next_round(&self) -> &Round {
+        let r = self.rounds.get();
+        self.rounds.set(r + 1);
+        &self.board.rounds[r % 2]
+    }
+
     /// `fold` over every rank's `value`, on every rank.
     fn reduce(&self, value: u64, fold: impl Fn(&[u64]) -> u64) -> u64 {
-        self.board.sums.lock().unwrap_or_else(|e| e.into_inner())[self.rank] = value;
+        let round = self.next_round();
+        round.values.lock().unwrap_or_else(|e| e.into_inner())[self.rank] = value;
         self.board.barrier.wait();
-        let result = fold(&self.board.sums.lock().unwrap_or_else(|e| e.into_inner()));
-        self.board.barrier.wait();
-        result
+        let values = round.values.lock().unwrap_or_else(|e| e.into_inner());
+        fold(&values)
     }
 }
 
@@ -80,19 +99,35 @@ impl ThreadRank<'_> {
 /// returns their results by rank. A panic in one rank leaves the others
 /// waiting at their next collective operation, so `job` must not panic
 /// (the tests that use this fail by their timeout if one does).
+///
+/// Each rank runs its parallel loops on a pool of one thread of its own,
+/// as a rank of an MPI job has its node's cores to itself: ranks feeding
+/// one shared pool kept waking its threads for loops of a few hundred
+/// positions, and the unit tests spent a third of their time in the
+/// scheduler.
 pub fn run_ranks<T: Send>(ranks: usize, job: impl Fn(&dyn Communicator) -> T + Sync) -> Vec<T> {
     assert!(ranks >= 1, "at least one rank");
-    let board = Board {
-        ranks,
-        slots: Mutex::new(vec![Vec::new(); ranks * ranks]),
-        sums: Mutex::new(vec![0; ranks]),
-        barrier: Barrier::new(ranks),
-    };
+    let round =
+        || Round { slots: Mutex::new(vec![Vec::new(); ranks * ranks]), values: Mutex::new(vec![0; ranks]) };
+    let board = Board { ranks, rounds: [round(), round()], barrier: Barrier::new(ranks) };
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..ranks)
             .map(|rank| {
                 let (board, job) = (&board, &job);
-                scope.spawn(move || job(&ThreadRank { rank, board, traffic: Cell::new(Traffic::default()) }))
+                scope.spawn(move || {
+                    let run = || {
+                        job(&ThreadRank {
+                            rank,
+                            board,
+                            traffic: Cell::new(Traffic::default()),
+                            rounds: Cell::new(0),
+                        })
+                    };
+                    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+                        Ok(pool) => pool.install(run),
+                        Err(_) => run(),
+                    }
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
