@@ -159,6 +159,11 @@ struct BuildArgs {
     /// Skip the zstd-compressed copy.
     #[arg(long)]
     no_compress: bool,
+    /// Write no tablebase.owtb: the layer files are the table (verify,
+    /// probe, export and --from read the build directory), so the disk
+    /// holds one full copy of it, not two. For the largest builds.
+    #[arg(long)]
+    no_plain_table: bool,
     /// Under mpirun: gather every layer to rank 0 for its cycle phases.
     /// By default a layer that gets no search is finished with its entries
     /// kept spread over the ranks, so that no rank holds a whole layer.
@@ -316,6 +321,7 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
         dir: args.dir,
         params,
         checkpoint_every: args.run.checkpoint_every()?,
+        plain_table: !args.no_plain_table,
         compress: !args.no_compress,
         start_from: args.from,
         keep_layers_spread: !args.gather_layers,
@@ -325,10 +331,11 @@ fn build_command(args: BuildArgs) -> anyhow::Result<()> {
     };
     let seconds: f64 = report.layers.iter().map(|l| l.seconds.total).sum();
     let summary = print_layers(&report.layers, args.run.quiet);
-    say!(
-        "{summary}, {seconds:.1} s of layer work; tablebase in {}",
-        options.dir.join(TABLEBASE_FILE).display()
-    );
+    let table = match options.plain_table {
+        true => options.dir.join(TABLEBASE_FILE).display().to_string(),
+        false => format!("the layer files of {}", options.dir.display()),
+    };
+    say!("{summary}, {seconds:.1} s of layer work; tablebase in {table}");
     Ok(())
 }
 
@@ -432,10 +439,10 @@ fn improve_command(args: ImproveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A tablebase file, or the finished file inside a build directory.
+/// A tablebase file, or a finished build directory (its table file, or
+/// its layer files when it wrote none).
 fn open(path: &Path) -> anyhow::Result<Tablebase> {
-    let file = if path.is_dir() { path.join(TABLEBASE_FILE) } else { path.to_path_buf() };
-    Ok(Tablebase::open(&file)?)
+    Ok(oware::tablebase::open::open_ours(path)?)
 }
 
 fn probe(path: &Path, game: &str) -> anyhow::Result<()> {

@@ -455,7 +455,9 @@ fn an_error_line_names_its_cause() {
     let dir = scratch("wrong-kinds");
     let (text, build) = (dir.join("notes.txt"), dir.join("build"));
     std::fs::write(&text, "hello\n").unwrap();
+    let elsewhere = dir.join("elsewhere");
     let (text, build, folder) = (text.to_str().unwrap(), build.to_str().unwrap(), dir.to_str().unwrap());
+    let elsewhere = elsewhere.to_str().unwrap();
     let built = Command::new(env!("CARGO_BIN_EXE_endgames"))
         .args(["build", "--max-seeds", "2", "--no-compress", "-q", "--dir", build])
         .output()
@@ -465,10 +467,11 @@ fn an_error_line_names_its_cause() {
     let openings = env!("CARGO_BIN_EXE_openings");
     let cases: [(&str, &[&str], &str); 6] = [
         (endgames, &["build", "--max-seeds", "3", "--dir", text], "a file is there, not a directory"),
+        // (A build directory is a table: its file, or its layers.)
         (
             endgames,
-            &["build", "--max-seeds", "3", "--dir", folder, "--from", build],
-            "a directory, not a table file (its table: ",
+            &["build", "--max-seeds", "3", "--dir", elsewhere, "--from", folder],
+            "a directory, not a table file",
         ),
         (endgames, &["verify", "-b", text], "its first line starts 'hello'"),
         (openings, &["stats", "--book", text], "neither a book directory nor an opening book file"),

@@ -591,3 +591,67 @@ fn a_finished_build_run_again_keeps_its_outputs() {
     assert!(outputs(&dir) == bytes);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A build that writes no `tablebase.owtb` keeps one full copy of the
+/// table on disk (its layer files) and loses nothing: its compressed
+/// copy, streamed from the layers, has the bytes of the plain file
+/// compressed; the directory opens as the same table (header and
+/// entries), `endgames verify` and `--from` read it, and a damaged layer
+/// file is refused.
+#[test]
+fn a_build_without_the_plain_table_is_the_same_table_on_one_copy() {
+    use oware::tablebase::open::open_ours;
+    let plain = scratch("with-plain-table");
+    let lean = scratch("without-plain-table");
+    build(&BuildOptions { compress: true, ..build_options(&plain, 6) }, &Silent).unwrap();
+    build(&BuildOptions { compress: true, plain_table: false, ..build_options(&lean, 6) }, &Silent).unwrap();
+    assert!(!lean.join(TABLEBASE_FILE).exists());
+    let compressed = fs::read(lean.join(COMPRESSED_FILE)).unwrap();
+    assert_eq!(compressed, fs::read(plain.join(COMPRESSED_FILE)).unwrap());
+    // The plain file compressed on its own gives the same bytes.
+    let again = plain.join("again.owtb.zst");
+    oware::tablebase::owtb::write_compressed(&plain.join(TABLEBASE_FILE), &again, &Silent).unwrap();
+    assert_eq!(fs::read(&again).unwrap(), compressed);
+    let file = Tablebase::open(&plain.join(TABLEBASE_FILE)).unwrap();
+    let layers = open_ours(&lean).unwrap();
+    assert_eq!(layers.header(), file.header());
+    layers.verify().unwrap();
+    for n in 0..=6 {
+        assert!(layers.layer(n).entries().eq(file.layer(n).entries()), "layer {n}");
+    }
+    // Run again: the copy is kept, and still no plain file.
+    build(&BuildOptions { compress: true, plain_table: false, ..build_options(&lean, 6) }, &Silent).unwrap();
+    assert_eq!(fs::read(lean.join(COMPRESSED_FILE)).unwrap(), compressed);
+    assert!(!lean.join(TABLEBASE_FILE).exists());
+    let verify = Command::new(env!("CARGO_BIN_EXE_endgames"))
+        .args(["verify", "--tablebase"])
+        .arg(&lean)
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
+    // A build from it, and from the plain file (layer 7 unsearched): the
+    // same files.
+    let (from_lean, from_plain) = (scratch("from-lean"), scratch("from-plain"));
+    for (from, dir) in [(&lean, &from_lean), (&plain.join(TABLEBASE_FILE), &from_plain)] {
+        let options = BuildOptions {
+            start_from: Some(from.to_path_buf()),
+            params: BuildParams::new(7, SearchBudget::NONE).unwrap(),
+            ..build_options(dir, 7)
+        };
+        build(&options, &Silent).unwrap();
+    }
+    assert_eq!(
+        fs::read(from_lean.join(TABLEBASE_FILE)).unwrap(),
+        fs::read(from_plain.join(TABLEBASE_FILE)).unwrap()
+    );
+    // One changed byte in a layer file: the directory is refused.
+    let layer_file = lean.join("layer-05.bin");
+    let mut bytes = fs::read(&layer_file).unwrap();
+    bytes[17] ^= 1;
+    fs::write(&layer_file, bytes).unwrap();
+    let error = open_ours(&lean).err().expect("a damaged layer is refused").to_string();
+    assert!(error.contains("layer-05.bin"), "{error}");
+    for dir in [plain, lean, from_lean, from_plain] {
+        fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -243,6 +243,11 @@ impl SolvedLayers {
         self.layers.is_empty()
     }
 
+    /// The layers' bytes, layer 0 first.
+    pub fn into_layers(self) -> Vec<LayerBytes> {
+        self.layers
+    }
+
     /// Layer `n` (`n` seeds); panics unless `n < self.len()`.
     #[inline]
     pub fn layer(&self, n: u32) -> PackedLayer<'_> {

@@ -1,7 +1,8 @@
 //! Opening any tablebase file the crate reads, told apart by its first
 //! bytes: ours (checked against its checksums) or the engine's.
 
-use super::directory::names::TABLEBASE_FILE;
+use super::directory::finished::{open_finished, table_at, TableAt};
+use super::directory::options::BuildError;
 use super::owtb::{self, FileError, Tablebase};
 use super::table::{EndgameTable, Probe};
 use crate::rules::Position;
@@ -12,6 +13,9 @@ pub enum OpenError {
     /// The file could not be read, or starts like ours and is not a valid
     /// tablebase of ours.
     Ours(FileError),
+    /// A build directory without `tablebase.owtb` whose finished layers
+    /// could not be opened as the table.
+    Directory(BuildError),
     /// The file is not ours and does not read as an engine "Oware Endgames"
     /// file either.
     Engine {
@@ -26,6 +30,7 @@ impl std::fmt::Display for OpenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             OpenError::Ours(e) => e.fmt(f),
+            OpenError::Directory(e) => e.fmt(f),
             // (A read error names the file already.)
             OpenError::Engine {
                 error: error @ crate::formats::FormatError::Io { path: Some(_), .. },
@@ -38,6 +43,17 @@ impl std::fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
+/// Our table at `path`: a `.owtb` or `.owtb.zst` file, or a build
+/// directory: its `tablebase.owtb`, or, when the build wrote none
+/// (`BuildOptions::plain_table`), its finished layer files, checked
+/// against its manifest.
+pub fn open_ours(path: &std::path::Path) -> Result<Tablebase, OpenError> {
+    match table_at(path) {
+        TableAt::File(file) => Tablebase::open(&file).map_err(OpenError::Ours),
+        TableAt::Layers(dir) => open_finished(&dir).map_err(OpenError::Directory),
+    }
+}
+
 /// Any tablebase file the crate reads, opened: ours (checked: header and
 /// per-layer checksums) or the engine's (no checksum: its values are
 /// range-checked only).
@@ -49,12 +65,15 @@ pub enum AnyTable {
 }
 
 impl AnyTable {
-    /// Opens our `.owtb` or `.owtb.zst` file, a build directory (its
-    /// `tablebase.owtb`), or an engine "Oware Endgames" 1.0/2.0 file,
+    /// Opens our `.owtb` or `.owtb.zst` file, a build directory
+    /// ([`open_ours`]), or an engine "Oware Endgames" 1.0/2.0 file,
     /// compressed with zstd or not, told apart by their first bytes.
     pub fn open(path: &std::path::Path) -> Result<AnyTable, OpenError> {
         use std::io::Read;
-        let path = if path.is_dir() { path.join(TABLEBASE_FILE) } else { path.to_path_buf() };
+        if path.is_dir() {
+            return open_ours(path).map(AnyTable::Ours);
+        }
+        let path = path.to_path_buf();
         let mut start = [0u8; 8];
         let read = std::fs::File::open(&path).and_then(|mut f| f.read(&mut start));
         let start = match read {

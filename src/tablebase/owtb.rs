@@ -54,7 +54,7 @@ use crate::rank::{layer_index, layer_offset, layer_size};
 use crate::resumable::atomic::write_atomically;
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, EntryWidth, ENTRY_BYTES};
-use crate::tablebase::layers::{PackedLayer, PIECE};
+use crate::tablebase::layers::{LayerBytes, PackedLayer, PIECE};
 use crate::tablebase::params::{param_fields, BuildParams, Param, SearchBudget, MAX_FILE_SEEDS};
 use crate::tablebase::table::{EndgameTable, Probe};
 
@@ -359,16 +359,16 @@ impl Header {
     }
 }
 
-/// Writes a tablebase file of layers `0..=params.largest_layer()` built
-/// with `params`, atomically. Each layer is written with value records
-/// when every entry has one, else with full records, however `layers`
-/// holds it ([`PackedLayer::canonical_width`]), converted piece by piece.
-pub fn write_tablebase<'a>(
-    path: &Path,
+/// The header of a table of layers `0..=params.largest_layer()` built
+/// with `params`: one pass over the layers for their checksums. Each
+/// layer is described with value records when every entry has one, else
+/// with full records, however `layers` holds it
+/// ([`PackedLayer::canonical_width`]).
+pub fn table_header<'a>(
     params: &BuildParams,
     provenance: Option<Provenance>,
     layers: impl Fn(u32) -> PackedLayer<'a>,
-) -> io::Result<()> {
+) -> io::Result<Header> {
     let (max_seeds, budget) = (params.largest_layer(), params.budget());
     let mut offset = Header::length(max_seeds) as u64;
     let mut body = Checksum::new();
@@ -386,21 +386,56 @@ pub fn write_tablebase<'a>(
         offset += record.length();
         records.push(record);
     }
-    let header = Header {
+    Ok(Header {
         version: VERSION,
         max_seeds,
         budget,
         body_checksum: body.finish(),
         provenance,
-        layers: records.clone(),
-    };
-    write_atomically(path, |w| {
-        w.write_all(&header.encode())?;
-        for (n, record) in records.iter().enumerate() {
-            layers(n as u32).for_each_piece_in(record.width, PIECE, |piece| w.write_all(piece))?;
-        }
-        Ok(())
+        layers: records,
     })
+}
+
+/// Streams the table `header` describes to `out`: the header, then each
+/// layer in the width the header gives it, converted piece by piece
+/// (a few MB of buffer, whatever the table's size).
+pub fn write_table_to<'a>(
+    out: &mut dyn Write,
+    header: &Header,
+    layers: impl Fn(u32) -> PackedLayer<'a>,
+) -> io::Result<()> {
+    out.write_all(&header.encode())?;
+    for (n, record) in header.layers.iter().enumerate() {
+        layers(n as u32).for_each_piece_in(record.width, PIECE, |piece| out.write_all(piece))?;
+    }
+    Ok(())
+}
+
+/// Writes a tablebase file of layers `0..=params.largest_layer()` built
+/// with `params`, atomically ([`table_header`], then
+/// [`write_table_to`]), and returns its header.
+pub fn write_tablebase<'a>(
+    path: &Path,
+    params: &BuildParams,
+    provenance: Option<Provenance>,
+    layers: impl Fn(u32) -> PackedLayer<'a> + Copy,
+) -> io::Result<Header> {
+    let header = table_header(params, provenance, layers)?;
+    write_atomically(path, |w| write_table_to(w, &header, layers))?;
+    Ok(header)
+}
+
+/// Writes the compressed copy (`.owtb.zst`) of the table `header`
+/// describes straight from its layers, atomically: the same bytes as
+/// compressing the file [`write_tablebase`] writes ([`write_compressed`]),
+/// without that file on disk.
+pub fn write_compressed_table<'a>(
+    target: &Path,
+    header: &Header,
+    layers: impl Fn(u32) -> PackedLayer<'a>,
+    progress: &dyn Observer,
+) -> io::Result<()> {
+    compress_into(target, header.file_length(), progress, |w| write_table_to(w, header, layers))
 }
 
 /// The header of a table file, compressed or not, read without the rest
@@ -429,6 +464,20 @@ pub fn read_header(path: &Path) -> Result<Header, FileError> {
 pub fn write_compressed(source: &Path, target: &Path, progress: &dyn Observer) -> io::Result<()> {
     let mut input = File::open(source)?;
     let length = input.metadata()?.len();
+    compress_into(target, length, progress, |w| io::copy(&mut input, w).map(|_| ()))
+}
+
+/// Compresses the `length` bytes `fill` writes into `target`, atomically,
+/// reporting them to `progress`. Streaming zstd with a fixed level, window
+/// and worker count writes the same frame however the input is cut into
+/// writes, so a table streamed from its layers compresses to the bytes of
+/// its file compressed.
+fn compress_into(
+    target: &Path,
+    length: u64,
+    progress: &dyn Observer,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let level = compression_level(length);
     progress.phase(&format!("compressing (zstd {level})"), length, "bytes");
     write_atomically(target, |w| {
@@ -441,15 +490,7 @@ pub fn write_compressed(source: &Path, target: &Path, progress: &dyn Observer) -
         // A damaged copy then fails to decompress instead of decoding to
         // other entries.
         encoder.include_checksum(true)?;
-        let mut buffer = vec![0u8; 1 << 20];
-        loop {
-            let read = input.read(&mut buffer)?;
-            if read == 0 {
-                break;
-            }
-            encoder.write_all(&buffer[..read])?;
-            progress.advance(read as u64);
-        }
+        fill(&mut Counted { inner: &mut encoder, progress })?;
         encoder.finish()?;
         Ok(())
     })?;
@@ -457,11 +498,24 @@ pub fn write_compressed(source: &Path, target: &Path, progress: &dyn Observer) -
     Ok(())
 }
 
-/// The zstd level of a table's compressed copy: 19 up to 64 MiB (every
-/// table up to 15 seeds), 12 above. Measured on layer 18 (104 MB, 2
-/// threads): level 19 keeps 11.7% of the bytes at 3.3 MB/s, level 12
-/// 14.4% at 54 MB/s, so a ≤ 20 table (677 MB) compresses in 13 s instead
-/// of 3.4 minutes for a copy 23% larger.
+/// A writer that reports the bytes written through it.
+struct Counted<'a, W: Write> {
+    inner: &'a mut W,
+    progress: &'a dyn Observer,
+}
+
+impl<W: Write> Write for Counted<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.progress.advance(written as u64);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 fn compression_level(bytes: u64) -> i32 {
     if bytes <= 64 << 20 {
         19
@@ -491,6 +545,20 @@ pub(crate) fn decompress(path: &Path) -> io::Result<Vec<u8>> {
 enum Storage {
     Mapped(Mmap),
     Owned(Vec<u8>),
+    /// A finished build directory's layer files, one per layer: the file
+    /// the header describes was never written.
+    Layers(Vec<LayerBytes>),
+}
+
+impl Storage {
+    /// The whole file's bytes, header first (not for layers held apart).
+    fn whole(&self) -> Option<&[u8]> {
+        match self {
+            Storage::Mapped(m) => Some(m),
+            Storage::Owned(v) => Some(v),
+            Storage::Layers(_) => None,
+        }
+    }
 }
 
 /// What the first read of a layer found.
@@ -553,9 +621,9 @@ impl Tablebase {
     }
 
     fn from_storage(storage: Storage, path: &Path) -> Result<Tablebase, FileError> {
-        let bytes = match &storage {
-            Storage::Mapped(m) => &m[..],
-            Storage::Owned(v) => &v[..],
+        let Some(bytes) = storage.whole() else {
+            let problem = "layers held apart come with their header".to_string();
+            return Err(FileError::Header { path: path.to_path_buf(), problem });
         };
         let header = Header::decode(bytes, path)?;
         let expected = header.file_length();
@@ -565,20 +633,30 @@ impl Tablebase {
                 problem: format!("file holds {} bytes, expected {expected} (truncated?)", bytes.len()),
             });
         }
+        Ok(Tablebase::with_header(storage, header, path))
+    }
+
+    /// The table `header` describes, its layers held apart (a finished
+    /// build directory's layer files, `directory::finished`); `path`
+    /// names it in errors. Each layer's length must be the one the header
+    /// gives it; its checksum is checked on its first read, as a file's.
+    pub fn from_layers(header: Header, layers: Vec<LayerBytes>, path: &Path) -> Result<Tablebase, FileError> {
+        let lengths = header.layers.iter().map(LayerRecord::length);
+        if layers.len() != header.layers.len() || !lengths.eq(layers.iter().map(|l| l.bytes().len() as u64)) {
+            let problem = "the layers do not have the lengths the header gives them".to_string();
+            return Err(FileError::Header { path: path.to_path_buf(), problem });
+        }
+        Ok(Tablebase::with_header(Storage::Layers(layers), header, path))
+    }
+
+    fn with_header(storage: Storage, header: Header, path: &Path) -> Tablebase {
         let checked = (0..=header.max_seeds).map(|_| OnceLock::new()).collect();
-        Ok(Tablebase { storage, header, path: path.to_path_buf(), checked })
+        Tablebase { storage, header, path: path.to_path_buf(), checked }
     }
 
     /// The decoded header (checked against its own checksum on opening).
     pub fn header(&self) -> &Header {
         &self.header
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match &self.storage {
-            Storage::Mapped(m) => m,
-            Storage::Owned(v) => v,
-        }
     }
 
     /// The file this table was read from.
@@ -591,7 +669,11 @@ impl Tablebase {
     /// `max_seeds`.
     pub fn layer(&self, n: u32) -> PackedLayer<'_> {
         let record = self.header.layers[n as usize];
-        let bytes = &self.bytes()[record.offset as usize..(record.offset + record.length()) as usize];
+        let bytes = match (&self.storage, self.storage.whole()) {
+            (Storage::Layers(layers), _) => layers[n as usize].bytes(),
+            (_, Some(whole)) => &whole[record.offset as usize..(record.offset + record.length()) as usize],
+            (_, None) => &[],
+        };
         // (The header was checked on opening: offsets, entries and width.)
         PackedLayer::with_width(bytes, record.width)
     }
@@ -697,7 +779,7 @@ mod tests {
         assert_eq!(header.version, 3);
         assert_eq!(header.budget.threshold_max_seeds, 11);
         assert!(header.layers.iter().all(|r| r.width == EntryWidth::Full));
-        assert_eq!(header.file_length(), table.bytes().len() as u64);
+        assert!(matches!(&table.storage, Storage::Owned(v) if v.len() as u64 == header.file_length()));
         let budget = SearchBudget {
             nodes_per_search: 1 << 40,
             max_path: 4_096,

@@ -61,6 +61,7 @@ pub fn build_options(dir: &Path, max_seeds: u32) -> BuildOptions {
         dir: dir.to_path_buf(),
         params: BuildParams::new(max_seeds, SearchBudget::default()).unwrap(),
         checkpoint_every: Duration::from_secs(3600),
+        plain_table: true,
         compress: false,
         start_from: None,
         keep_layers_spread: false,

@@ -25,12 +25,11 @@
 //! `seed` (starting from a table), `protocol` (how the ranks keep in
 //! step) and `outputs`.
 
-use std::path::Path;
 use std::time::Instant;
 
 use crate::checksum::checksum;
 use crate::cluster::{Communicator, Solo};
-use crate::codec::{Decoder, Encoder};
+use crate::codec::Encoder;
 use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
 use crate::resumable::{self, HeldDirectory, BUILD_DIRECTORY};
@@ -39,12 +38,13 @@ use crate::tablebase::across::checkpoint::{restore, SpreadSnapshot};
 use crate::tablebase::across::layer::{sum_traffic, Across, LayerTraffic};
 use crate::tablebase::across::spread::{resume_spread, SpreadCheckpoints, SpreadError};
 use crate::tablebase::directory::checkpoints::{
-    check_checkpoint, discard_checkpoint, read_checked, read_checkpoint, usable_checkpoint,
-    DirectoryCheckpoints, DirectoryParts, SnapshotContent,
+    check_checkpoint, discard_checkpoint, read_checkpoint, usable_checkpoint, DirectoryCheckpoints,
+    DirectoryParts, SnapshotContent,
 };
+use crate::tablebase::directory::finished::open_layers;
 use crate::tablebase::directory::manifest::Manifest;
 use crate::tablebase::directory::names::{
-    checkpoint_name, checkpoint_path, layer_name, layer_path, stats_name, stats_path,
+    checkpoint_name, checkpoint_path, layer_name, layer_path, stats_name,
 };
 use crate::tablebase::directory::outputs::write_outputs;
 use crate::tablebase::directory::protocol::{
@@ -579,55 +579,6 @@ fn run_layer(
     })
 }
 
-/// Maps and checks every finished layer the manifest names, with its
-/// statistics.
-fn open_layers(dir: &Path, manifest: &Manifest) -> Result<(SolvedLayers, Vec<LayerStats>), BuildError> {
-    let mut solved = SolvedLayers::new();
-    let mut all_stats = Vec::new();
-    for (n, &(bytes, sum, stats_bytes, stats_sum)) in manifest.layers.iter().enumerate() {
-        let layer_file = layer_path(dir, manifest.generation, n);
-        let map = resumable::map_checked(&layer_file, bytes, sum)?;
-        // A checksum that matches proves the file is what was written, not
-        // that it was written by a build: the entries' form is checked too,
-        // as for any table read (the statistics below rely on it). Its
-        // length gives its width: full records, or value records.
-        let Some(layer) = PackedLayer::new(&map, layer_size(n as u32)) else {
-            let problem = format!(
-                "{} bytes do not hold the {} positions of layer {n}",
-                map.len(),
-                layer_size(n as u32)
-            );
-            return Err(BuildError::Corrupt { path: layer_file, problem });
-        };
-        if let Some(index) = layer.first_malformed(n as u32) {
-            return Err(BuildError::Corrupt {
-                path: layer_file,
-                problem: format!("entry {index} is malformed"),
-            });
-        }
-        let len = map.len();
-        solved.push(LayerBytes::Mapped { map, offset: 0, len });
-        let stats_file = stats_path(dir, manifest.generation, n);
-        let data = read_checked(&stats_file, stats_bytes, stats_sum)?;
-        let mut stats = LayerStats::decode(&mut Decoder::new(&data))
-            .map_err(|e| BuildError::Corrupt { path: stats_file.clone(), problem: e.to_string() })?;
-        if stats.positions != layer_size(n as u32) || stats.seeds != n as u32 {
-            return Err(BuildError::Corrupt {
-                path: stats_file,
-                problem: format!(
-                    "statistics of layer {} with {} positions, expected layer {n} with {}",
-                    stats.seeds,
-                    stats.positions,
-                    layer_size(n as u32)
-                ),
-            });
-        }
-        stats.finish(solved.layer(n as u32));
-        all_stats.push(stats);
-    }
-    Ok((solved, all_stats))
-}
-
 /// Makes layer `n` durable, then records it in the manifest.
 fn finish_layer(
     held: &HeldDirectory,
@@ -679,6 +630,7 @@ mod resume_tests {
     use crate::cluster::run_ranks;
     use crate::progress::SILENT;
     use crate::tablebase::across::bounds::{end_bounds, serve_bounds};
+    use crate::tablebase::directory::checkpoints::read_checked;
     use crate::tablebase::directory::names::{part_name, ENGINE_FILE, TABLEBASE_FILE};
     use crate::tablebase::params::BuildParams;
     use crate::tablebase::params::SearchBudget;
@@ -686,6 +638,7 @@ mod resume_tests {
     use std::cell::Cell;
     use std::fs;
     use std::io;
+    use std::path::Path;
     use std::sync::Mutex;
     use std::time::Duration;
 
@@ -718,6 +671,7 @@ mod resume_tests {
             dir: dir.to_path_buf(),
             params: BuildParams::new(max_seeds, budget).unwrap(),
             checkpoint_every: Duration::from_secs(3600),
+            plain_table: true,
             compress: false,
             start_from: None,
             keep_layers_spread: false,

@@ -115,6 +115,8 @@ pub fn improve(options: &ImproveOptions, observer: &dyn Observer) -> Result<Impr
         dir: pass_dir.clone(),
         params: BuildParams::new(manifest.params.largest_layer(), options.budget)?,
         checkpoint_every: options.checkpoint_every,
+        // (The commit renames the pass's plain table into place.)
+        plain_table: true,
         compress: false,
         start_from: Some(table_path),
         keep_layers_spread: false,

@@ -7,6 +7,7 @@
 //! | [`names`] | the names of every file in a build directory |
 //! | `manifest` | the manifest's text: its one writer and reader |
 //! | `checkpoints` | checkpoints on disk: a layer's snapshot and its parts, whether to resume from them |
+//! | [`finished`] | the finished layers, mapped and checked; a finished build opened as a table from them |
 //! | `seed` | starting from a proven table |
 //! | `outputs` | the finished products: `tablebase.owtb`, its compressed copy, the engine's file, `stats.json` |
 //! | `protocol` | how the ranks of a distributed build keep in step, and write a layer's slices |
@@ -18,6 +19,7 @@
 
 pub mod build;
 mod checkpoints;
+pub mod finished;
 pub mod improve;
 mod manifest;
 pub use manifest::check_layer_files;

@@ -26,7 +26,15 @@ pub struct BuildOptions {
     /// Least time between two checkpoints inside a layer (zero: at every
     /// safe point, which the kill tests use).
     pub checkpoint_every: Duration,
-    /// Also write the zstd-compressed copy of the tablebase.
+    /// Write the finished table as one file, `tablebase.owtb`: a second
+    /// full copy of the layer files beside them. Without it, the layer
+    /// files are the table (`AnyTable::open`, `verify`, `probe` and `--from`
+    /// read a finished build directory through its manifest), and the
+    /// largest builds need disk for one copy of the table, not two.
+    pub plain_table: bool,
+    /// Write the zstd-compressed copy of the table, `tablebase.owtb.zst`,
+    /// streamed from the layer files (the same bytes as the plain file
+    /// compressed).
     pub compress: bool,
     /// A proven table (`.owtb` or `.owtb.zst`) whose intervals every layer
     /// it covers is intersected with (`docs/cycle-bounds.md` §6): its exact

@@ -1,5 +1,5 @@
-//! A finished build's products: `tablebase.owtb`, its compressed copy,
-//! the engine's file and `stats.json`.
+//! A finished build's products: `tablebase.owtb`, its compressed copy
+//! (each when asked), the engine's file and `stats.json`.
 
 use std::io;
 
@@ -10,7 +10,7 @@ use crate::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, STATS_FIL
 use crate::tablebase::directory::options::{io_at, BuildError, BuildOptions, BuildReport};
 use crate::tablebase::layers::SolvedLayers;
 use crate::tablebase::owtb::{
-    read_header, write_compressed, write_tablebase, Header, Provenance, Tablebase, VERSION,
+    read_header, table_header, write_compressed_table, write_table_to, Provenance, Tablebase,
 };
 use crate::tablebase::params::{BuildParams, ENGINE_MAX_SEEDS};
 use crate::tablebase::stats::LayerStats;
@@ -26,45 +26,32 @@ pub(super) fn write_outputs(
     let dir = &options.dir;
     let table = dir.join(TABLEBASE_FILE);
     let compressed = dir.join(COMPRESSED_FILE);
-    // A finished build run again keeps the table and its compressed copy
-    // when they already hold these layers with these parameters (the copy
-    // of a large table takes minutes to compress again).
-    // The layers' checksums are read only once a header matches in every
-    // other field: a fresh build (no table yet) does not read its layers
-    // again for them.
-    let layer_sums = std::cell::OnceCell::new();
-    let holds_these_layers = |header: &Header| {
-        header.version == VERSION
-            && header.max_seeds == options.params.largest_layer()
-            && header.budget == options.params.budget()
-            && header.provenance == provenance
-            && header.layers.iter().map(|l| l.checksum).eq(layer_sums
-                .get_or_init(|| {
-                    (0..solved.len()).map(|n| solved.layer(n).canonical_checksum()).collect::<Vec<u64>>()
-                })
-                .iter()
-                .copied())
-    };
+    let layers = |n| solved.layer(n);
+    // The header of the table these layers make: one pass over them. A
+    // finished build run again keeps a file whose header is this one (a
+    // large table takes minutes to write and compress again).
+    let header = table_header(&options.params, provenance, layers).map_err(io_at(dir))?;
     let table_current =
-        Tablebase::open(&table).is_ok_and(|t| holds_these_layers(t.header()) && t.verify_checksums().is_ok());
-    if table_current {
+        || Tablebase::open(&table).is_ok_and(|t| *t.header() == header && t.verify_checksums().is_ok());
+    if options.plain_table && table_current() {
         observer.line(&format!("{} already holds these layers: kept", table.display()));
-    } else {
-        write_tablebase(&table, &options.params, provenance, |n| solved.layer(n)).map_err(io_at(&table))?;
+    } else if options.plain_table {
+        write_atomically(&table, |w| write_table_to(w, &header, layers)).map_err(io_at(&table))?;
         observer.line(&format!("wrote {}", table.display()));
+    } else if table.exists() && !table_current() {
+        // (Ours: a build directory holds only the files a build makes.)
+        std::fs::remove_file(&table).map_err(io_at(&table))?;
+        observer.line(&format!("removed {}, which held other layers", table.display()));
     }
-    let body = read_header(&table)
-        .map_err(|e| BuildError::Io { path: table.clone(), error: io::Error::other(e.to_string()) })?
-        .body_checksum;
-    let copy_current = table_current
-        && read_header(&compressed).is_ok_and(|h| holds_these_layers(&h) && h.body_checksum == body);
+    let copy_current = read_header(&compressed).is_ok_and(|h| h == header);
     if options.compress && copy_current {
         observer.line(&format!("{} already holds these layers: kept", compressed.display()));
     } else if options.compress {
-        // Minutes for the largest tables: said in the log, not only on a bar.
-        observer.line(&format!("compressing {} into {}", table.display(), compressed.display()));
+        // Minutes for the largest tables: said in the log, not only on a
+        // bar. Streamed from the layers: no second full copy on disk.
+        observer.line(&format!("compressing the layers into {}", compressed.display()));
         let clock = std::time::Instant::now();
-        write_compressed(&table, &compressed, observer).map_err(io_at(&compressed))?;
+        write_compressed_table(&compressed, &header, layers, observer).map_err(io_at(&compressed))?;
         let bytes = std::fs::metadata(&compressed).map(|m| m.len()).unwrap_or(0);
         observer.line(&format!(
             "wrote {} ({} bytes) in {:.1} s",

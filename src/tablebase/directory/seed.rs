@@ -2,6 +2,7 @@
 //! each layer the table covers is intersected with its intervals
 //! (`docs/cycle-bounds.md` §6).
 
+use crate::tablebase::directory::finished::{open_finished, table_at, TableAt};
 use std::path::Path;
 
 use crate::tablebase::directory::options::BuildError;
@@ -30,7 +31,10 @@ impl StartFrom {
     /// Opens the table (header checked: format, rules, header checksum)
     /// for a build of layers `0..=largest_layer`.
     pub(super) fn open(path: &Path, largest_layer: u32) -> Result<StartFrom, BuildError> {
-        let table = Tablebase::open(path).map_err(BuildError::StartFrom)?;
+        let table = match table_at(path) {
+            TableAt::File(file) => Tablebase::open(&file).map_err(BuildError::StartFrom)?,
+            TableAt::Layers(dir) => open_finished(&dir)?,
+        };
         let header = table.header();
         // The layers both tables have: a larger table's layers above the
         // build are not read, a smaller one's end where it ends; the

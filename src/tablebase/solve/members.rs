@@ -211,7 +211,7 @@ impl<'a> MemberPositions<'a> {
     /// of members at a time on every thread, and gathers what it pushes,
     /// in member order.
     pub fn par_collect<T: Send>(&self, visit: impl Fn(usize, usize, Position, &mut Vec<T>) + Sync) -> Vec<T> {
-        self.par_chunks(|range, out| {
+        self.par_chunks(&|range, out| {
             self.for_each_in(range, |i, index, position| visit(i, index, position, out))
         })
     }
@@ -226,7 +226,7 @@ impl<'a> MemberPositions<'a> {
         keep: impl Fn(usize) -> bool + Sync,
         visit: impl Fn(usize, usize, Position, &mut Vec<T>) + Sync,
     ) -> Vec<T> {
-        self.par_chunks(|range, out| {
+        self.par_chunks(&|range, out| {
             let indexes = || range.clone().zip(self.members.iter_from(range.start));
             let kept = indexes().filter(|&(_, m)| keep(m as usize)).count();
             if self.stored.is_some() || kept * UNRANK_AT_MOST < range.len() {
@@ -249,7 +249,10 @@ impl<'a> MemberPositions<'a> {
 
     /// Hands each chunk of members to `per_chunk` on every thread and
     /// gathers what it pushes, in member order.
-    fn par_chunks<T: Send>(&self, per_chunk: impl Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync) -> Vec<T> {
+    fn par_chunks<T: Send>(
+        &self,
+        per_chunk: &(dyn Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync),
+    ) -> Vec<T> {
         use rayon::prelude::*;
         let members = self.members.len();
         (0..members.div_ceil(MEMBER_CHUNK))
