@@ -421,8 +421,18 @@ pub fn write_tablebase<'a>(
     layers: impl Fn(u32) -> PackedLayer<'a> + Copy,
 ) -> io::Result<Header> {
     let header = table_header(params, provenance, layers)?;
-    write_atomically(path, |w| write_table_to(w, &header, layers))?;
+    write_table_file(path, &header, layers)?;
     Ok(header)
+}
+
+/// Writes the tablebase file `header` describes ([`table_header`]),
+/// atomically.
+pub fn write_table_file<'a>(
+    path: &Path,
+    header: &Header,
+    layers: impl Fn(u32) -> PackedLayer<'a>,
+) -> io::Result<()> {
+    write_atomically(path, |w| write_table_to(w, header, layers))
 }
 
 /// Writes the compressed copy (`.owtb.zst`) of the table `header`

@@ -10,7 +10,7 @@ use crate::tablebase::directory::names::{COMPRESSED_FILE, ENGINE_FILE, STATS_FIL
 use crate::tablebase::directory::options::{io_at, BuildError, BuildOptions, BuildReport};
 use crate::tablebase::layers::SolvedLayers;
 use crate::tablebase::owtb::{
-    read_header, table_header, write_compressed_table, write_table_to, Provenance, Tablebase,
+    read_header, table_header, write_compressed_table, write_table_file, Provenance, Tablebase,
 };
 use crate::tablebase::params::{BuildParams, ENGINE_MAX_SEEDS};
 use crate::tablebase::stats::LayerStats;
@@ -36,7 +36,7 @@ pub(super) fn write_outputs(
     if options.plain_table && table_current() {
         observer.line(&format!("{} already holds these layers: kept", table.display()));
     } else if options.plain_table {
-        write_atomically(&table, |w| write_table_to(w, &header, layers)).map_err(io_at(&table))?;
+        write_table_file(&table, &header, layers).map_err(io_at(&table))?;
         observer.line(&format!("wrote {}", table.display()));
     } else if table.exists() && !table_current() {
         // (Ours: a build directory holds only the files a build makes.)
