@@ -66,6 +66,7 @@ pub mod formats;
 pub mod game;
 pub mod memory;
 pub mod notation;
+mod parallel;
 mod parked;
 pub mod perft;
 pub mod progress;

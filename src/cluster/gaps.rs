@@ -10,7 +10,9 @@
 //! [`BLOCK`] words let both ends work on several threads. An empty message
 //! has no block.
 
-use rayon::prelude::*;
+use rayon::slice::ParallelSliceMut;
+
+use crate::parallel;
 
 /// Words per block.
 pub const BLOCK: usize = 1 << 14;
@@ -34,7 +36,10 @@ pub fn encode(words: &mut [u32]) -> Vec<u8> {
     } else {
         words.sort_unstable();
     }
-    let blocks: Vec<Vec<u8>> = words.par_chunks(BLOCK).map(encode_block).collect();
+    let words = &*words;
+    let blocks: Vec<Vec<u8>> = parallel::map_indexes(words.len().div_ceil(BLOCK), &|b| {
+        encode_block(&words[b * BLOCK..(b * BLOCK + BLOCK).min(words.len())])
+    });
     blocks.concat()
 }
 
@@ -73,7 +78,7 @@ pub fn decode(message: &[u8]) -> Result<Vec<Vec<u32>>, MalformedGaps> {
         blocks.push((count, body));
         at += 8 + length;
     }
-    blocks.into_par_iter().map(|(count, body)| decode_block(count, body)).collect()
+    parallel::map_indexes(blocks.len(), &|b| decode_block(blocks[b].0, blocks[b].1)).into_iter().collect()
 }
 
 fn decode_block(count: usize, body: &[u8]) -> Result<Vec<u32>, MalformedGaps> {

@@ -3,6 +3,8 @@
 //! [`crate::tablebase::entry`]) indexed by the position's rank inside its
 //! layer.
 
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
 use memmap2::Mmap;
 
 use crate::rank::{layer_index, layer_size};
@@ -115,11 +117,25 @@ impl<'a> PackedLayer<'a> {
     /// The layer's value records, if every entry has one (in parallel; a
     /// layer of value records is returned as it is).
     pub fn value_records(&self) -> Option<Vec<u8>> {
-        use rayon::prelude::*;
         match self.width {
             EntryWidth::Value => Some(self.bytes.to_vec()),
             EntryWidth::Full => {
-                self.bytes.par_chunks_exact(EntryWidth::Full.bytes()).map(value_record_of_full).collect()
+                let full = EntryWidth::Full.bytes();
+                let all = AtomicBool::new(true);
+                let values =
+                    crate::parallel::fill_chunks(self.bytes.len() / full, PIECE, &|start, values| {
+                        if !all.load(Relaxed) {
+                            return;
+                        }
+                        let records = self.bytes[full * start..].chunks_exact(full);
+                        for (value, record) in values.iter_mut().zip(records) {
+                            match value_record_of_full(record) {
+                                Some(v) => *value = v,
+                                None => return all.store(false, Relaxed),
+                            }
+                        }
+                    });
+                all.into_inner().then_some(values)
             }
         }
     }
@@ -136,15 +152,15 @@ impl<'a> PackedLayer<'a> {
     /// has one, else full records. A function of the entries alone, so the
     /// files do not depend on how a layer was held.
     pub fn canonical_width(&self) -> EntryWidth {
-        use rayon::prelude::*;
         match self.width {
             EntryWidth::Value => EntryWidth::Value,
             EntryWidth::Full => {
-                let all = self
-                    .bytes
-                    .par_chunks_exact(EntryWidth::Full.bytes())
-                    .all(|r| value_record_of_full(r).is_some());
-                if all {
+                let full = EntryWidth::Full.bytes();
+                let lacking = crate::parallel::any_chunk(self.bytes.len() / full, PIECE, &|range| {
+                    let records = self.bytes[full * range.start..full * range.end].chunks_exact(full);
+                    records.map(value_record_of_full).any(|v| v.is_none())
+                });
+                if !lacking {
                     EntryWidth::Value
                 } else {
                     EntryWidth::Full

@@ -14,7 +14,7 @@
 //!   the cycle through it leaves it by a quiet move to a position on the
 //!   same cycle: one of its quiet moves must lead to a position on a cycle.
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::rank::{layer_index, layer_positions_from, layer_size};
 use crate::rules::Position;
@@ -99,19 +99,15 @@ pub fn verify(source: &dyn LayerSource) -> VerifyReport {
     let mut report = VerifyReport::default();
     for n in 0..=source.max_seeds() {
         let size = layer_size(n) as usize;
-        let parts: Vec<VerifyReport> = (0..size)
-            .step_by(CHUNK)
-            .collect::<Vec<_>>()
-            .par_iter()
-            .map(|&start| {
-                let mut part = VerifyReport::default();
-                let count = CHUNK.min(size - start);
-                for position in layer_positions_from(n, start as u64).take(count) {
-                    check_position(source, n, &position, &mut part);
-                }
-                part
-            })
-            .collect();
+        let parts: Vec<VerifyReport> = parallel::map_indexes(size.div_ceil(CHUNK), &|c| {
+            let mut part = VerifyReport::default();
+            let start = c * CHUNK;
+            let count = CHUNK.min(size - start);
+            for position in layer_positions_from(n, start as u64).take(count) {
+                check_position(source, n, &position, &mut part);
+            }
+            part
+        });
         for part in parts {
             report.positions += part.positions;
             report.rederived += part.rederived;

@@ -40,10 +40,9 @@
 use std::io;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use rayon::prelude::*;
-
 use crate::cluster::{Communicator, Partition};
 use crate::codec::{DecodeError, Decoder, Encoder};
+use crate::parallel;
 use crate::rank::{layer_index, layer_size};
 use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
@@ -559,8 +558,8 @@ impl<'a> Share<'a> {
         let (n, first) = (self.n, self.assignment.first);
         // Every opponent state not won counts its children not won: each
         // player state not won tells its parents.
-        (0..self.members()).into_par_iter().for_each(|i| {
-            if self.win[2 * i + 1].load(Relaxed) == 0 {
+        parallel::for_each_chunk(self.members(), MEMBER_CHUNK, &|range| {
+            for i in range.filter(|&i| self.win[2 * i + 1].load(Relaxed) == 0) {
                 self.open[2 * i + 1].store(0, Relaxed);
             }
         });
@@ -609,7 +608,9 @@ impl<'a> Share<'a> {
                     break;
                 }
                 added += 1;
-                found.par_iter().for_each(|s| self.win[s.node as usize].store(t, Relaxed));
+                parallel::for_each_chunk(found.len(), MEMBER_CHUNK, &|range| {
+                    found[range].iter().for_each(|s| self.win[s.node as usize].store(t, Relaxed))
+                });
                 frontier = found;
             }
         }
@@ -620,16 +621,20 @@ impl<'a> Share<'a> {
     /// threshold `t`: that process counts an opponent state's children
     /// only from the threshold at which it may join (0 before).
     fn snapshot(&self, t: u8) -> Vec<u8> {
-        (0..self.members())
-            .into_par_iter()
-            .flat_map_iter(|i| {
+        parallel::fill_chunks(4 * self.members(), 4 * MEMBER_CHUNK, &|start, bytes| {
+            for (i, four) in (start / 4..).zip(bytes.chunks_exact_mut(4)) {
                 let (x, y) = (2 * i, 2 * i + 1);
                 let won = self.win[y].load(Relaxed) != 0;
                 let counted = won || self.n - self.assignment.upper[i] > t;
                 let open_y = if counted { self.open[y].load(Relaxed) } else { 0 };
-                [self.win[x].load(Relaxed), self.win[y].load(Relaxed), self.open[x].load(Relaxed), open_y]
-            })
-            .collect()
+                four.copy_from_slice(&[
+                    self.win[x].load(Relaxed),
+                    self.win[y].load(Relaxed),
+                    self.open[x].load(Relaxed),
+                    open_y,
+                ]);
+            }
+        })
     }
 
     /// Grows the won region at threshold `t` from `frontier` (won already).
@@ -753,18 +758,17 @@ impl<'a> Share<'a> {
         take: &(impl Fn(usize) -> bool + Sync),
     ) -> Vec<State> {
         let mut claimed = Vec::new();
-        let received: Vec<State> = exchange_parts(comm, parts, &mut claimed)
-            .into_par_iter()
-            .flat_map_iter(|block| block.into_iter())
-            .filter_map(|word| {
+        let blocks = exchange_parts(comm, parts, &mut claimed);
+        let received: Vec<State> = parallel::collect_chunks(blocks.len(), 1, &|range, out| {
+            out.extend(blocks[range].iter().flatten().filter_map(|&word| {
                 let member = *self.slot.get(word as usize / 2)?;
                 if member == NOT_MEMBER {
                     return None;
                 }
                 let node = 2 * member + (word & 1);
                 take(node as usize).then(|| State { pits: self.positions.get(member as usize).pits(), node })
-            })
-            .collect();
+            }))
+        });
         claimed.extend(received);
         claimed
     }
@@ -788,14 +792,13 @@ impl<'a> Share<'a> {
         let mut next = Vec::new();
         for _ in 0..slices {
             let slice = own.next().unwrap_or(&[]);
-            let parts = slice
-                .par_chunks(FRONTIER_CHUNK)
-                .map(|chunk| {
-                    let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
-                    chunk.iter().for_each(|s| self.offer_parents(s, &take, &mut mine, &mut outgoing));
-                    (mine, outgoing)
-                })
-                .collect();
+            let parts = parallel::map_indexes(slice.len().div_ceil(FRONTIER_CHUNK), &|c| {
+                let chunk =
+                    &slice[c * FRONTIER_CHUNK..(c * FRONTIER_CHUNK + FRONTIER_CHUNK).min(slice.len())];
+                let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
+                chunk.iter().for_each(|s| self.offer_parents(s, &take, &mut mine, &mut outgoing));
+                (mine, outgoing)
+            });
             next.extend(self.route(comm, parts, &take));
         }
         Some(next)
@@ -814,24 +817,20 @@ impl<'a> Share<'a> {
         let slices = comm.max(members.div_ceil(EXCHANGE_SLICE) as u64) as usize;
         for s in 0..slices {
             let slice = (s * EXCHANGE_SLICE).min(members)..((s + 1) * EXCHANGE_SLICE).min(members);
-            let parts = slice
-                .step_by(MEMBER_CHUNK)
-                .collect::<Vec<_>>()
-                .into_par_iter()
-                .map(|start| {
-                    let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
-                    let end = (start + MEMBER_CHUNK).min((s + 1) * EXCHANGE_SLICE).min(members);
-                    self.positions.for_each_in(start..end, |i, _, position| {
-                        for parity in 0..2 {
-                            if tells(i, parity) {
-                                let state = State { pits: position.pits(), node: (2 * i + parity) as u32 };
-                                self.offer_parents(&state, &take, &mut mine, &mut outgoing);
-                            }
+            let parts = parallel::map_indexes(slice.len().div_ceil(MEMBER_CHUNK), &|c| {
+                let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
+                let start = slice.start + c * MEMBER_CHUNK;
+                let end = (start + MEMBER_CHUNK).min(slice.end);
+                self.positions.for_each_in(start..end, |i, _, position| {
+                    for parity in 0..2 {
+                        if tells(i, parity) {
+                            let state = State { pits: position.pits(), node: (2 * i + parity) as u32 };
+                            self.offer_parents(&state, &take, &mut mine, &mut outgoing);
                         }
-                    });
-                    (mine, outgoing)
-                })
-                .collect();
+                    }
+                });
+                (mine, outgoing)
+            });
             let claimed = self.route(comm, parts, &take);
             debug_assert!(claimed.is_empty(), "telling claims nothing");
         }

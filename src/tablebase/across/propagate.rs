@@ -3,7 +3,7 @@
 //! parents other ranks hold, 7 bytes an update (the parent's offset in its
 //! owner's range and the option's lower bound, upper bound and estimate).
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::cluster::{Communicator, Partition};
 use crate::rank::{layer_index, position_in_layer};
@@ -12,6 +12,9 @@ use crate::tablebase::solve::solver::LayerSolver;
 
 /// Bytes of one update: `u32` offset, then lower, upper, estimate.
 const UPDATE_BYTES: usize = 7;
+
+/// Frontier positions handed to one thread at a time.
+const CHILD_CHUNK: usize = 1 << 12;
 
 /// Frontier positions told per exchange: a round whose frontier is longer
 /// on some rank goes in several exchanges, so that what a rank sends at
@@ -45,45 +48,39 @@ pub(crate) fn propagate_across(
                 ..((s + 1) * PROPAGATION_SLICE).min(frontier.len())];
             // Each task tells the parents held here and writes one buffer
             // per rank for the others; the buffers are then joined per rank.
-            let (decided, outgoing) = slice
-                .par_chunks(1 << 12)
-                .map(|children| {
-                    let mut decided = Vec::new();
-                    let mut outgoing = vec![Vec::new(); ranks];
-                    for &child in children {
-                        let child = position_in_layer(n, child as u64).expect("an index of the layer");
-                        retrograde::propagate_to(part, &child, &mut decided, |index, option| {
-                            let (owner, offset) = partition.locate(index as u64);
-                            let buffer: &mut Vec<u8> = &mut outgoing[owner];
-                            buffer.extend_from_slice(&offset.to_le_bytes());
-                            buffer.extend_from_slice(&[option.0, option.1, option.2]);
-                        });
-                    }
-                    let decided: Vec<u32> = decided.iter().map(|p| layer_index(p) as u32).collect();
-                    (decided, outgoing)
-                })
-                .reduce(
-                    || (Vec::new(), vec![Vec::new(); ranks]),
-                    |(mut decided, mut outgoing), (more, buffers)| {
-                        decided.extend(more);
-                        for (all, buffer) in outgoing.iter_mut().zip(buffers) {
-                            all.extend_from_slice(&buffer);
-                        }
-                        (decided, outgoing)
-                    },
-                );
-            next.extend(decided);
+            let parts = parallel::map_indexes(slice.len().div_ceil(CHILD_CHUNK), &|c| {
+                let children = &slice[c * CHILD_CHUNK..(c * CHILD_CHUNK + CHILD_CHUNK).min(slice.len())];
+                let mut decided = Vec::new();
+                let mut outgoing = vec![Vec::new(); ranks];
+                for &child in children {
+                    let child = position_in_layer(n, child as u64).expect("an index of the layer");
+                    retrograde::propagate_to(part, &child, &mut decided, |index, option| {
+                        let (owner, offset) = partition.locate(index as u64);
+                        let buffer: &mut Vec<u8> = &mut outgoing[owner];
+                        buffer.extend_from_slice(&offset.to_le_bytes());
+                        buffer.extend_from_slice(&[option.0, option.1, option.2]);
+                    });
+                }
+                let decided: Vec<u32> = decided.iter().map(|p| layer_index(p) as u32).collect();
+                (decided, outgoing)
+            });
+            let mut outgoing = vec![Vec::new(); ranks];
+            for (decided, buffers) in parts {
+                next.extend(decided);
+                for (all, buffer) in outgoing.iter_mut().zip(buffers) {
+                    all.extend_from_slice(&buffer);
+                }
+            }
             let incoming = comm.exchange(outgoing);
-            let received: Vec<u32> = incoming
-                .par_iter()
-                .flat_map_iter(|message| message.chunks_exact(UPDATE_BYTES))
-                .filter_map(|update| {
+            let received: Vec<u32> = parallel::collect_chunks(incoming.len(), 1, &|range, out| {
+                let updates = incoming[range].iter().flat_map(|message| message.chunks_exact(UPDATE_BYTES));
+                out.extend(updates.filter_map(|update| {
                     let offset = u32::from_le_bytes([update[0], update[1], update[2], update[3]]) as usize;
                     let index = start + offset;
                     retrograde::receive(part, index, (update[4], update[5], update[6]))
                         .then_some(index as u32)
-                })
-                .collect();
+                }))
+            });
             next.extend(received);
         }
         decided_here += next.len() as u64;

@@ -39,7 +39,7 @@
 
 use std::io::{self, Write};
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::tablebase::layers::SolvedLayers;
@@ -299,7 +299,10 @@ pub(crate) fn decode_snapshot<'a>(
                 let r = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
                 r != crate::tablebase::solve::components::NONE && r as usize >= size
             };
-            if ids.len() != 4 * size || ids.par_chunks_exact(4).any(out_of_layer) {
+            let out_of_layer_in = |range: std::ops::Range<usize>| {
+                ids[4 * range.start..4 * range.end].chunks_exact(4).any(out_of_layer)
+            };
+            if ids.len() != 4 * size || parallel::any_chunk(size, 1 << 16, &out_of_layer_in) {
                 return Err(DecodeError::Invalid("component ids do not match the layer".into()));
             }
             Some(Components::from_id_bytes(ids))

@@ -17,7 +17,7 @@
 use std::ops::Range;
 use std::sync::atomic::AtomicU32;
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
 use crate::rules::Position;
@@ -30,6 +30,9 @@ pub(crate) use crate::tablebase::solve::split::NONE;
 /// Gaps between two wanted positions up to this many are stepped across
 /// rather than unranked.
 const STEP_ACROSS: usize = 24;
+
+/// Positions handed to one thread at a time in a pass over the layer.
+const GROUP_CHUNK: usize = 1 << 16;
 
 /// The cycle components, sinks first: each one's members, sorted by
 /// layer index. No component number per position is kept: at 26 seeds
@@ -78,8 +81,16 @@ impl Components {
 
     /// Groups the `size` positions by their component number `id(i)`.
     fn grouped(size: usize, id: impl Fn(usize) -> u32 + Sync) -> Components {
-        let count = (0..size).into_par_iter().map(&id).filter(|&r| r != NONE).map(|r| r as usize + 1).max();
-        let count = count.unwrap_or(0);
+        // (Numbers plus one, so that 0 means none: the maximum is the count.)
+        let count = parallel::map_indexes(size.div_ceil(GROUP_CHUNK), &|c| {
+            (c * GROUP_CHUNK..(c * GROUP_CHUNK + GROUP_CHUNK).min(size))
+                .map(&id)
+                .filter(|&r| r != NONE)
+                .map(|r| r as usize + 1)
+                .max()
+                .unwrap_or(0)
+        });
+        let count = count.into_iter().max().unwrap_or(0);
         // Each component's size, first and last member.
         let mut sizes = vec![0usize; count];
         let mut first = vec![usize::MAX; count];
@@ -257,22 +268,23 @@ pub(crate) fn labels_to_split(solver: &LayerSolver) -> Vec<AtomicU32> {
 /// arrays hold is decided.
 fn decided_bits(solver: &LayerSolver) -> Vec<u64> {
     let window = solver.entries.window_range();
-    (0..window.len().div_ceil(64))
-        .into_par_iter()
-        .map(|w| {
+    parallel::fill_chunks(window.len().div_ceil(64), GROUP_CHUNK / 64, &|start, words| {
+        for (w, word) in (start..).zip(words) {
             let first = window.start + 64 * w;
-            (first..(first + 64).min(window.end))
-                .fold(0u64, |bits, i| bits | (solver.entries.is_decided(i) as u64) << (i - first))
-        })
-        .collect()
+            *word = (first..(first + 64).min(window.end))
+                .fold(0u64, |bits, i| bits | (solver.entries.is_decided(i) as u64) << (i - first));
+        }
+    })
 }
 
 /// [`labels_to_split`] from [`decided_bits`] of `len` positions.
 fn labels_from_bits(decided: &[u64], len: usize) -> Vec<AtomicU32> {
-    (0..len)
-        .into_par_iter()
-        .map(|j| AtomicU32::new(if decided[j / 64] >> (j % 64) & 1 != 0 { NONE } else { TO_SPLIT }))
-        .collect()
+    let labels = parallel::fill_chunks(len, GROUP_CHUNK, &|start, labels| {
+        for (j, label) in (start..).zip(labels) {
+            *label = if decided[j / 64] >> (j % 64) & 1 != 0 { NONE } else { TO_SPLIT };
+        }
+    });
+    parallel::atomic_u32s(labels)
 }
 
 /// The components the split found, grouped, their figures recorded in

@@ -2,7 +2,7 @@
 //! produced: a frontier can hold a fifth of a layer, and joining the pieces
 //! into one vector would hold it twice.
 
-use rayon::prelude::*;
+use crate::parallel;
 
 /// Items to expand, in pieces.
 pub(crate) struct Frontier<T> {
@@ -34,12 +34,9 @@ impl<T: Send + Sync> Frontier<T> {
         let pieces = if self.pieces.iter().map(Vec::len).sum::<usize>() <= chunk {
             self.pieces.iter().map(|piece| run(piece)).filter(|p| !p.is_empty()).collect()
         } else {
-            self.pieces
-                .par_iter()
-                .flat_map(|piece| piece.par_chunks(chunk))
-                .map(run)
-                .filter(|p| !p.is_empty())
-                .collect()
+            let runs: Vec<&[T]> = self.pieces.iter().flat_map(|piece| piece.chunks(chunk)).collect();
+            let pieces: Vec<Vec<U>> = parallel::map_indexes(runs.len(), &|r| run(runs[r]));
+            pieces.into_iter().filter(|p| !p.is_empty()).collect()
         };
         Frontier { pieces }
     }

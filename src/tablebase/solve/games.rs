@@ -26,7 +26,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::tablebase::solve::frontier::Frontier;
 
@@ -529,7 +529,9 @@ where
             out.push(g.store(&s));
         }
     });
-    removed.par_iter().for_each(|s| SAFE.store(&counts[g.node(&g.load(s))], 0));
+    parallel::for_each_chunk(removed.len(), FRONTIER_CHUNK, &|range| {
+        removed[range].iter().for_each(|s| SAFE.store(&counts[g.node(&g.load(s))], 0))
+    });
     let touch = |p: &G::State| prefetch(&counts[g.node(p)]);
     walk_frontiers(g, removed, touch, |p| leaves_with_child(&counts[g.node(p)], SAFE, g.parity(p) == player));
     g.par_collect_where(marked, |s, out| {
@@ -593,7 +595,9 @@ where
             return rounds;
         }
         rounds += 1;
-        found.par_iter().for_each(|s| win[g.node(&g.load(s))].store(mark, Relaxed));
+        parallel::for_each_chunk(found.len(), FRONTIER_CHUNK, &|range| {
+            found[range].iter().for_each(|s| win[g.node(&g.load(s))].store(mark, Relaxed))
+        });
         frontier = found;
     }
 }

@@ -3,6 +3,7 @@
 //! positions (stored or unranked on demand), and the member number of a
 //! layer index.
 
+use crate::parallel;
 use crate::rank::{layer_positions_from, position_in_layer};
 use crate::rules::Position;
 
@@ -182,11 +183,15 @@ impl<'a> MemberPositions<'a> {
         // (Unranked on every thread: a few million members cost a
         // noticeable part of a layer's bounds on one.)
         let stored = (members.len() <= limit).then(|| {
-            use rayon::prelude::*;
             let unrank = |m: u32| position_in_layer(n, m as u64).expect("member of the layer");
+            let unrank_all = |list: &[u32]| {
+                parallel::fill_chunks(list.len(), MEMBER_CHUNK, &|start, positions| {
+                    positions.iter_mut().zip(&list[start..]).for_each(|(p, &m)| *p = unrank(m))
+                })
+            };
             match members {
-                Members::Listed(list) => list.par_iter().map(|&m| unrank(m)).collect(),
-                Members::Marked(_) => members.to_vec().into_par_iter().map(unrank).collect(),
+                Members::Listed(list) => unrank_all(list),
+                Members::Marked(_) => unrank_all(&members.to_vec()),
             }
         });
         MemberPositions { n, members, stored }
@@ -253,16 +258,7 @@ impl<'a> MemberPositions<'a> {
         &self,
         per_chunk: &(dyn Fn(std::ops::Range<usize>, &mut Vec<T>) + Sync),
     ) -> Vec<T> {
-        use rayon::prelude::*;
-        let members = self.members.len();
-        (0..members.div_ceil(MEMBER_CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let mut out = Vec::new();
-                per_chunk(c * MEMBER_CHUNK..((c + 1) * MEMBER_CHUNK).min(members), &mut out);
-                out.into_iter()
-            })
-            .collect()
+        parallel::collect_chunks(self.members.len(), MEMBER_CHUNK, per_chunk)
     }
 
     /// Calls `visit(i, index, position)` for the members `range`, in

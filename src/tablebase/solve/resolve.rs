@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::rank::layer_index;
 
@@ -304,14 +304,12 @@ fn audit_component(
         return Vec::new();
     }
     let graph = ComponentGraph::new(solver, components, k, positions);
-    audited
-        .par_iter()
-        .map(|&(i, m)| {
-            let mut search = crate::tablebase::solve::search::cut::CutSearch::new(&graph);
-            let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
-            (m, low, high)
-        })
-        .collect()
+    parallel::map_indexes(audited.len(), &|a| {
+        let (i, m) = audited[a];
+        let mut search = crate::tablebase::solve::search::cut::CutSearch::new(&graph);
+        let (low, high) = search.tighten(i, lower[i], upper[i], audit.cut_nodes);
+        (m, low, high)
+    })
 }
 
 #[cfg(test)]

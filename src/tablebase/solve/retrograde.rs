@@ -19,7 +19,7 @@
 //! [`receive`] at the other end), and the fixpoint is the
 //! same (`docs/distributed-build.md`).
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::rank::{layer_index, layer_positions_from};
 use crate::rules::Position;
@@ -29,26 +29,24 @@ use crate::tablebase::solve::solver::LayerSolver;
 /// Positions per parallel task in the first pass.
 const CHUNK: usize = 1 << 14;
 
+/// Frontier positions handed to one thread at a time.
+const FRONTIER_CHUNK: usize = 1 << 10;
+
 /// The first pass over the layer; returns the positions it decided.
 pub(crate) fn first_pass(solver: &mut LayerSolver) -> Vec<Position> {
     let n = solver.n;
     let window = solver.entries.window_range();
     solver.progress.phase(&format!("{n} seeds: retrograde"), window.len() as u64, "positions");
-    let chunks: Vec<usize> = window.clone().step_by(CHUNK).collect();
-    chunks
-        .par_iter()
-        .flat_map_iter(|&start| {
-            let end = (start + CHUNK).min(window.end);
-            let mut decided = Vec::new();
-            for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate() {
-                if first_look(solver, start + offset, &position) {
-                    decided.push(position);
-                }
+    let solver = &*solver;
+    parallel::collect_chunks(window.len(), CHUNK, &|range, decided| {
+        let (start, end) = (window.start + range.start, window.start + range.end);
+        for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate() {
+            if first_look(solver, start + offset, &position) {
+                decided.push(position);
             }
-            solver.progress.advance((end - start) as u64);
-            decided.into_iter()
-        })
-        .collect()
+        }
+        solver.progress.advance((end - start) as u64);
+    })
 }
 
 /// Tells the parents of one frontier; returns the next frontier.
@@ -61,7 +59,9 @@ pub(crate) fn propagate_round(solver: &mut LayerSolver, frontier: &[Position]) -
 /// The positions that telling the parents of `frontier` decides (every
 /// thread; the set does not depend on their order).
 pub(crate) fn next_frontier(solver: &LayerSolver, frontier: &[Position]) -> Vec<Position> {
-    frontier.par_iter().flat_map_iter(|child| propagate(solver, child).into_iter()).collect()
+    parallel::collect_chunks(frontier.len(), FRONTIER_CHUNK, &|range, next| {
+        frontier[range].iter().for_each(|child| next.extend(propagate(solver, child)))
+    })
 }
 
 pub(crate) fn finish_retrograde(solver: &mut LayerSolver) {
