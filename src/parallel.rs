@@ -59,6 +59,17 @@ pub(crate) fn map_indexes<T: Send>(count: usize, body: &(dyn Fn(usize) -> T + Sy
         .collect()
 }
 
+/// `body(part)` for each part of `items` cut into parts of `chunk` (at
+/// least 1, the last part shorter), on rayon's threads, in part order.
+pub(crate) fn map_slices<T: Sync, U: Send>(
+    items: &[T],
+    chunk: usize,
+    body: &(dyn Fn(&[T]) -> U + Sync),
+) -> Vec<U> {
+    let chunk = chunk.max(1);
+    map_indexes(items.len().div_ceil(chunk), &|c| body(&items[chunk_range(c, chunk, items.len())]))
+}
+
 /// What `body` pushes for each range of `0..len` cut into ranges of
 /// `chunk` (at least 1), on rayon's threads, concatenated in range order.
 pub(crate) fn collect_chunks<T: Send>(
@@ -164,6 +175,9 @@ mod tests {
                     let expected: Vec<usize> = (0..len).collect();
                     assert_eq!(collect_chunks(len, chunk, &|range, out| out.extend(range)), expected);
                     assert_eq!(map_indexes(len, &|i| i), expected);
+                    let parts = map_slices(&expected, chunk, &|part: &[usize]| part.to_vec());
+                    assert!(parts.iter().all(|part| !part.is_empty() && part.len() <= chunk.max(1)));
+                    assert_eq!(parts.concat(), expected);
                     assert_eq!(
                         sum_chunks(len, chunk, &|range| range.map(|i| i as u64).sum()),
                         expected.iter().sum::<usize>() as u64

@@ -36,10 +36,7 @@ pub fn encode(words: &mut [u32]) -> Vec<u8> {
     } else {
         words.sort_unstable();
     }
-    let words = &*words;
-    let blocks: Vec<Vec<u8>> = parallel::map_indexes(words.len().div_ceil(BLOCK), &|b| {
-        encode_block(&words[b * BLOCK..(b * BLOCK + BLOCK).min(words.len())])
-    });
+    let blocks: Vec<Vec<u8>> = parallel::map_slices(words, BLOCK, &encode_block);
     blocks.concat()
 }
 

@@ -792,9 +792,7 @@ impl<'a> Share<'a> {
         let mut next = Vec::new();
         for _ in 0..slices {
             let slice = own.next().unwrap_or(&[]);
-            let parts = parallel::map_indexes(slice.len().div_ceil(FRONTIER_CHUNK), &|c| {
-                let chunk =
-                    &slice[c * FRONTIER_CHUNK..(c * FRONTIER_CHUNK + FRONTIER_CHUNK).min(slice.len())];
+            let parts = parallel::map_slices(slice, FRONTIER_CHUNK, &|chunk| {
                 let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
                 chunk.iter().for_each(|s| self.offer_parents(s, &take, &mut mine, &mut outgoing));
                 (mine, outgoing)

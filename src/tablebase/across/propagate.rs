@@ -48,8 +48,7 @@ pub(crate) fn propagate_across(
                 ..((s + 1) * PROPAGATION_SLICE).min(frontier.len())];
             // Each task tells the parents held here and writes one buffer
             // per rank for the others; the buffers are then joined per rank.
-            let parts = parallel::map_indexes(slice.len().div_ceil(CHILD_CHUNK), &|c| {
-                let children = &slice[c * CHILD_CHUNK..(c * CHILD_CHUNK + CHILD_CHUNK).min(slice.len())];
+            let parts = parallel::map_slices(slice, CHILD_CHUNK, &|children| {
                 let mut decided = Vec::new();
                 let mut outgoing = vec![Vec::new(); ranks];
                 for &child in children {

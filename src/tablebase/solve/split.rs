@@ -635,9 +635,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = if slice.len() <= FRONTIER_CHUNK {
                 vec![step(slice)]
             } else {
-                parallel::map_indexes(slice.len().div_ceil(FRONTIER_CHUNK), &|c| {
-                    step(&slice[c * FRONTIER_CHUNK..(c * FRONTIER_CHUNK + FRONTIER_CHUNK).min(slice.len())])
-                })
+                parallel::map_slices(slice, FRONTIER_CHUNK, &step)
             };
             let blocks = exchange_parts(comm, parts, &mut claimed);
             let received: Vec<u32> = parallel::collect_chunks(blocks.len(), 1, &|range, out| {
