@@ -35,7 +35,6 @@ use rayon::prelude::*;
 
 use crate::cluster::{gaps, Communicator, Partition, Solo, Traffic};
 use crate::codec::{DecodeError, Decoder, Encoder};
-use crate::parallel;
 use crate::progress::Observer;
 use crate::text::thousands;
 
@@ -171,7 +170,7 @@ pub(crate) fn components_across<G: SplitGraph>(
             }
         }
         let lists: Vec<Vec<(Vec<u32>, bool)>> =
-            parallel::map_indexes(members.len(), &|s| pearce(graph, &members[s]));
+            members.par_iter().map(|members| pearce(graph, members)).collect();
         // Per small part in order: its cycle components, each with whether
         // it holds an odd cycle and its members.
         let mut e = Encoder::default();
@@ -208,14 +207,13 @@ pub(crate) fn components_across<G: SplitGraph>(
         }
     }
     d.finish().map_err(read)?;
-    let mut ids: Vec<u32> = parallel::fill_chunks(labels.len(), WALK_CHUNK, &|start, ids| {
-        for (id, &label) in ids.iter_mut().zip(&labels[start..]) {
-            *id = match label {
-                NONE => NONE,
-                label => number[(label - TO_SPLIT) as usize],
-            };
-        }
-    });
+    let mut ids: Vec<u32> = labels
+        .par_iter()
+        .map(|&label| match label {
+            NONE => NONE,
+            label => number[(label - TO_SPLIT) as usize],
+        })
+        .collect();
     let range = partition.range(comm.rank());
     for (k, list) in listed {
         for index in list.into_iter().filter(|&i| range.contains(&(i as u64))) {
@@ -264,7 +262,7 @@ fn split_labels_up_to<G: SplitGraph>(
         graph,
         partition: *partition,
         base: window.start as usize,
-        degree: parallel::atomic_u8s(vec![0; labels.len()]),
+        degree: (0..labels.len()).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
         labels,
         next_label: TO_SPLIT + 1,
         last_label: last_label.min(NONE - 1),
@@ -303,13 +301,14 @@ pub(crate) fn number_components<G: SplitGraph>(
             smalls += 1;
         }
     }
-    let listed: Vec<(u32, u32)> = parallel::collect_chunks(id.len(), WALK_CHUNK, &|range, out| {
-        out.extend(range.filter_map(|i| {
-            let label = id[i];
+    let listed: Vec<(u32, u32)> = id
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, &label)| {
             let s = if label == NONE { NONE } else { slot[(label - TO_SPLIT) as usize] };
             (s != NONE).then_some((s, i as u32))
-        }))
-    });
+        })
+        .collect();
     let mut starts = vec![0usize; smalls + 1];
     listed.iter().for_each(|&(s, _)| starts[s as usize + 1] += 1);
     (0..smalls).for_each(|s| starts[s + 1] += starts[s]);
@@ -319,13 +318,16 @@ pub(crate) fn number_components<G: SplitGraph>(
         members[fill[s as usize]] = i;
         fill[s as usize] += 1;
     }
-    let found: Vec<Found> = parallel::map_indexes(pieces.len(), &|p| match pieces[p] {
-        Piece::Component { label, odd } => Found::Labelled { label, odd },
-        Piece::Small { label } => {
-            let s = slot[(label - TO_SPLIT) as usize] as usize;
-            Found::Listed(pearce(graph, &members[starts[s]..starts[s + 1]]))
-        }
-    });
+    let found: Vec<Found> = pieces
+        .into_par_iter()
+        .map(|piece| match piece {
+            Piece::Component { label, odd } => Found::Labelled { label, odd },
+            Piece::Small { label } => {
+                let s = slot[(label - TO_SPLIT) as usize] as usize;
+                Found::Listed(pearce(graph, &members[starts[s]..starts[s + 1]]))
+            }
+        })
+        .collect();
     drop(members);
     // Numbers in order. A label maps to its component, or to NONE (parts
     // trimmed away or handed to Pearce); Pearce's lists are numbered after.
@@ -340,8 +342,8 @@ pub(crate) fn number_components<G: SplitGraph>(
             Found::Listed(lists) => odd.extend(lists.iter().map(|(_, o)| *o)),
         }
     }
-    parallel::for_each_chunk_mut(&mut id, WALK_CHUNK, &|_, labels| {
-        for label in labels.iter_mut().filter(|label| **label != NONE) {
+    id.par_iter_mut().for_each(|label| {
+        if *label != NONE {
             *label = number[(*label - TO_SPLIT) as usize];
         }
     });
@@ -365,10 +367,6 @@ const WALK_CHUNK: usize = 1 << 14;
 
 /// Frontier nodes a thread takes at a time.
 const FRONTIER_CHUNK: usize = 1 << 10;
-
-/// Labels counted by one thread at a time (a read each: larger than
-/// [`WALK_CHUNK`], so a count over a layer is a few hundred tasks).
-const COUNT_CHUNK: usize = 1 << 18;
 
 /// Frontier nodes a rank expands per exchange: what it sends in one
 /// exchange stays near 4 × 6 bytes times this (the neighbours' offsets).
@@ -506,24 +504,28 @@ impl<G: SplitGraph> Finder<'_, G> {
 
     /// Nodes labelled `label`, on all ranks.
     fn count(&self, comm: &dyn Communicator, label: u32) -> usize {
-        let mine = parallel::sum_chunks(self.labels.len(), COUNT_CHUNK, &|range| {
-            self.labels[range].iter().filter(|l| l.load(Relaxed) == label).count() as u64
-        });
-        comm.sum(mine) as usize
+        comm.sum(self.labels.par_iter().filter(|l| l.load(Relaxed) == label).count() as u64) as usize
     }
 
     /// Calls `visit` for every node of this rank labelled `label` (on
     /// every thread) and gathers what it pushes, in node order.
     fn walk<T: Send>(&self, label: u32, visit: impl Fn(usize, &G::Node, &mut Vec<T>) + Sync) -> Vec<T> {
-        parallel::collect_chunks(self.labels.len(), WALK_CHUNK, &|range, out| {
-            if self.labels[range.clone()].iter().any(|l| l.load(Relaxed) == label) {
-                self.graph.walk(self.base + range.start..self.base + range.end, |i, node| {
-                    if self.label(i) == label {
-                        visit(i, &node, out);
-                    }
-                });
-            }
-        })
+        let len = self.labels.len();
+        (0..len.div_ceil(WALK_CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                let range = c * WALK_CHUNK..((c + 1) * WALK_CHUNK).min(len);
+                let mut out = Vec::new();
+                if self.labels[range.clone()].iter().any(|l| l.load(Relaxed) == label) {
+                    self.graph.walk(self.base + range.start..self.base + range.end, |i, node| {
+                        if self.label(i) == label {
+                            visit(i, &node, &mut out);
+                        }
+                    });
+                }
+                out.into_iter()
+            })
+            .collect()
     }
 
     /// Takes one from a trimming counter; true when it reaches zero.
@@ -561,17 +563,16 @@ impl<G: SplitGraph> Finder<'_, G> {
                 false
             });
             // Then peel those with none, and what that frees.
-            let mut frontier: Vec<u32> =
-                parallel::collect_chunks(members.len(), WALK_CHUNK, &|range, out| {
-                    out.extend(members[range].iter().copied().filter(|&i| {
-                        let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
-                        if alone {
-                            self.label_cell(i as usize).store(NONE, Relaxed);
-                        }
-                        alone
-                    }))
-                });
-            drop(members);
+            let mut frontier: Vec<u32> = members
+                .into_par_iter()
+                .filter(|&i| {
+                    let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
+                    if alone {
+                        self.label_cell(i as usize).store(NONE, Relaxed);
+                    }
+                    alone
+                })
+                .collect();
             while let Some(next) = self.expand(comm, &frontier, forward, |index| {
                 self.label(index) == label && self.release(index) && {
                     self.label_cell(index).store(NONE, Relaxed);
@@ -635,15 +636,16 @@ impl<G: SplitGraph> Finder<'_, G> {
             let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = if slice.len() <= FRONTIER_CHUNK {
                 vec![step(slice)]
             } else {
-                parallel::map_slices(slice, FRONTIER_CHUNK, &step)
+                slice.par_chunks(FRONTIER_CHUNK).map(step).collect()
             };
-            let blocks = exchange_parts(comm, parts, &mut claimed);
-            let received: Vec<u32> = parallel::collect_chunks(blocks.len(), 1, &|range, out| {
-                out.extend(blocks[range].iter().flatten().filter_map(|&offset| {
+            let received: Vec<u32> = exchange_parts(comm, parts, &mut claimed)
+                .into_par_iter()
+                .flat_map_iter(|block| block.into_iter())
+                .filter_map(|offset| {
                     let index = self.base + offset as usize;
                     take(index).then_some(index as u32)
-                }))
-            });
+                })
+                .collect();
             claimed.extend(received);
         }
         claimed.par_sort_unstable();

@@ -13,7 +13,7 @@ pub(crate) const PEARCE_UP_TO: usize = 1 << 16;
 
 /// Layers of at least this many positions park their entries on disk
 /// while the component search runs (`LayerSolver::with_parking`): from
-/// 18 seeds (103 million positions, 0.4 GB parked; about a second each
+/// 20 seeds (85 million positions, 0.34 GB parked; about a second each
 /// way), where the search's peak starts to matter.
 pub const PARK_FROM: usize = 1 << 26;
 
