@@ -16,7 +16,7 @@
 //! layer's labels alone are 12.6 GB.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -88,6 +88,16 @@ pub(crate) fn collect_chunks<T: Send>(
     all
 }
 
+/// The sum of `body` over the ranges of `0..len` cut into ranges of
+/// `chunk` (at least 1), on rayon's threads.
+pub(crate) fn sum_chunks(len: usize, chunk: usize, body: &(dyn Fn(Range<usize>) -> u64 + Sync)) -> u64 {
+    let total = AtomicU64::new(0);
+    for_each_chunk(len, chunk, &|range| {
+        total.fetch_add(body(range), Relaxed);
+    });
+    total.into_inner()
+}
+
 /// `len` values, zero first, that `body(start, part)` writes chunk by
 /// chunk on rayon's threads (`part` holding the values `start..` of at
 /// most `chunk`, at least 1). One allocation, written in place; zeroed
@@ -100,6 +110,16 @@ pub(crate) fn fill_chunks<T: Send + Copy + Default>(
     let mut out = vec![T::default(); len];
     for_each_chunk_mut(&mut out, chunk, body);
     out
+}
+
+/// The same bytes as atomics, without a copy.
+pub(crate) fn atomic_u8s(values: Vec<u8>) -> Vec<AtomicU8> {
+    let mut values = std::mem::ManuallyDrop::new(values);
+    let (pointer, len, capacity) = (values.as_mut_ptr(), values.len(), values.capacity());
+    // Safety: `AtomicU8` has the size, alignment and bit validity of `u8`,
+    // so the allocation, its length and its capacity describe the same
+    // vector of atomics; the original is never dropped.
+    unsafe { Vec::from_raw_parts(pointer.cast::<AtomicU8>(), len, capacity) }
 }
 
 /// The same words as atomics, without a copy.
@@ -142,7 +162,6 @@ pub(crate) fn for_each_chunk_mut<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU64;
 
     /// Every loop covers its range once, in order where it returns one,
     /// whatever the pool's size, including empty ranges and a last chunk
@@ -159,6 +178,10 @@ mod tests {
                     let parts = map_slices(&expected, chunk, &|part: &[usize]| part.to_vec());
                     assert!(parts.iter().all(|part| !part.is_empty() && part.len() <= chunk.max(1)));
                     assert_eq!(parts.concat(), expected);
+                    assert_eq!(
+                        sum_chunks(len, chunk, &|range| range.map(|i| i as u64).sum()),
+                        expected.iter().sum::<usize>() as u64
+                    );
                     for target in [0, len / 2, len.saturating_sub(1), len] {
                         assert_eq!(
                             any_chunk(len, chunk, &|mut range| range.any(|i| i == target)),
@@ -178,6 +201,8 @@ mod tests {
                     let words: Vec<u32> = (0..len as u32).collect();
                     let atomics = atomic_u32s(words.clone());
                     assert!(atomics.iter().map(|a| a.load(Relaxed)).eq(words.iter().copied()));
+                    let bytes = atomic_u8s(words.iter().map(|&w| w as u8).collect());
+                    assert!(bytes.iter().map(|a| a.load(Relaxed)).eq(words.iter().map(|&w| w as u8)));
                     let mut items = vec![0usize; len];
                     for_each_chunk_mut(&mut items, chunk, &|start, part| {
                         part.iter_mut().enumerate().for_each(|(k, item)| *item += start + k)

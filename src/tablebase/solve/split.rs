@@ -35,6 +35,7 @@ use rayon::prelude::*;
 
 use crate::cluster::{gaps, Communicator, Partition, Solo, Traffic};
 use crate::codec::{DecodeError, Decoder, Encoder};
+use crate::parallel;
 use crate::progress::Observer;
 use crate::text::thousands;
 
@@ -170,7 +171,7 @@ pub(crate) fn components_across<G: SplitGraph>(
             }
         }
         let lists: Vec<Vec<(Vec<u32>, bool)>> =
-            members.par_iter().map(|members| pearce(graph, members)).collect();
+            parallel::map_indexes(members.len(), &|s| pearce(graph, &members[s]));
         // Per small part in order: its cycle components, each with whether
         // it holds an odd cycle and its members.
         let mut e = Encoder::default();
@@ -207,13 +208,14 @@ pub(crate) fn components_across<G: SplitGraph>(
         }
     }
     d.finish().map_err(read)?;
-    let mut ids: Vec<u32> = labels
-        .par_iter()
-        .map(|&label| match label {
-            NONE => NONE,
-            label => number[(label - TO_SPLIT) as usize],
-        })
-        .collect();
+    let mut ids: Vec<u32> = parallel::fill_chunks(labels.len(), WALK_CHUNK, &|start, ids| {
+        for (id, &label) in ids.iter_mut().zip(&labels[start..]) {
+            *id = match label {
+                NONE => NONE,
+                label => number[(label - TO_SPLIT) as usize],
+            };
+        }
+    });
     let range = partition.range(comm.rank());
     for (k, list) in listed {
         for index in list.into_iter().filter(|&i| range.contains(&(i as u64))) {
@@ -262,7 +264,7 @@ fn split_labels_up_to<G: SplitGraph>(
         graph,
         partition: *partition,
         base: window.start as usize,
-        degree: (0..labels.len()).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
+        degree: parallel::atomic_u8s(vec![0; labels.len()]),
         labels,
         next_label: TO_SPLIT + 1,
         last_label: last_label.min(NONE - 1),
@@ -301,14 +303,13 @@ pub(crate) fn number_components<G: SplitGraph>(
             smalls += 1;
         }
     }
-    let listed: Vec<(u32, u32)> = id
-        .par_iter()
-        .enumerate()
-        .filter_map(|(i, &label)| {
+    let listed: Vec<(u32, u32)> = parallel::collect_chunks(id.len(), WALK_CHUNK, &|range, out| {
+        out.extend(range.filter_map(|i| {
+            let label = id[i];
             let s = if label == NONE { NONE } else { slot[(label - TO_SPLIT) as usize] };
             (s != NONE).then_some((s, i as u32))
-        })
-        .collect();
+        }))
+    });
     let mut starts = vec![0usize; smalls + 1];
     listed.iter().for_each(|&(s, _)| starts[s as usize + 1] += 1);
     (0..smalls).for_each(|s| starts[s + 1] += starts[s]);
@@ -318,16 +319,13 @@ pub(crate) fn number_components<G: SplitGraph>(
         members[fill[s as usize]] = i;
         fill[s as usize] += 1;
     }
-    let found: Vec<Found> = pieces
-        .into_par_iter()
-        .map(|piece| match piece {
-            Piece::Component { label, odd } => Found::Labelled { label, odd },
-            Piece::Small { label } => {
-                let s = slot[(label - TO_SPLIT) as usize] as usize;
-                Found::Listed(pearce(graph, &members[starts[s]..starts[s + 1]]))
-            }
-        })
-        .collect();
+    let found: Vec<Found> = parallel::map_indexes(pieces.len(), &|p| match pieces[p] {
+        Piece::Component { label, odd } => Found::Labelled { label, odd },
+        Piece::Small { label } => {
+            let s = slot[(label - TO_SPLIT) as usize] as usize;
+            Found::Listed(pearce(graph, &members[starts[s]..starts[s + 1]]))
+        }
+    });
     drop(members);
     // Numbers in order. A label maps to its component, or to NONE (parts
     // trimmed away or handed to Pearce); Pearce's lists are numbered after.
@@ -342,8 +340,8 @@ pub(crate) fn number_components<G: SplitGraph>(
             Found::Listed(lists) => odd.extend(lists.iter().map(|(_, o)| *o)),
         }
     }
-    id.par_iter_mut().for_each(|label| {
-        if *label != NONE {
+    parallel::for_each_chunk_mut(&mut id, WALK_CHUNK, &|_, labels| {
+        for label in labels.iter_mut().filter(|label| **label != NONE) {
             *label = number[(*label - TO_SPLIT) as usize];
         }
     });
@@ -367,6 +365,10 @@ const WALK_CHUNK: usize = 1 << 14;
 
 /// Frontier nodes a thread takes at a time.
 const FRONTIER_CHUNK: usize = 1 << 10;
+
+/// Labels counted by one thread at a time (a read each: larger than
+/// [`WALK_CHUNK`], so a count over a layer is a few hundred tasks).
+const COUNT_CHUNK: usize = 1 << 18;
 
 /// Frontier nodes a rank expands per exchange: what it sends in one
 /// exchange stays near 4 × 6 bytes times this (the neighbours' offsets).
@@ -504,28 +506,24 @@ impl<G: SplitGraph> Finder<'_, G> {
 
     /// Nodes labelled `label`, on all ranks.
     fn count(&self, comm: &dyn Communicator, label: u32) -> usize {
-        comm.sum(self.labels.par_iter().filter(|l| l.load(Relaxed) == label).count() as u64) as usize
+        let mine = parallel::sum_chunks(self.labels.len(), COUNT_CHUNK, &|range| {
+            self.labels[range].iter().filter(|l| l.load(Relaxed) == label).count() as u64
+        });
+        comm.sum(mine) as usize
     }
 
     /// Calls `visit` for every node of this rank labelled `label` (on
     /// every thread) and gathers what it pushes, in node order.
     fn walk<T: Send>(&self, label: u32, visit: impl Fn(usize, &G::Node, &mut Vec<T>) + Sync) -> Vec<T> {
-        let len = self.labels.len();
-        (0..len.div_ceil(WALK_CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let range = c * WALK_CHUNK..((c + 1) * WALK_CHUNK).min(len);
-                let mut out = Vec::new();
-                if self.labels[range.clone()].iter().any(|l| l.load(Relaxed) == label) {
-                    self.graph.walk(self.base + range.start..self.base + range.end, |i, node| {
-                        if self.label(i) == label {
-                            visit(i, &node, &mut out);
-                        }
-                    });
-                }
-                out.into_iter()
-            })
-            .collect()
+        parallel::collect_chunks(self.labels.len(), WALK_CHUNK, &|range, out| {
+            if self.labels[range.clone()].iter().any(|l| l.load(Relaxed) == label) {
+                self.graph.walk(self.base + range.start..self.base + range.end, |i, node| {
+                    if self.label(i) == label {
+                        visit(i, &node, out);
+                    }
+                });
+            }
+        })
     }
 
     /// Takes one from a trimming counter; true when it reaches zero.
@@ -563,16 +561,17 @@ impl<G: SplitGraph> Finder<'_, G> {
                 false
             });
             // Then peel those with none, and what that frees.
-            let mut frontier: Vec<u32> = members
-                .into_par_iter()
-                .filter(|&i| {
-                    let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
-                    if alone {
-                        self.label_cell(i as usize).store(NONE, Relaxed);
-                    }
-                    alone
-                })
-                .collect();
+            let mut frontier: Vec<u32> =
+                parallel::collect_chunks(members.len(), WALK_CHUNK, &|range, out| {
+                    out.extend(members[range].iter().copied().filter(|&i| {
+                        let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
+                        if alone {
+                            self.label_cell(i as usize).store(NONE, Relaxed);
+                        }
+                        alone
+                    }))
+                });
+            drop(members);
             while let Some(next) = self.expand(comm, &frontier, forward, |index| {
                 self.label(index) == label && self.release(index) && {
                     self.label_cell(index).store(NONE, Relaxed);
@@ -632,7 +631,11 @@ impl<G: SplitGraph> Finder<'_, G> {
                 });
                 (mine, outgoing)
             };
-            // (A short slice on one thread: sharing it out costs more.)
+            // (A short slice on one thread: sharing it out costs more.
+            // The floods keep rayon's own chain here, not `parallel`'s
+            // loops: through those the component search took up to a
+            // third longer at layers 17 to 20, all of it in this step;
+            // docs/measurements.md, "Parallel loops compiled once".)
             let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = if slice.len() <= FRONTIER_CHUNK {
                 vec![step(slice)]
             } else {
