@@ -112,25 +112,36 @@ pub(crate) fn fill_chunks<T: Send + Copy + Default>(
     out
 }
 
-/// The same bytes as atomics, without a copy.
-pub(crate) fn atomic_u8s(values: Vec<u8>) -> Vec<AtomicU8> {
-    let mut values = std::mem::ManuallyDrop::new(values);
-    let (pointer, len, capacity) = (values.as_mut_ptr(), values.len(), values.capacity());
-    // Safety: `AtomicU8` has the size, alignment and bit validity of `u8`,
-    // so the allocation, its length and its capacity describe the same
-    // vector of atomics; the original is never dropped.
-    unsafe { Vec::from_raw_parts(pointer.cast::<AtomicU8>(), len, capacity) }
+/// An integer type and its atomic twin.
+///
+/// # Safety
+/// `Atomic` must have the size, alignment and bit validity of `Self` (as
+/// the standard library documents for each atomic integer type).
+pub(crate) unsafe trait AtomicTwin: Copy {
+    type Atomic;
 }
 
-/// The same words as atomics, without a copy.
-pub(crate) fn atomic_u32s(values: Vec<u32>) -> Vec<AtomicU32> {
+// Safety: each atomic integer type has the size, alignment and bit
+// validity of its integer type (the standard library's documentation).
+unsafe impl AtomicTwin for u8 {
+    type Atomic = AtomicU8;
+}
+unsafe impl AtomicTwin for u32 {
+    type Atomic = AtomicU32;
+}
+unsafe impl AtomicTwin for u64 {
+    type Atomic = AtomicU64;
+}
+
+/// The same values as atomics, without a copy (so zeroed pages that came
+/// from the system untouched stay untouched).
+pub(crate) fn atomics<T: AtomicTwin>(values: Vec<T>) -> Vec<T::Atomic> {
     let mut values = std::mem::ManuallyDrop::new(values);
     let (pointer, len, capacity) = (values.as_mut_ptr(), values.len(), values.capacity());
-    // Safety: `AtomicU32` has the size, alignment and bit validity of
-    // `u32` (as its documentation states), so the allocation, its length
-    // and its capacity describe the same vector of atomics; the original
-    // is never dropped.
-    unsafe { Vec::from_raw_parts(pointer.cast::<AtomicU32>(), len, capacity) }
+    // Safety: the twin has the size, alignment and bit validity of `T`
+    // (`AtomicTwin`), so the allocation, its length and its capacity
+    // describe the same vector of atomics; the original is never dropped.
+    unsafe { Vec::from_raw_parts(pointer.cast::<T::Atomic>(), len, capacity) }
 }
 
 /// Whether `body` holds for some range of `0..len` cut into ranges of
@@ -199,10 +210,15 @@ mod tests {
                     });
                     assert_eq!(filled, expected);
                     let words: Vec<u32> = (0..len as u32).collect();
-                    let atomics = atomic_u32s(words.clone());
-                    assert!(atomics.iter().map(|a| a.load(Relaxed)).eq(words.iter().copied()));
-                    let bytes = atomic_u8s(words.iter().map(|&w| w as u8).collect());
+                    let same = atomics(words.clone());
+                    assert!(same.iter().map(|a| a.load(Relaxed)).eq(words.iter().copied()));
+                    let bytes = atomics(words.iter().map(|&w| w as u8).collect());
                     assert!(bytes.iter().map(|a| a.load(Relaxed)).eq(words.iter().map(|&w| w as u8)));
+                    let longs = atomics(words.iter().map(|&w| u64::from(w) << 32).collect());
+                    assert!(longs
+                        .iter()
+                        .map(|a| a.load(Relaxed))
+                        .eq(words.iter().map(|&w| u64::from(w) << 32)));
                     let mut items = vec![0usize; len];
                     for_each_chunk_mut(&mut items, chunk, &|start, part| {
                         part.iter_mut().enumerate().for_each(|(k, item)| *item += start + k)

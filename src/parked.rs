@@ -107,6 +107,22 @@ impl Parked {
         self.read_array(k, |chunk| out.write_all(chunk))
     }
 
+    /// Writes `byte(b)` for each byte `b` of array `k` to `out`, its
+    /// checksum checked (a snapshot stores some arrays transformed).
+    pub(crate) fn write_array_mapped(
+        &self,
+        k: usize,
+        out: &mut dyn Write,
+        byte: impl Fn(u8) -> u8,
+    ) -> io::Result<()> {
+        let mut mapped = Vec::new();
+        self.read_array(k, |chunk| {
+            mapped.clear();
+            mapped.extend(chunk.iter().map(|&b| byte(b)));
+            out.write_all(&mapped)
+        })
+    }
+
     /// The arrays, in the order they were parked, once every byte read back
     /// matches the checksum of what was written.
     pub(crate) fn restore(self) -> io::Result<Vec<Vec<AtomicU8>>> {

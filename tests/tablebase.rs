@@ -8,7 +8,8 @@ use oware::formats::endgames::EndgameFile;
 use oware::rank::{layer_offset, layer_positions, layer_size};
 use oware::tablebase::verify::verify;
 use oware::tablebase::{
-    EndgameTable, LayerBytes, LayerSolver, LayerStats, Proof, SearchBudget, SolvedLayers,
+    EndgameTable, EntryWidth, LayerBytes, LayerSolver, LayerStats, PackedLayer, Proof, SearchBudget,
+    SolvedLayers,
 };
 use oware::Position;
 
@@ -191,8 +192,12 @@ fn layers_do_not_depend_on_the_thread_count() {
     assert!(b_stats[7].unresolved > 0 && b_stats[7].exact_by_search > 0, "{:?}", b_stats[7]);
     for n in 0..=7 {
         assert!(a.layer_bytes(n) == b.layer_bytes(n), "layer {n}");
-        assert_eq!(a.layer_bytes(n).len() as u64, 3 * layer_size(n));
+        // Each layer in the width a file stores it in: value records
+        // exactly when every entry is exact.
+        let layer = PackedLayer::new(a.layer_bytes(n), layer_size(n)).expect("a layer of records");
+        assert_eq!(layer.width() == EntryWidth::Value, b_stats[n as usize].unresolved == 0, "layer {n}");
     }
+    assert_eq!(PackedLayer::new(a.layer_bytes(7), layer_size(7)).map(|l| l.width()), Some(EntryWidth::Full));
 }
 
 #[test]
@@ -489,7 +494,7 @@ fn the_state_probe_agrees_with_entries_moves_and_the_engine_export() {
 #[test]
 fn exact_layers_are_written_in_one_byte_and_read_back_to_the_same_entries() {
     use oware::tablebase::owtb::{write_tablebase, Header};
-    use oware::tablebase::{BuildParams, Entry, EntryWidth, PackedLayer, Tablebase};
+    use oware::tablebase::{BuildParams, Entry, Tablebase};
     let shipped = Tablebase::open(std::path::Path::new(crate::common::SHIPPED)).unwrap();
     assert_eq!(shipped.header().version, 3);
     let mut layers: Vec<Vec<u8>> = (0..=6).map(|n| shipped.layer(n).to_full_records()).collect();

@@ -322,7 +322,8 @@ fn run_rounds<'a>(
     mut part: LayerSolver<'a>,
     partition: &Partition,
 ) -> (LayerSolver<'a>, u64) {
-    let frontier = retrograde::first_pass(&mut part).iter().map(|p| layer_index(p) as u32).collect();
+    let frontier =
+        retrograde::first_pass(&mut part).iter().map(|p| layer_index(&p.position()) as u32).collect();
     let (rounds, _) = propagate_across(comm, &part, partition, frontier, |rounds| {
         format!("{} seeds: propagate {rounds} across {} ranks", part.n, comm.ranks())
     });

@@ -6,7 +6,7 @@
 use crate::parallel;
 
 use crate::cluster::{Communicator, Partition};
-use crate::rank::{layer_index, position_in_layer};
+use crate::rank::position_in_layer;
 use crate::tablebase::solve::retrograde;
 use crate::tablebase::solve::solver::LayerSolver;
 
@@ -53,14 +53,14 @@ pub(crate) fn propagate_across(
                 let mut outgoing = vec![Vec::new(); ranks];
                 for &child in children {
                     let child = position_in_layer(n, child as u64).expect("an index of the layer");
-                    retrograde::propagate_to(part, &child, &mut decided, |index, option| {
+                    let here = |index: usize, _: &_| decided.push(index as u32);
+                    retrograde::propagate_to(part, &child, here, |index, option| {
                         let (owner, offset) = partition.locate(index as u64);
                         let buffer: &mut Vec<u8> = &mut outgoing[owner];
                         buffer.extend_from_slice(&offset.to_le_bytes());
                         buffer.extend_from_slice(&[option.0, option.1, option.2]);
                     });
                 }
-                let decided: Vec<u32> = decided.iter().map(|p| layer_index(p) as u32).collect();
                 (decided, outgoing)
             });
             let mut outgoing = vec![Vec::new(); ranks];

@@ -140,12 +140,15 @@ pub(crate) fn resolve_spread(
     let mut error = None;
     match resolve_components(comm, part, members, odd, start, (&mut checkpoints, &mut error)) {
         Ok(()) => {
-            let (slice, undecided) = part.entries.packed();
             // Every rank's slice in value records, or every one in full.
-            let values = PackedLayer::full(&slice).value_records();
-            let (slice, width) = match comm.all(values.is_some()) {
-                true => (values.expect("this rank's value records"), EntryWidth::Value),
-                false => (slice, EntryWidth::Full),
+            let (slice, width, undecided) = part.entries.records();
+            let (slice, width) = match comm.all(width == EntryWidth::Value) {
+                true => (slice, width),
+                false if width == EntryWidth::Full => (slice, width),
+                false => {
+                    drop(slice);
+                    (part.entries.packed().0, EntryWidth::Full)
+                }
             };
             let layer = PackedLayer::with_width(&slice, width);
             let (mut finished, slice_sums) = match gather_figures(comm, part, layer, undecided) {

@@ -52,7 +52,7 @@ use crate::tablebase::directory::protocol::{
     PLAN_FROM_CHECKPOINT, PLAN_RESUME_SPREAD,
 };
 use crate::tablebase::directory::seed::{seed_layer, StartFrom};
-use crate::tablebase::entry::ENTRY_BYTES;
+use crate::tablebase::entry::EntryWidth;
 use crate::tablebase::layers::{LayerBytes, PackedLayer, SolvedLayers};
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
@@ -579,6 +579,10 @@ fn run_layer(
     })
 }
 
+/// [`BuildError::Invariant`]: the solver handed over bytes of no record
+/// width for its layer.
+const NOT_A_LAYER: &str = "is in a layer handed over in bytes of no record width";
+
 /// Makes layer `n` durable, then records it in the manifest.
 fn finish_layer(
     held: &HeldDirectory,
@@ -587,11 +591,19 @@ fn finish_layer(
     bytes: &[u8],
     stats: &LayerStats,
 ) -> Result<(), BuildError> {
-    debug_assert_eq!(bytes.len() as u64, layer_size(n) * ENTRY_BYTES as u64);
     // Value records when every entry has one (the layer is exact): a third
     // of the bytes on disk and in the page cache, where every layer above
-    // reads them.
-    let values = PackedLayer::full(bytes).value_records();
+    // reads them. (The solver hands them over so; records of either width
+    // are stored in that one.)
+    let layer = PackedLayer::new(bytes, layer_size(n)).ok_or(BuildError::Invariant {
+        layer: n,
+        index: 0,
+        broken: NOT_A_LAYER,
+    })?;
+    let values = match layer.width() {
+        EntryWidth::Value => None,
+        EntryWidth::Full => layer.value_records(),
+    };
     let stored = values.as_deref().unwrap_or(bytes);
     held.commit(&layer_name(manifest.generation, n as usize), stored)?;
     record_layer(held, manifest, n, (stored.len() as u64, checksum(stored)), stats)

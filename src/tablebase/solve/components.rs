@@ -284,7 +284,7 @@ fn labels_from_bits(decided: &[u64], len: usize) -> Vec<AtomicU32> {
             *label = if decided[j / 64] >> (j % 64) & 1 != 0 { NONE } else { TO_SPLIT };
         }
     });
-    parallel::atomic_u32s(labels)
+    parallel::atomics(labels)
 }
 
 /// The components the split found, grouped, their figures recorded in

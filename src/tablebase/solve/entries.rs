@@ -7,16 +7,17 @@
 //! meeting the seed); a decided position's bytes are its entry.
 
 use std::io::{self, Write};
-use std::sync::atomic::AtomicU8;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8};
 use std::sync::Mutex;
 
 use crate::codec::{DecodeError, Decoder};
+use crate::parallel;
 use crate::parked::Parked;
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
-use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
-use crate::tablebase::layers::{PackedLayer, SolvedLayers};
+use crate::tablebase::entry::{Entry, EntryWidth, Proof, ENTRY_BYTES};
+use crate::tablebase::layers::{PackedLayer, SolvedLayers, PIECE};
 
 /// The state byte of a position under construction: its flags and the
 /// count of its quiet moves still pending, in one byte (until 2026-11-29
@@ -102,9 +103,10 @@ pub(crate) struct LayerEntries<'a> {
     lo: Vec<AtomicU8>,
     hi: Vec<AtomicU8>,
     est: Vec<AtomicU8>,
-    /// The estimates while they wait on disk (`est` is then empty): the
-    /// threshold games do not read them ([`Self::park_estimates`]).
-    parked_estimates: Option<Parked>,
+    /// The estimates and state bytes while they wait on disk (`est` and
+    /// `state` are then empty): the threshold games read neither
+    /// ([`Self::park_for_games`]).
+    parked_for_games: Option<Parked>,
     /// `DECIDED | ON_CYCLE | proof` ([`FLAGS`]) and the quiet moves whose
     /// child is not decided yet ([`PENDING`]).
     state: Vec<AtomicU8>,
@@ -182,7 +184,7 @@ impl<'a> LayerEntries<'a> {
             lo: atomic_bytes(len),
             hi: atomic_bytes(len),
             est: atomic_bytes(len),
-            parked_estimates: None,
+            parked_for_games: None,
             state: atomic_bytes(len),
             seed: None,
             contradiction: Mutex::new(None),
@@ -200,22 +202,25 @@ impl<'a> LayerEntries<'a> {
         Parked::park(dir, arrays.into())
     }
 
-    /// Moves the estimates to a scratch file in `dir` while the threshold
-    /// games run: they read bounds and flags, and only a decision reads an
-    /// estimate. A snapshot taken meanwhile streams them from the file.
-    /// Until [`Self::restore_estimates`] a read of one panics.
-    pub(crate) fn park_estimates(&mut self, dir: &std::path::Path) -> io::Result<()> {
-        assert!(self.parked_estimates.is_none(), "the estimates are parked already");
-        self.parked_estimates = Some(Parked::park(dir, vec![std::mem::take(&mut self.est)])?);
+    /// Moves the estimates and the state bytes to a scratch file in `dir`
+    /// while the threshold games run: the games read a member's bounds
+    /// (its exits) and nothing else of its entry; only a decision reads an
+    /// estimate, and the flags and pending counts are read before the
+    /// games (`member_waiting_outside`) and after them (the decisions). A
+    /// snapshot taken meanwhile streams them from the file. Until
+    /// [`Self::restore_after_games`] a read of either panics.
+    pub(crate) fn park_for_games(&mut self, dir: &std::path::Path) -> io::Result<()> {
+        assert!(self.parked_for_games.is_none(), "parked for the games already");
+        let arrays = vec![std::mem::take(&mut self.est), std::mem::take(&mut self.state)];
+        self.parked_for_games = Some(Parked::park(dir, arrays)?);
         Ok(())
     }
 
-    /// Takes back the estimates [`Self::park_estimates`] moved out, byte
-    /// for byte (nothing to do if they were not parked).
-    pub(crate) fn restore_estimates(&mut self) -> io::Result<()> {
-        if let Some(parked) = self.parked_estimates.take() {
-            let [est] = self.arrays_back(parked)?;
-            self.est = est;
+    /// Takes back what [`Self::park_for_games`] moved out, byte for byte
+    /// (nothing to do if nothing was parked).
+    pub(crate) fn restore_after_games(&mut self) -> io::Result<()> {
+        if let Some(parked) = self.parked_for_games.take() {
+            [self.est, self.state] = self.arrays_back(parked)?;
         }
         Ok(())
     }
@@ -245,15 +250,24 @@ impl<'a> LayerEntries<'a> {
     pub(crate) fn write_arrays(&self, out: &mut dyn Write) -> io::Result<()> {
         stream_blob(out, &self.lo, |b| b)?;
         stream_blob(out, &self.hi, |b| b)?;
-        match &self.parked_estimates {
+        let pending = |b: u8| (b & PENDING) >> PENDING_SHIFT;
+        let flags = |b: u8| b & FLAGS;
+        match &self.parked_for_games {
             Some(parked) => {
-                out.write_all(&(self.len as u64).to_le_bytes())?;
+                let len = (self.len as u64).to_le_bytes();
+                out.write_all(&len)?;
                 parked.write_array(0, out)?;
+                out.write_all(&len)?;
+                parked.write_array_mapped(1, out, pending)?;
+                out.write_all(&len)?;
+                parked.write_array_mapped(1, out, flags)
             }
-            None => stream_blob(out, &self.est, |b| b)?,
+            None => {
+                stream_blob(out, &self.est, |b| b)?;
+                stream_blob(out, &self.state, pending)?;
+                stream_blob(out, &self.state, flags)
+            }
         }
-        stream_blob(out, &self.state, |b| (b & PENDING) >> PENDING_SHIFT)?;
-        stream_blob(out, &self.state, |b| b & FLAGS)
     }
 
     /// Reads back what [`Self::write_arrays`] wrote.
@@ -522,6 +536,41 @@ impl<'a> LayerEntries<'a> {
         }
     }
 
+    /// The window's records as a layer file stores them, and the least
+    /// layer index left undecided, if any (see [`Self::packed`]): value
+    /// records (1 byte, [`Entry::value_record`]) when every entry has one,
+    /// else full records. Made from the arrays themselves, so the layer's
+    /// end holds the entries (4 bytes a position) and 1 byte more, not 3:
+    /// the same bytes as packing in full records and converting those
+    /// ([`PackedLayer::value_records`]), since a full record holds every
+    /// field of an entry the builder makes (value and bounds below 64).
+    pub(crate) fn records(&self) -> (Vec<u8>, EntryWidth, Option<usize>) {
+        let undecided = parallel::map_indexes(self.len.div_ceil(PIECE), &|c| {
+            let start = self.base + c * PIECE;
+            (start..(start + PIECE).min(self.base + self.len)).find(|&i| !self.is_decided(i))
+        });
+        let undecided = undecided.into_iter().flatten().next();
+        let all = AtomicBool::new(true);
+        let values = parallel::fill_chunks(self.len, PIECE, &|start, values| {
+            if !all.load(Relaxed) {
+                return;
+            }
+            for (offset, value) in values.iter_mut().enumerate() {
+                match self.entry(self.base + start + offset).value_record() {
+                    Some(v) => *value = v,
+                    None => return all.store(false, Relaxed),
+                }
+            }
+        });
+        if all.into_inner() {
+            (values, EntryWidth::Value, undecided)
+        } else {
+            drop(values);
+            let (full, _) = self.packed();
+            (full, EntryWidth::Full, undecided)
+        }
+    }
+
     /// The packed entries of the window, and the least layer index left
     /// undecided, if any. Every position is decided when a layer ends
     /// (docs/cycle-bounds.md §9); one that is not would pack as an exact,
@@ -571,5 +620,44 @@ mod tests {
         assert_eq!((bytes.len(), undecided), (size * ENTRY_BYTES, Some(7)));
         assert!(entries.decide(7, 2, 2, 2, Proof::Retrograde, false));
         assert_eq!(entries.packed().1, None);
+        assert_eq!(entries.records().2, None);
+    }
+
+    /// The records a layer ends with are its full records converted as a
+    /// file stores them: value records when every entry is exact (over
+    /// several of the pieces the threads fill), full records as soon as
+    /// one is not, and the least undecided index named either way.
+    #[test]
+    fn a_layers_records_are_its_entries_in_the_stored_width() {
+        let lower = SolvedLayers::new();
+        let n = 14;
+        let size = layer_size(n) as usize;
+        assert!(size > 3 * PIECE, "{size} positions");
+        let entries = LayerEntries::window(n, &lower, 0..size);
+        for index in 0..size {
+            let value = (index % 10) as u8;
+            let (proof, cycle) =
+                [(Proof::Retrograde, false), (Proof::Bounds, true), (Proof::Search, true)][index % 3];
+            assert!(entries.decide(index, value, value, value, proof, cycle));
+        }
+        let (full, undecided) = entries.packed();
+        assert_eq!(undecided, None);
+        let values = PackedLayer::full(&full).value_records().expect("every entry exact");
+        assert!(entries.records() == (values, EntryWidth::Value, None));
+        // One inexact entry near the end: full records, the same bytes as
+        // packing.
+        let inexact = LayerEntries::window(n, &lower, 0..size);
+        for index in 0..size {
+            let upper = if index == size - 3 { 2 } else { 1 };
+            assert!(inexact.decide(index, 1, upper, 1, Proof::Bounds, true));
+        }
+        let (full, _) = inexact.packed();
+        assert!(inexact.records() == (full, EntryWidth::Full, None));
+        // An undecided one, named.
+        let open = LayerEntries::window(n, &lower, 0..size);
+        for index in (0..size).filter(|&i| i != size - 5) {
+            assert!(open.decide(index, 3, 3, 3, Proof::Bounds, true));
+        }
+        assert_eq!(open.records().2, Some(size - 5));
     }
 }

@@ -120,7 +120,7 @@ fn member_waiting_outside(
 /// this component are decided.
 fn propagate_component(solver: &mut LayerSolver, positions: &MemberPositions) {
     let mut frontier =
-        positions.par_collect(|_, _, position, out| out.extend(retrograde::propagate(solver, &position)));
+        positions.par_collect(|_, _, position, out| retrograde::propagate(solver, &position, out));
     while !frontier.is_empty() {
         solver.stats.decided_acyclic += frontier.len() as u64;
         frontier = retrograde::next_frontier(solver, &frontier);
@@ -166,10 +166,11 @@ fn resolve_cycle(
                     let parallel = bounds::parallel_games(solver, components, k);
                     // A component of a quarter of the layer or more, in a
                     // layer that parks: its games' peak without the
-                    // estimates, which only the decisions below read.
+                    // estimates and state bytes, which the games do not
+                    // read.
                     let big = bounds::gives_work_back(solver, members.len());
                     if let Some(dir) = solver.parking_place().filter(|_| big) {
-                        solver.entries.park_estimates(&dir)?;
+                        solver.entries.park_for_games(&dir)?;
                     }
                     let arrays = work.get_or_insert_with(|| BoundWork::new(solver.size));
                     let bounds = bounds::cycle_bounds(
@@ -185,11 +186,12 @@ fn resolve_cycle(
                     // The work arrays (4 bytes a position) are kept for
                     // the next component, unless this one was a quarter
                     // of the layer or more: then they make room for its
-                    // decisions, and the estimates come back.
+                    // decisions, and the estimates and state bytes come
+                    // back.
                     if big {
                         *work = None;
                     }
-                    solver.entries.restore_estimates()?;
+                    solver.entries.restore_after_games()?;
                     bounds
                 }
             };
@@ -200,21 +202,30 @@ fn resolve_cycle(
     };
     // The searches start from the history-free bounds met with the
     // seed's as-root intervals; inside a search only the history-free
-    // bounds may be used (for move ordering), never the seed's.
-    let (root_lower, root_upper): (Vec<u8>, Vec<u8>) = members
-        .iter()
-        .enumerate()
-        .map(|(i, m)| solver.entries.meet_seed(m as usize, lower[i], upper[i]))
-        .unzip();
+    // bounds may be used (for move ordering), never the seed's. (Met
+    // where they are read, and listed only for a search: listed, they
+    // take 2 bytes a member, the games' room at the largest component.)
+    let root = |i: usize, m: u32| solver.entries.meet_seed(m as usize, lower[i], upper[i]);
     let b = &solver.budget;
     let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
     if done.is_empty() {
-        solver.stats.open_before_search +=
-            root_lower.iter().zip(&root_upper).filter(|(l, u)| l < u).count() as u64;
+        solver.stats.open_before_search += members
+            .iter()
+            .enumerate()
+            .filter(|&(i, m)| {
+                let (low, high) = root(i, m);
+                low < high
+            })
+            .count() as u64;
     }
-    let open_left =
-        done.len() < members.len() && (done.len()..members.len()).any(|i| root_lower[i] < root_upper[i]);
+    let open_left = members.iter_from(done.len()).enumerate().any(|(j, m)| {
+        let (low, high) = root(done.len() + j, m);
+        low < high
+    });
+    let mut roots: Option<(Vec<u8>, Vec<u8>)> = None;
     if searching && open_left {
+        let (root_lower, root_upper): (Vec<u8>, Vec<u8>) =
+            members.iter().enumerate().map(|(i, m)| root(i, m)).unzip();
         let clock = Instant::now();
         let cpu = crate::cpu::process_seconds();
         let graph = ComponentGraph::new(solver, components, k, &positions);
@@ -260,6 +271,7 @@ fn resolve_cycle(
             done.extend(outcome.bounds);
             solver.progress.position(components.members_before(k) as u64 + done.len() as u64);
         }
+        roots = Some((root_lower, root_upper));
     }
     if let Some(audit) = solver.audit.as_ref() {
         let found = audit_component(solver, audit, components, k, &positions, &lower, &upper);
@@ -269,11 +281,15 @@ fn resolve_cycle(
     // read where they lie: listed with the searched ones, at 27 seeds
     // they would take 2 bytes a member more, and 6 while the list grows.
     for (i, m) in members.iter().enumerate() {
-        let (low, high) = done.get(i).copied().unwrap_or((root_lower[i], root_upper[i]));
+        let (root_lower, root_upper) = match &roots {
+            Some((root_lower, root_upper)) => (root_lower[i], root_upper[i]),
+            None => root(i, m),
+        };
+        let (low, high) = done.get(i).copied().unwrap_or((root_lower, root_upper));
         let proof = if lower[i] == upper[i] {
             solver.stats.exact_by_bounds += 1;
             Proof::Bounds
-        } else if root_lower[i] == root_upper[i] {
+        } else if root_lower == root_upper {
             solver.stats.exact_from_seed += 1;
             solver.entries.seed_entry(m as usize).map_or(Proof::Search, |seed| seed.proof)
         } else {
@@ -282,6 +298,9 @@ fn resolve_cycle(
         };
         solver.entries.decide(m as usize, low, high, low + (high - low) / 2, proof, true);
     }
+    // (The bounds, 2 bytes a member, make room for the propagation's
+    // frontiers.)
+    drop((lower, upper, roots, done));
     propagate_component(solver, &positions);
     Ok(())
 }

@@ -22,7 +22,7 @@
 use crate::parallel;
 
 use crate::rank::{layer_index, layer_positions_from};
-use crate::rules::Position;
+use crate::rules::{PackedPosition, Position};
 use crate::tablebase::entry::Proof;
 use crate::tablebase::solve::solver::LayerSolver;
 
@@ -32,8 +32,9 @@ const CHUNK: usize = 1 << 14;
 /// Frontier positions handed to one thread at a time.
 const FRONTIER_CHUNK: usize = 1 << 10;
 
-/// The first pass over the layer; returns the positions it decided.
-pub(crate) fn first_pass(solver: &mut LayerSolver) -> Vec<Position> {
+/// The first pass over the layer; returns the positions it decided
+/// (packed: 8 bytes each, where the frontiers can hold a tenth of a layer).
+pub(crate) fn first_pass(solver: &mut LayerSolver) -> Vec<PackedPosition> {
     let n = solver.n;
     let window = solver.entries.window_range();
     solver.progress.phase(&format!("{n} seeds: retrograde"), window.len() as u64, "positions");
@@ -42,7 +43,7 @@ pub(crate) fn first_pass(solver: &mut LayerSolver) -> Vec<Position> {
         let (start, end) = (window.start + range.start, window.start + range.end);
         for (offset, position) in layer_positions_from(n, start as u64).take(end - start).enumerate() {
             if first_look(solver, start + offset, &position) {
-                decided.push(position);
+                decided.push(PackedPosition::of(&position));
             }
         }
         solver.progress.advance((end - start) as u64);
@@ -50,7 +51,7 @@ pub(crate) fn first_pass(solver: &mut LayerSolver) -> Vec<Position> {
 }
 
 /// Tells the parents of one frontier; returns the next frontier.
-pub(crate) fn propagate_round(solver: &mut LayerSolver, frontier: &[Position]) -> Vec<Position> {
+pub(crate) fn propagate_round(solver: &mut LayerSolver, frontier: &[PackedPosition]) -> Vec<PackedPosition> {
     solver.stats.retrograde_rounds += 1;
     solver.progress.detail(&format!("{} seeds: propagate {}", solver.n, solver.stats.retrograde_rounds));
     next_frontier(solver, frontier)
@@ -58,9 +59,9 @@ pub(crate) fn propagate_round(solver: &mut LayerSolver, frontier: &[Position]) -
 
 /// The positions that telling the parents of `frontier` decides (every
 /// thread; the set does not depend on their order).
-pub(crate) fn next_frontier(solver: &LayerSolver, frontier: &[Position]) -> Vec<Position> {
+pub(crate) fn next_frontier(solver: &LayerSolver, frontier: &[PackedPosition]) -> Vec<PackedPosition> {
     parallel::collect_chunks(frontier.len(), FRONTIER_CHUNK, &|range, next| {
-        frontier[range].iter().for_each(|child| next.extend(propagate(solver, child)))
+        frontier[range].iter().for_each(|child| propagate(solver, &child.position(), next))
     })
 }
 
@@ -93,21 +94,24 @@ fn first_look(solver: &LayerSolver, index: usize, position: &Position) -> bool {
     quiet == 0 && solver.entries.decide(index, lower, upper, value, Proof::Retrograde, false)
 }
 
-/// Tells the quiet parents of a just-decided position; returns those
-/// that become decided.
-pub(crate) fn propagate(solver: &LayerSolver, child: &Position) -> Vec<Position> {
-    let mut decided = Vec::new();
-    propagate_to(solver, child, &mut decided, |_, _| unreachable!("every parent is held here"));
-    decided
+/// Tells the quiet parents of a just-decided position; pushes those that
+/// become decided onto `decided`.
+pub(crate) fn propagate(solver: &LayerSolver, child: &Position, decided: &mut Vec<PackedPosition>) {
+    propagate_to(
+        solver,
+        child,
+        |_, parent| decided.push(PackedPosition::of(parent)),
+        |_, _| unreachable!("every parent is held here"),
+    );
 }
 
-/// Tells the quiet parents of a just-decided position held here,
-/// pushing those that become decided onto `decided`, and hands each
+/// Tells the quiet parents of a just-decided position held here, handing
+/// each that becomes decided to `decided(layer index, parent)`, and each
 /// parent held elsewhere to `elsewhere(layer index, option)`.
 pub(crate) fn propagate_to(
     solver: &LayerSolver,
     child: &Position,
-    decided: &mut Vec<Position>,
+    mut decided: impl FnMut(usize, &Position),
     mut elsewhere: impl FnMut(usize, (u8, u8, u8)),
 ) {
     let option = solver.entries.option_of(child, 0);
@@ -116,7 +120,7 @@ pub(crate) fn propagate_to(
         if !solver.entries.holds(index) {
             elsewhere(index, option);
         } else if receive(solver, index, option) {
-            decided.push(parent);
+            decided(index, &parent);
         }
     });
 }

@@ -6,7 +6,7 @@ use crate::memory::release_free_memory;
 use crate::memory::PeakSampler;
 use crate::rank::layer_index;
 use crate::rank::position_in_layer;
-use crate::rules::Position;
+use crate::rules::PackedPosition;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::NoCheckpoints;
 use crate::tablebase::solve::checkpoint;
@@ -24,7 +24,9 @@ use crate::tablebase::stats::LayerStats;
 use std::time::Instant;
 
 impl LayerSolver<'_> {
-    /// Runs every phase and returns the packed entries of the layer.
+    /// Runs every phase and returns the layer's records as a file stores
+    /// them: value records when every entry is exact, else full records
+    /// (`PackedLayer::new` tells them apart by their length).
     pub fn solve(self) -> (Vec<u8>, LayerStats) {
         // (Without checkpoints or a seed, only a builder bug fails: an
         // invariant broken.)
@@ -91,17 +93,20 @@ impl LayerSolver<'_> {
                     let clock = Instant::now();
                     let frontier = retrograde::first_pass(&mut self);
                     self.stats.seconds.retrograde += clock.elapsed().as_secs_f64();
-                    Cursor::Propagating { frontier: frontier.iter().map(|p| layer_index(p) as u32).collect() }
+                    let indexes = frontier.iter().map(|p| layer_index(&p.position()) as u32).collect();
+                    Cursor::Propagating { frontier: indexes }
                 }
                 Cursor::Propagating { frontier } => {
                     let clock = Instant::now();
-                    let mut frontier: Vec<Position> = frontier
+                    let mut frontier: Vec<PackedPosition> = frontier
                         .iter()
                         .map(|&i| position_in_layer(self.n, i as u64).expect("index inside the layer"))
+                        .map(|p| PackedPosition::of(&p))
                         .collect();
                     while !frontier.is_empty() {
                         if checkpoints.due() {
-                            let indexes = frontier.iter().map(|p| layer_index(p) as u32).collect();
+                            let indexes =
+                                frontier.iter().map(|p| layer_index(&p.position()) as u32).collect();
                             let cursor = Cursor::Propagating { frontier: indexes };
                             checkpoint::checkpoint(&self, checkpoints, &cursor, None)?;
                         }
@@ -135,12 +140,12 @@ impl LayerSolver<'_> {
         }
         drop(components);
         release_free_memory();
-        let (bytes, undecided) = self.entries.packed();
+        let (bytes, width, undecided) = self.entries.records();
         if let Some(index) = undecided {
             return Err(LayerError::Invariant { index: index as u64, broken: LEFT_UNDECIDED });
         }
         self.record_memory(&memory);
-        self.stats.finish(crate::tablebase::layers::PackedLayer::full(&bytes));
+        self.stats.finish(crate::tablebase::layers::PackedLayer::with_width(&bytes, width));
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
         Ok((bytes, self.stats, self.audit))
     }
@@ -423,7 +428,7 @@ mod tests {
     /// A layer that parks what its phases do not read (from its first
     /// position) offers the very snapshots of one that does not, byte for
     /// byte: inside the threshold games of its large component the
-    /// estimates are streamed from the scratch file. The same layer, and
+    /// estimates and state bytes are streamed from the scratch file. The same layer, and
     /// no file left behind.
     #[test]
     fn parking_offers_the_same_snapshots_and_layer() {
@@ -450,7 +455,8 @@ mod tests {
         let (parked_bytes, _) = solver.run(Cursor::Start, None, &mut parking).unwrap();
         assert!(bytes == parked_bytes);
         // (A component of a quarter of the layer: its games park the
-        // estimates, and offer a snapshot at every threshold but the first.)
+        // estimates and state bytes, and offer a snapshot at every
+        // threshold but the first.)
         assert!(4 * stats.components.largest >= layer_size(8), "{:?}", stats.components);
         assert!(plain.0.len() > 8, "{} snapshots", plain.0.len());
         // (A snapshot also holds the times so far, which differ, and a

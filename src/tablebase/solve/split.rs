@@ -29,7 +29,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8};
 
 use rayon::prelude::*;
 
@@ -237,12 +237,14 @@ pub(crate) fn split_labels<G: SplitGraph>(
     progress: &dyn Observer,
     what: &str,
 ) -> Result<SplitLabels, LabelsExhausted> {
-    split_labels_up_to(comm, partition, graph, labels, pearce_up_to, progress, what, NONE - 1)
+    let dense_at = labels.len() / DENSE_FROM;
+    split_labels_up_to(comm, partition, graph, labels, pearce_up_to, progress, what, (NONE - 1, dense_at))
 }
 
 /// [`split_labels`] with part labels up to `last_label` (tests make it
-/// small to run out).
-// (The arguments of `split_labels`, and the limit.)
+/// small to run out) and frontiers of `dense_at` nodes or more making the
+/// next as bits (tests try both forms on every step).
+// (The arguments of `split_labels`, and the limits.)
 #[allow(clippy::too_many_arguments)]
 fn split_labels_up_to<G: SplitGraph>(
     comm: &dyn Communicator,
@@ -252,7 +254,7 @@ fn split_labels_up_to<G: SplitGraph>(
     pearce_up_to: usize,
     progress: &dyn Observer,
     what: &str,
-    last_label: u32,
+    (last_label, dense_at): (u32, usize),
 ) -> Result<SplitLabels, LabelsExhausted> {
     // (Labels count up from TO_SPLIT + 1, two a split, and stay below
     // NONE: `new_label` refuses to go past `last_label`. Every rank makes
@@ -264,11 +266,12 @@ fn split_labels_up_to<G: SplitGraph>(
         graph,
         partition: *partition,
         base: window.start as usize,
-        degree: parallel::atomic_u8s(vec![0; labels.len()]),
+        degree: parallel::atomics(vec![0u8; labels.len()]),
         labels,
         next_label: TO_SPLIT + 1,
         last_label: last_label.min(NONE - 1),
         splits: 0,
+        dense_at,
         pearce_up_to,
         progress,
         what,
@@ -374,12 +377,87 @@ const COUNT_CHUNK: usize = 1 << 18;
 /// exchange stays near 4 × 6 bytes times this (the neighbours' offsets).
 const EXCHANGE_SLICE: usize = 1 << 22;
 
+/// Words of a dense frontier a thread takes at a time (as many nodes at
+/// most as [`FRONTIER_CHUNK`]).
+const FRONTIER_WORDS: usize = FRONTIER_CHUNK / 64;
+
+/// A frontier of at least 1/`DENSE_FROM` of a rank's range makes the next
+/// one as bits ([`Wave`]): then the list could hold more than 1/16 of a
+/// byte a node of the range, six times that with six moves a node, and
+/// bits cost 1/8; a scan of the bits per step is a small cost beside
+/// the moves of so many nodes.
+const DENSE_FROM: usize = 256;
+
 /// Moves a pivot walks inside its part before it settles.
 const PIVOT_WALK: usize = 1 << 10;
 
 /// A counter that has overflowed: never decremented, so its node is never
 /// trimmed (trimming is only a shortcut; the splits find the rest).
 const STUCK: u8 = u8::MAX;
+
+/// A flood's frontier on this rank: the nodes one step reached. Sparse,
+/// a sorted list of indexes (4 bytes a node); dense, a bit per node of
+/// the rank's range (1/8 byte a node of the range, however many it
+/// holds) and how many are set. The forward flood of a giant part has
+/// frontiers of a fifth of a layer: as lists, the one walked and the one
+/// made (held twice while its pieces are joined) took up to 2.9 bytes a
+/// position at layer 20; as bits, 1/4. Either form walks its nodes in
+/// order, and the nodes claimed do not depend on the form.
+enum Wave {
+    List(Vec<u32>),
+    Bits(Vec<AtomicU64>, usize),
+}
+
+impl Wave {
+    /// Nodes in the frontier.
+    fn len(&self) -> usize {
+        match self {
+            Wave::List(list) => list.len(),
+            Wave::Bits(_, set) => *set,
+        }
+    }
+
+    /// The frontier cut into slices of at most [`EXCHANGE_SLICE`] nodes
+    /// (and at least one each), as ranges of the list or of the words.
+    fn slices(&self) -> Vec<Range<usize>> {
+        match self {
+            Wave::List(list) => (0..list.len())
+                .step_by(EXCHANGE_SLICE)
+                .map(|s| s..(s + EXCHANGE_SLICE).min(list.len()))
+                .collect(),
+            Wave::Bits(words, _) => {
+                let mut slices = Vec::new();
+                let (mut first, mut nodes) = (0, 0);
+                for (w, word) in words.iter().enumerate() {
+                    let set = word.load(Relaxed).count_ones() as usize;
+                    if nodes + set > EXCHANGE_SLICE {
+                        slices.push(first..w);
+                        (first, nodes) = (w, 0);
+                    }
+                    nodes += set;
+                }
+                if nodes > 0 {
+                    slices.push(first..words.len());
+                }
+                slices
+            }
+        }
+    }
+}
+
+/// The nodes whose bits are set in `words`, the first word's bit 0 being
+/// node `first`, in order.
+fn set_bits(words: &[AtomicU64], first: usize) -> Vec<u32> {
+    let mut nodes = Vec::new();
+    for (w, word) in words.iter().enumerate() {
+        let mut bits = word.load(Relaxed);
+        while bits != 0 {
+            nodes.push((first + 64 * w + bits.trailing_zeros() as usize) as u32);
+            bits &= bits - 1;
+        }
+    }
+    nodes
+}
 
 /// What the split leaves, in component order.
 enum Piece {
@@ -426,6 +504,8 @@ struct Finder<'s, G: SplitGraph> {
     last_label: u32,
     /// Splits made so far.
     splits: u64,
+    /// Frontiers of at least this many nodes make the next one as bits.
+    dense_at: usize,
     pearce_up_to: usize,
     progress: &'s dyn Observer,
     what: &'s str,
@@ -552,6 +632,7 @@ impl<G: SplitGraph> Finder<'_, G> {
                 self.degree_cell(i).store(0, Relaxed);
                 out.push(i as u32);
             });
+            let members = Wave::List(members);
             self.expand(comm, &members, forward, |index| {
                 if self.label(index) == label {
                     let _ = self
@@ -561,17 +642,18 @@ impl<G: SplitGraph> Finder<'_, G> {
                 false
             });
             // Then peel those with none, and what that frees.
-            let mut frontier: Vec<u32> =
-                parallel::collect_chunks(members.len(), WALK_CHUNK, &|range, out| {
-                    out.extend(members[range].iter().copied().filter(|&i| {
-                        let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
-                        if alone {
-                            self.label_cell(i as usize).store(NONE, Relaxed);
-                        }
-                        alone
-                    }))
-                });
+            let Wave::List(members) = members else { unreachable!("a list, made above") };
+            let frontier: Vec<u32> = parallel::collect_chunks(members.len(), WALK_CHUNK, &|range, out| {
+                out.extend(members[range].iter().copied().filter(|&i| {
+                    let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
+                    if alone {
+                        self.label_cell(i as usize).store(NONE, Relaxed);
+                    }
+                    alone
+                }))
+            });
             drop(members);
+            let mut frontier = Wave::List(frontier);
             while let Some(next) = self.expand(comm, &frontier, forward, |index| {
                 self.label(index) == label && self.release(index) && {
                     self.label_cell(index).store(NONE, Relaxed);
@@ -585,30 +667,40 @@ impl<G: SplitGraph> Finder<'_, G> {
     }
 
     /// Offers every child (`forward`) or parent of the nodes of `frontier`
-    /// (nodes of this rank, sorted) to `take` on the rank that holds it,
-    /// and returns the nodes of this rank `take` claimed, sorted; `None`
-    /// when every rank's frontier is empty (then nothing is exchanged).
-    /// `take` must claim a node at most once. Collective; one exchange per
-    /// slice of the longest frontier, after one maximum. (Frontiers hold
-    /// indexes, 4 bytes a node, and are walked in order: a frontier can
-    /// hold a fifth of a layer.)
+    /// (nodes of this rank) to `take` on the rank that holds it, and
+    /// returns the nodes of this rank `take` claimed; `None` when every
+    /// rank's frontier is empty (then nothing is exchanged). `take` must
+    /// claim a node at most once. Collective; one exchange per slice of
+    /// the longest frontier, after one maximum. The frontier is walked in
+    /// node order; what is claimed comes back as bits when this frontier
+    /// is dense ([`Wave`]), else as a sorted list.
     fn expand(
         &self,
         comm: &dyn Communicator,
-        frontier: &[u32],
+        frontier: &Wave,
         forward: bool,
         take: impl Fn(usize) -> bool + Sync,
-    ) -> Option<Vec<u32>> {
+    ) -> Option<Wave> {
         let ranks = comm.ranks();
-        let slices = comm.max(frontier.len().div_ceil(EXCHANGE_SLICE) as u64) as usize;
-        if slices == 0 {
+        let slices = frontier.slices();
+        let count = comm.max(slices.len() as u64) as usize;
+        if count == 0 {
             return None;
         }
+        // (Every rank decides alone: the form changes no node claimed.)
+        let bits: Option<Vec<AtomicU64>> = (frontier.len() >= self.dense_at)
+            .then(|| parallel::atomics(vec![0u64; self.labels.len().div_ceil(64)]));
+        // A node claimed: its bit set, or `Some(node)` for the list.
+        let claimed_node = |index: usize| match &bits {
+            Some(bits) => {
+                let offset = index - self.base;
+                bits[offset / 64].fetch_or(1 << (offset % 64), Relaxed);
+                None
+            }
+            None => Some(index as u32),
+        };
         let mut claimed = Vec::new();
-        let mut own_slices = frontier.chunks(EXCHANGE_SLICE);
-        for _ in 0..slices {
-            // (A rank whose frontier is shorter takes part with nothing.)
-            let slice = own_slices.next().unwrap_or(&[]);
+        for s in 0..count {
             let step = |chunk: &[u32]| {
                 let (mut mine, mut outgoing) = (Vec::new(), vec![Vec::new(); ranks]);
                 self.graph.walk_sorted(chunk, |_, node| {
@@ -616,7 +708,7 @@ impl<G: SplitGraph> Finder<'_, G> {
                         let index = self.graph.index(&relative);
                         if self.holds(index) {
                             if take(index) {
-                                mine.push(index as u32);
+                                mine.extend(claimed_node(index));
                             }
                         } else {
                             let (owner, offset) = self.partition.locate(index as u64);
@@ -631,28 +723,58 @@ impl<G: SplitGraph> Finder<'_, G> {
                 });
                 (mine, outgoing)
             };
-            // (A short slice on one thread: sharing it out costs more.
-            // The floods keep rayon's own chain here, not `parallel`'s
-            // loops: through those the component search took up to a
-            // third longer at layers 17 to 20, all of it in this step;
-            // docs/measurements.md, "Parallel loops compiled once".)
-            let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = if slice.len() <= FRONTIER_CHUNK {
-                vec![step(slice)]
-            } else {
-                slice.par_chunks(FRONTIER_CHUNK).map(step).collect()
+            // (A rank with fewer slices takes part with nothing. A short
+            // slice on one thread: sharing it out costs more. The floods
+            // keep rayon's own chain here, not `parallel`'s loops: through
+            // those the component search took up to a third longer at
+            // layers 17 to 20, all of it in this step; docs/measurements.md,
+            // "Parallel loops compiled once".)
+            let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = match (frontier, slices.get(s)) {
+                (_, None) => vec![step(&[])],
+                (Wave::List(list), Some(range)) if range.len() <= FRONTIER_CHUNK => {
+                    vec![step(&list[range.clone()])]
+                }
+                (Wave::List(list), Some(range)) => {
+                    list[range.clone()].par_chunks(FRONTIER_CHUNK).map(step).collect()
+                }
+                (Wave::Bits(words, _), Some(range)) => {
+                    let starts: Vec<usize> = range.clone().step_by(FRONTIER_WORDS).collect();
+                    starts
+                        .par_iter()
+                        .map(|&first| {
+                            let last = (first + FRONTIER_WORDS).min(range.end);
+                            step(&set_bits(&words[first..last], self.base + 64 * first))
+                        })
+                        .collect()
+                }
             };
-            let received: Vec<u32> = exchange_parts(comm, parts, &mut claimed)
+            let blocks = exchange_parts(comm, parts, &mut claimed);
+            let received: Vec<u32> = blocks
                 .into_par_iter()
                 .flat_map_iter(|block| block.into_iter())
                 .filter_map(|offset| {
                     let index = self.base + offset as usize;
-                    take(index).then_some(index as u32)
+                    if take(index) {
+                        claimed_node(index)
+                    } else {
+                        None
+                    }
                 })
                 .collect();
             claimed.extend(received);
         }
-        claimed.par_sort_unstable();
-        Some(claimed)
+        Some(match bits {
+            Some(bits) => {
+                let set = parallel::sum_chunks(bits.len(), COUNT_CHUNK, &|range| {
+                    bits[range].iter().map(|w| w.load(Relaxed).count_ones() as u64).sum()
+                });
+                Wave::Bits(bits, set as usize)
+            }
+            None => {
+                claimed.par_sort_unstable();
+                Wave::List(claimed)
+            }
+        })
     }
 
     /// A pivot for part `label`: the end of a walk along moves inside the
@@ -699,10 +821,10 @@ impl<G: SplitGraph> Finder<'_, G> {
         let start = self.graph.node(pivot);
         let count = thousands(count as u64);
         self.progress.detail(&format!("{}: components: forward in {count} positions", self.what));
-        let mut frontier = Vec::new();
+        let mut frontier = Wave::List(Vec::new());
         if self.holds(pivot) {
             self.label_cell(pivot).store(reached, Relaxed);
-            frontier.push(pivot as u32);
+            frontier = Wave::List(vec![pivot as u32]);
         }
         while let Some(next) = self.expand(comm, &frontier, true, |index| self.claim(index, label, reached)) {
             frontier = next;
@@ -713,10 +835,11 @@ impl<G: SplitGraph> Finder<'_, G> {
         // sees the parity); a move between two members of the same parity
         // means an odd cycle.
         self.progress.detail(&format!("{}: components: backward in {count} positions", self.what));
+        // (The forward flood ended on an empty frontier.)
         if self.holds(pivot) {
             self.degree_cell(pivot).store(0, Relaxed);
             self.label_cell(pivot).store(component, Release);
-            frontier.push(pivot as u32);
+            frontier = Wave::List(vec![pivot as u32]);
         }
         let odd = AtomicBool::new(false);
         let mut parity = 0u8;
@@ -1033,6 +1156,16 @@ pub(crate) mod tests {
     pub(crate) fn check_split<G: SplitGraph>(graph: &G, inside: &[bool], pearce_up_to: usize) -> usize {
         let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
         let found = cycle_components(graph, labels, pearce_up_to, &SILENT, "test").expect("labels enough");
+        // Every frontier as bits, or every one as a list: the same labels.
+        for dense_at in [0, usize::MAX] {
+            let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
+            let partition = Partition::new(graph.size() as u64, 1);
+            let limits = (NONE - 1, dense_at);
+            let split =
+                split_labels_up_to(&Solo, &partition, graph, labels, pearce_up_to, &SILENT, "test", limits);
+            let other = number_components(graph, split.expect("labels enough"), &SILENT, "test");
+            assert!(other.id == found.id && other.odd == found.odd, "frontiers as bits from {dense_at}");
+        }
         let mut ours: Vec<(Vec<u32>, bool)> = vec![(Vec::new(), false); found.odd.len()];
         for (i, &k) in found.id.iter().enumerate() {
             if k != NONE {
@@ -1123,11 +1256,23 @@ pub(crate) mod tests {
                     cycle_components(&graph, initial(0..graph.size() as u64), pearce_up_to, &SILENT, "test")
                         .expect("labels enough");
                 for ranks in [2, 3, 5] {
+                    // (Ranks of both parities keep frontiers in both forms.)
                     let splits = crate::cluster::run_ranks(ranks, |comm| {
                         let partition = Partition::new(graph.size() as u64, comm.ranks());
                         let labels = initial(partition.range(comm.rank()));
-                        split_labels(comm, &partition, &graph, labels, pearce_up_to, &SILENT, "test")
-                            .expect("labels enough")
+                        let dense_at = if comm.rank() % 2 == 0 { 0 } else { usize::MAX };
+                        let limits = (NONE - 1, dense_at);
+                        split_labels_up_to(
+                            comm,
+                            &partition,
+                            &graph,
+                            labels,
+                            pearce_up_to,
+                            &SILENT,
+                            "test",
+                            limits,
+                        )
+                        .expect("labels enough")
                     });
                     sent += splits.iter().map(|s| s.traffic.bytes).sum::<u64>();
                     let exchanges: Vec<u64> = splits.iter().map(|s| s.traffic.exchanges).collect();
@@ -1168,7 +1313,7 @@ pub(crate) mod tests {
         // One process with labels up to `last`.
         let alone = |last: u32| {
             let labels = initial(0..graph.size() as u64);
-            split_labels_up_to(&Solo, &partition, &graph, labels, 0, &SILENT, "test", last)
+            split_labels_up_to(&Solo, &partition, &graph, labels, 0, &SILENT, "test", (last, 0))
         };
         for allowed in [0, 1, needed - 1] {
             let last = TO_SPLIT + 2 * allowed as u32;
@@ -1176,7 +1321,7 @@ pub(crate) mod tests {
             let ranks = crate::cluster::run_ranks(3, |comm| {
                 let partition = Partition::new(graph.size() as u64, comm.ranks());
                 let labels = initial(partition.range(comm.rank()));
-                split_labels_up_to(comm, &partition, &graph, labels, 0, &SILENT, "test", last).err()
+                split_labels_up_to(comm, &partition, &graph, labels, 0, &SILENT, "test", (last, 0)).err()
             });
             assert!(ranks.iter().all(|e| *e == Some(LabelsExhausted { splits: allowed })), "{ranks:?}");
         }
