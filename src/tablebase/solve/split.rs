@@ -18,7 +18,8 @@
 //!    iterative, all such parts at once on every thread.
 //!
 //! Steps 1 and 2 run frontier by frontier with a label per node (4 bytes)
-//! and a counter (1 byte). Each rank holds the labels and counters of one
+//! and a counter (1 byte); a frontier is a sorted list of nodes, or a bit
+//! per node once it is dense ([`Wave`]). Each rank holds the labels and counters of one
 //! range of nodes ([`Partition`]); what a frontier has for a node of
 //! another range goes to its rank in one message per destination (the
 //! node's offset; each message sorted and sent as varint gaps,
@@ -377,10 +378,6 @@ const COUNT_CHUNK: usize = 1 << 18;
 /// exchange stays near 4 × 6 bytes times this (the neighbours' offsets).
 const EXCHANGE_SLICE: usize = 1 << 22;
 
-/// Words of a dense frontier a thread takes at a time (as many nodes at
-/// most as [`FRONTIER_CHUNK`]).
-const FRONTIER_WORDS: usize = FRONTIER_CHUNK / 64;
-
 /// A frontier of at least 1/`DENSE_FROM` of a rank's range makes the next
 /// one as bits ([`Wave`]): then the list could hold more than 1/16 of a
 /// byte a node of the range, six times that with six moves a node, and
@@ -418,28 +415,34 @@ impl Wave {
     }
 
     /// The frontier cut into slices of at most [`EXCHANGE_SLICE`] nodes
-    /// (and at least one each), as ranges of the list or of the words.
-    fn slices(&self) -> Vec<Range<usize>> {
+    /// (and at least one each), each cut into the tasks a thread takes:
+    /// ranges of the list, or of the words, of about [`FRONTIER_CHUNK`]
+    /// nodes (a sparse stretch of bits is one task, not many empty ones).
+    fn slices(&self) -> Vec<Vec<Range<usize>>> {
+        let cut = |ranges: Vec<Range<usize>>| -> Vec<Vec<Range<usize>>> {
+            let per_slice = EXCHANGE_SLICE / FRONTIER_CHUNK;
+            ranges.chunks(per_slice).map(<[Range<usize>]>::to_vec).collect()
+        };
         match self {
-            Wave::List(list) => (0..list.len())
-                .step_by(EXCHANGE_SLICE)
-                .map(|s| s..(s + EXCHANGE_SLICE).min(list.len()))
-                .collect(),
+            Wave::List(list) => cut((0..list.len())
+                .step_by(FRONTIER_CHUNK)
+                .map(|s| s..(s + FRONTIER_CHUNK).min(list.len()))
+                .collect()),
             Wave::Bits(words, _) => {
-                let mut slices = Vec::new();
+                let mut tasks = Vec::new();
                 let (mut first, mut nodes) = (0, 0);
                 for (w, word) in words.iter().enumerate() {
                     let set = word.load(Relaxed).count_ones() as usize;
-                    if nodes + set > EXCHANGE_SLICE {
-                        slices.push(first..w);
+                    if nodes + set > FRONTIER_CHUNK {
+                        tasks.push(first..w);
                         (first, nodes) = (w, 0);
                     }
                     nodes += set;
                 }
                 if nodes > 0 {
-                    slices.push(first..words.len());
+                    tasks.push(first..words.len());
                 }
-                slices
+                cut(tasks)
             }
         }
     }
@@ -729,24 +732,14 @@ impl<G: SplitGraph> Finder<'_, G> {
             // those the component search took up to a third longer at
             // layers 17 to 20, all of it in this step; docs/measurements.md,
             // "Parallel loops compiled once".)
-            let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = match (frontier, slices.get(s)) {
-                (_, None) => vec![step(&[])],
-                (Wave::List(list), Some(range)) if range.len() <= FRONTIER_CHUNK => {
-                    vec![step(&list[range.clone()])]
-                }
-                (Wave::List(list), Some(range)) => {
-                    list[range.clone()].par_chunks(FRONTIER_CHUNK).map(step).collect()
-                }
-                (Wave::Bits(words, _), Some(range)) => {
-                    let starts: Vec<usize> = range.clone().step_by(FRONTIER_WORDS).collect();
-                    starts
-                        .par_iter()
-                        .map(|&first| {
-                            let last = (first + FRONTIER_WORDS).min(range.end);
-                            step(&set_bits(&words[first..last], self.base + 64 * first))
-                        })
-                        .collect()
-                }
+            let task = |range: &Range<usize>| match frontier {
+                Wave::List(list) => step(&list[range.clone()]),
+                Wave::Bits(words, _) => step(&set_bits(&words[range.clone()], self.base + 64 * range.start)),
+            };
+            let parts: Vec<(Vec<u32>, Vec<Vec<u32>>)> = match slices.get(s).map(Vec::as_slice) {
+                None | Some([]) => vec![step(&[])],
+                Some([one]) => vec![task(one)],
+                Some(tasks) => tasks.par_iter().map(task).collect(),
             };
             let blocks = exchange_parts(comm, parts, &mut claimed);
             let received: Vec<u32> = blocks
