@@ -19,14 +19,15 @@
 //!
 //! Steps 1 and 2 run frontier by frontier with a label per node (4 bytes)
 //! and a counter (1 byte); a frontier is a sorted list of nodes, or a bit
-//! per node once it is dense ([`Wave`]). Each rank holds the labels and counters of one
-//! range of nodes ([`Partition`]); what a frontier has for a node of
-//! another range goes to its rank in one message per destination (the
-//! node's offset; each message sorted and sent as varint gaps,
-//! [`gaps`]), and the holder applies it. Which thread or rank
+//! per node once it is dense ([`Wave`]). Each rank holds the labels and
+//! counters of one range of nodes ([`Partition`]); what a frontier has
+//! for a node of another range goes to its rank in one message per
+//! destination (the node's offset; each message sorted and sent as varint
+//! gaps, [`gaps`]), and the holder applies it. Which thread or rank
 //! relabels a node changes nothing, so the components and their order are
-//! the same for any thread count and any number of ranks. Step 3 runs where
-//! all the labels are: one process, or rank 0 once it has gathered them.
+//! the same for any thread count and any number of ranks. Step 3 runs
+//! where all the labels are: one process, or rank 0 once it has gathered
+//! them.
 
 use std::ops::Range;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
