@@ -327,7 +327,11 @@ impl fmt::Debug for Position {
 /// retrograde frontier can hold a tenth of a layer): its pits as stars and
 /// bars, each pit's seeds as that many 1 bits with a 0 bit after every pit,
 /// the first pit lowest. `seeds + 12` bits, so every position of the game
-/// (48 seeds) fits, whatever its pits hold.
+/// (48 seeds) fits, whatever its pits hold. (The threshold games' states
+/// keep a packing of their own, 5 bits a pit, `implicit::PackedState`:
+/// decoded without this one's chain of shifts in the games' hottest
+/// loop, and limited to pits of 31 seeds, which no layer up to 31 seeds
+/// exceeds.)
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct PackedPosition(u64);
 
