@@ -52,7 +52,6 @@ use crate::tablebase::directory::protocol::{
     PLAN_FROM_CHECKPOINT, PLAN_RESUME_SPREAD,
 };
 use crate::tablebase::directory::seed::{seed_layer, StartFrom};
-use crate::tablebase::entry::EntryWidth;
 use crate::tablebase::layers::{LayerBytes, PackedLayer, SolvedLayers};
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
@@ -591,22 +590,16 @@ fn finish_layer(
     bytes: &[u8],
     stats: &LayerStats,
 ) -> Result<(), BuildError> {
-    // Value records when every entry has one (the layer is exact): a third
-    // of the bytes on disk and in the page cache, where every layer above
-    // reads them. (The solver hands them over so; records of either width
-    // are stored in that one.)
-    let layer = PackedLayer::new(bytes, layer_size(n)).ok_or(BuildError::Invariant {
-        layer: n,
-        index: 0,
-        broken: NOT_A_LAYER,
-    })?;
-    let values = match layer.width() {
-        EntryWidth::Value => None,
-        EntryWidth::Full => layer.value_records(),
-    };
-    let stored = values.as_deref().unwrap_or(bytes);
-    held.commit(&layer_name(manifest.generation, n as usize), stored)?;
-    record_layer(held, manifest, n, (stored.len() as u64, checksum(stored)), stats)
+    // The solver hands the layer over in the width it is stored in
+    // (`LayerEntries::records`: value records when every entry has one, a
+    // third of the bytes on disk and in the page cache, where every layer
+    // above reads them), so it is stored as it is, once its length is one
+    // of a layer.
+    if PackedLayer::new(bytes, layer_size(n)).is_none() {
+        return Err(BuildError::Invariant { layer: n, index: 0, broken: NOT_A_LAYER });
+    }
+    held.commit(&layer_name(manifest.generation, n as usize), bytes)?;
+    record_layer(held, manifest, n, (bytes.len() as u64, checksum(bytes)), stats)
 }
 
 /// Records layer `n`, whose file (of `size` bytes and checksum `sum`) is

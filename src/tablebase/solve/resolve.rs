@@ -218,12 +218,13 @@ fn resolve_cycle(
             })
             .count() as u64;
     }
-    let open_left = members.iter_from(done.len()).enumerate().any(|(j, m)| {
-        let (low, high) = root(done.len() + j, m);
-        low < high
-    });
+    let open_left = searching
+        && members.iter_from(done.len()).enumerate().any(|(j, m)| {
+            let (low, high) = root(done.len() + j, m);
+            low < high
+        });
     let mut roots: Option<(Vec<u8>, Vec<u8>)> = None;
-    if searching && open_left {
+    if open_left {
         let (root_lower, root_upper): (Vec<u8>, Vec<u8>) =
             members.iter().enumerate().map(|(i, m)| root(i, m)).unzip();
         let clock = Instant::now();
