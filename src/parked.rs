@@ -123,6 +123,44 @@ impl Parked {
         })
     }
 
+    /// The parked arrays mapped read-only, once the checksum of each of
+    /// `arrays` has been checked through the mapping: a phase that reads a
+    /// few arrays in passes (the threshold games read the bounds once a
+    /// threshold) reads them from the page cache, which the kernel may
+    /// reclaim, rather than from memory of its own.
+    pub(crate) fn map_checked(&self, arrays: &[usize]) -> io::Result<ParkedMap> {
+        // Safety: the file has no name, so no other process can open it,
+        // and this process wrote it once, in `park`, before mapping it:
+        // the mapping is never written under.
+        let map = unsafe { memmap2::Mmap::map(&self.file) }.map_err(|e| failed("mapping", &self.dir, e))?;
+        let mut starts = Vec::with_capacity(self.arrays.len());
+        let mut start = 0;
+        for &(len, _) in &self.arrays {
+            starts.push(start);
+            start += len;
+        }
+        if map.len() != start {
+            return Err(failed(
+                "mapping",
+                &self.dir,
+                io::Error::new(io::ErrorKind::InvalidData, format!("{} bytes, not {start}", map.len())),
+            ));
+        }
+        let mapped = ParkedMap { map, starts, lens: self.arrays.iter().map(|&(len, _)| len).collect() };
+        for &k in arrays {
+            if crate::checksum::checksum(mapped.array(k)) != self.arrays[k].1 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "the arrays parked in {} map to other bytes than were written",
+                        self.dir.display()
+                    ),
+                ));
+            }
+        }
+        Ok(mapped)
+    }
+
     /// The arrays, in the order they were parked, once every byte read back
     /// matches the checksum of what was written.
     pub(crate) fn restore(self) -> io::Result<Vec<Vec<AtomicU8>>> {
@@ -136,6 +174,22 @@ impl Parked {
             arrays.push(array);
         }
         Ok(arrays)
+    }
+}
+
+/// Parked arrays mapped read-only ([`Parked::map_checked`]).
+#[derive(Debug)]
+pub(crate) struct ParkedMap {
+    map: memmap2::Mmap,
+    /// Per array: where it starts in the file, and its length.
+    starts: Vec<usize>,
+    lens: Vec<usize>,
+}
+
+impl ParkedMap {
+    /// The bytes of array `k`.
+    pub(crate) fn array(&self, k: usize) -> &[u8] {
+        &self.map[self.starts[k]..self.starts[k] + self.lens[k]]
     }
 }
 
@@ -201,6 +255,26 @@ mod tests {
         let error = parked.write_array(1, &mut Vec::new()).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         let error = parked.restore().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn mapped_arrays_are_the_parked_bytes_and_a_changed_one_is_refused() {
+        let dir = scratch("mapped");
+        let arrays: Vec<Vec<u8>> = [3, CHUNK + 5, 0, 700]
+            .iter()
+            .map(|&len| (0..len).map(|i| (i * 13 + len) as u8).collect())
+            .collect();
+        let parked = Parked::park(&dir, arrays.iter().map(|a| atomics(a)).collect()).unwrap();
+        let mapped = parked.map_checked(&[0, 1, 2, 3]).unwrap();
+        for (k, array) in arrays.iter().enumerate() {
+            assert_eq!(mapped.array(k), &array[..], "array {k}");
+        }
+        drop(mapped);
+        parked.file.write_all_at(&[9], 3 + 10).unwrap();
+        assert_eq!(parked.map_checked(&[0, 3]).unwrap().array(3), &arrays[3][..]);
+        let error = parked.map_checked(&[1]).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         std::fs::remove_dir(&dir).unwrap();
     }

@@ -18,7 +18,7 @@
 //! `upper(q) = n − max{t : (q, 1) ∈ W_t}`.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::memory::release_free_memory;
 use crate::rules::Position;
@@ -27,29 +27,46 @@ use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::entries::LayerEntries;
+use crate::tablebase::solve::entries::ExitBounds;
 use crate::tablebase::solve::games::{
-    as_atomic, par_peel, peel, prefetch, ParallelStateGraph, StateGraph, OPEN, SAFE,
+    as_atomic, par_peel, peel, prefetch, Counters, ParallelStateGraph, StateGraph,
 };
-use crate::tablebase::solve::implicit::{ImplicitComponent, State};
+use crate::tablebase::solve::implicit::{ImplicitComponent, State, Y_OPEN};
 use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::solver::LayerSolver;
 
-/// Per-state scratch arrays over the whole layer (two states a position),
-/// reused by every component.
+/// Scratch arrays over the whole layer, reused by every component.
 pub(crate) struct BoundWork {
-    /// Threshold at which a state entered `W` (0: not yet).
+    /// Per state (two a position): the threshold at which it entered `W`
+    /// (0: not yet).
     win: Vec<u8>,
-    /// Two counters a state (`games::OPEN`, `games::SAFE`): opponent
-    /// states' children not in `W` yet (counted once the state may join,
-    /// see [`cycle_bounds`]), and the safety game's scratch.
+    /// Per position, the counters of its two states in one byte
+    /// (`implicit::X_SAFE`, `Y_OPEN`, `Y_SAFE`): the opponent state's
+    /// children not in `W` yet (counted once the state may join, see
+    /// [`cycle_bounds`]), and the safety game's scratch of both.
     counts: Vec<u8>,
+    /// A bit a position: whether its opponent state may join `W` at the
+    /// threshold being played, that is whether the threshold is at most
+    /// `n − upper` (see [`cycle_bounds`]). Set by the scan of that
+    /// threshold, so the games never read a member's bounds at random
+    /// (the bounds may wait on disk while they run).
+    may_join: Vec<AtomicU64>,
 }
 
 impl BoundWork {
     pub fn new(size: usize) -> BoundWork {
-        BoundWork { win: vec![0; 2 * size], counts: vec![0; 2 * size] }
+        BoundWork {
+            win: vec![0; 2 * size],
+            counts: vec![0; size],
+            may_join: crate::parallel::atomics(vec![0u64; size.div_ceil(64)]),
+        }
     }
+}
+
+/// The word and bit of `index` in a bit a position.
+#[inline]
+fn bit(index: usize) -> (usize, u64) {
+    (index / 64, 1 << (index % 64))
 }
 
 /// The bounds of one component and where they came from.
@@ -94,30 +111,39 @@ pub(crate) fn cycle_bounds(
     let members = components.of(k);
     let n = solver.n as u8;
     let graph = ImplicitComponent::new(components, k, positions);
-    let BoundWork { win, counts } = work;
+    let BoundWork { win, counts, may_join: joining } = work;
     // (A component that gave its counts back leaves them empty.)
-    if counts.len() != win.len() {
-        *counts = vec![0; win.len()];
+    if counts.len() != win.len() / 2 {
+        *counts = vec![0; win.len() / 2];
     }
+    let (mut safety_rounds, first) = match &resume {
+        None => (0, n),
+        Some((t, rounds, _)) => (*rounds, *t),
+    };
+    let exits = solver.entries.exit_bounds();
     for m in members.iter() {
         let m = m as usize;
         win[2 * m..2 * m + 2].fill(0);
-        counts[2 * m..2 * m + 2].fill(0);
-    }
-    let (mut safety_rounds, first) = match resume {
-        None => (0, n),
-        Some((t, rounds, state)) => {
-            for (i, m) in members.iter().enumerate() {
-                let m = m as usize;
-                win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
-                // (A resumed count is at most 6: `games_state` checked it.)
-                for parity in 0..2 {
-                    counts[2 * m + parity] = OPEN.with(0, state[4 * i + 2 + parity]);
-                }
-            }
-            (rounds, t)
+        counts[m] = 0;
+        // The opponent states that may join at the first threshold
+        // played: those of the thresholds played before it (none when
+        // the games start at `n`).
+        let (word, bit) = bit(m);
+        if n - exits.get(m).1 > first {
+            joining[word].fetch_or(bit, Relaxed);
+        } else {
+            joining[word].fetch_and(!bit, Relaxed);
         }
-    };
+    }
+    if let Some((_, _, state)) = resume {
+        for (i, m) in members.iter().enumerate() {
+            let m = m as usize;
+            win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
+            // (A resumed count is at most 6, and a player state's 0:
+            // `games_state` checked them.)
+            counts[m] = Y_OPEN.with(0, state[4 * i + 3]);
+        }
+    }
     let big = members.len() > 1 << 16;
     let mut queue = VecDeque::new();
     for t in (1..=first).rev() {
@@ -127,12 +153,17 @@ pub(crate) fn cycle_bounds(
                 .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
         }
         if t < first && checkpoints.due() {
-            let games = GamesState { members: &members, win, counts, open_of: |c| OPEN.of(c) };
+            let games = GamesState { members: &members, win, counts, open_of: |c| [0, Y_OPEN.of(c)] };
             let games = GamesSnapshot::Arrays(&games);
             checkpoint::checkpoint_games(solver, checkpoints, (k, t, safety_rounds), components, &games)?;
         }
-        let entries = &solver.entries;
-        let may_join = |s: &State| s.parity() == 0 || entries.upper(s.index()) <= n - t;
+        // (`upper(q) <= n - t`, read from the bit the scans of this
+        // threshold and those before it set.)
+        let joining: &[AtomicU64] = joining;
+        let may_join = |s: &State| {
+            let (word, bit) = bit(s.index());
+            s.parity() == 0 || joining[word].load(Relaxed) & bit != 0
+        };
         let good = |s: &State| {
             let own = s.position().own_seeds() as u8;
             (if s.parity() == 0 { own } else { n - own }) >= t
@@ -145,14 +176,15 @@ pub(crate) fn cycle_bounds(
             let (win, counts) = (as_atomic(win), as_atomic(counts));
             // The frontier as the parallel games keep it, packed.
             let frontier = positions.par_collect(|_, m, position, out| {
-                scan_member(&graph, entries, (win, counts), (m, &position), (n, t), &mut |s| {
+                scan_member(&graph, &exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
                     out.push(graph.store(&s))
                 });
                 // The first safety set's candidates (`par_peel`).
                 for parity in 0..2 {
                     let state = State::new(&position, m, parity);
                     if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
-                        SAFE.store(&counts[2 * m + parity], 1);
+                        let Counters { byte, safe, .. } = graph.counters(2 * m + parity);
+                        safe.store(&counts[byte], 1);
                     }
                 }
             });
@@ -160,8 +192,8 @@ pub(crate) fn cycle_bounds(
                 let node = graph.node(s);
                 prefetch(&win[node]);
                 if s.parity() == 1 {
-                    prefetch(&counts[node]);
-                    entries.prefetch_upper(s.index());
+                    prefetch(&counts[graph.counters(node).byte]);
+                    prefetch(&joining[s.index() / 64]);
                 }
             };
             par_peel(&graph, 0, win, counts, frontier, t, may_join, good, true, touch)
@@ -169,7 +201,7 @@ pub(crate) fn cycle_bounds(
             {
                 let (win, counts) = (as_atomic(win), as_atomic(counts));
                 positions.for_each(|_, m, position| {
-                    scan_member(&graph, entries, (win, counts), (m, &position), (n, t), &mut |s| {
+                    scan_member(&graph, &exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
                         queue.push_back(s)
                     })
                 });
@@ -198,27 +230,33 @@ pub(crate) fn cycle_bounds(
 /// exit, read pessimistically, is worth `t`; its opponent state may join
 /// from the threshold at which its best exit (read for X: `n` − its upper
 /// end) no longer keeps X below (no exit: 0, harmless, since thresholds
-/// start at 1), and then counts
+/// start at 1): its bit in `joining` is set then, and it counts
 /// its children not won before `t` (`docs/cycle-bounds.md` §3) into its
-/// [`OPEN`] counter, and is won at once if there are none (`n`: the layer's
+/// open counter, and is won at once if there are none (`n`: the layer's
 /// seeds). The states won are pushed to `out`. Each member writes only
 /// its own entries, so members may be scanned on several threads at once.
 fn scan_member(
     graph: &ImplicitComponent,
-    entries: &LayerEntries,
-    (win, counts): (&[AtomicU8], &[AtomicU8]),
+    exits: &ExitBounds,
+    (win, counts, joining): (&[AtomicU8], &[AtomicU8], &[AtomicU64]),
     (m, position): (usize, &Position),
     (n, t): (u8, u8),
     push: &mut dyn FnMut(State),
 ) {
-    let (lower, upper) = entries.lower_upper(m);
+    let (lower, upper) = exits.get(m);
+    if n - upper == t {
+        // (Other members share the word: set atomically.)
+        let (word, bit) = bit(m);
+        joining[word].fetch_or(bit, Relaxed);
+    }
     if n - upper == t && win[2 * m + 1].load(Relaxed) == 0 {
         let state = State::new(position, m, 1);
         // Not won before `t`: no mark, or the mark `t` of a player state
         // this pass has just won (no state holds a mark below `t` yet).
         let mut not_won = 0;
         graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) <= t) as u8);
-        OPEN.store(&counts[2 * m + 1], not_won);
+        let Counters { byte, open, .. } = graph.counters(2 * m + 1);
+        open.store(&counts[byte], not_won);
         if not_won == 0 {
             win[2 * m + 1].store(t, Relaxed);
             push(state);

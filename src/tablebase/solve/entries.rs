@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use crate::codec::{DecodeError, Decoder};
 use crate::parallel;
-use crate::parked::Parked;
+use crate::parked::{Parked, ParkedMap};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, EntryWidth, Proof, ENTRY_BYTES};
@@ -89,6 +89,28 @@ impl std::fmt::Display for Contradiction {
     }
 }
 
+/// The bounds of a layer's positions as the threshold games read them:
+/// from the entries, or mapped from the file they wait in
+/// ([`LayerEntries::park_for_games`]).
+pub(crate) enum ExitBounds<'e> {
+    Held { base: usize, lo: &'e [AtomicU8], hi: &'e [AtomicU8] },
+    Mapped { base: usize, lo: &'e [u8], hi: &'e [u8] },
+}
+
+impl ExitBounds<'_> {
+    /// `(lower, upper)` of layer position `index`, as
+    /// [`LayerEntries::lower_upper`] reads it.
+    #[inline]
+    pub(crate) fn get(&self, index: usize) -> (u8, u8) {
+        match *self {
+            ExitBounds::Held { base, lo, hi } => {
+                (lo[index - base].load(Relaxed), hi[index - base].load(Relaxed))
+            }
+            ExitBounds::Mapped { base, lo, hi } => (lo[index - base], hi[index - base]),
+        }
+    }
+}
+
 /// The per-position state of a layer under construction.
 pub(crate) struct LayerEntries<'a> {
     n: u32,
@@ -103,10 +125,11 @@ pub(crate) struct LayerEntries<'a> {
     lo: Vec<AtomicU8>,
     hi: Vec<AtomicU8>,
     est: Vec<AtomicU8>,
-    /// The estimates and state bytes while they wait on disk (`est` and
-    /// `state` are then empty): the threshold games read neither
-    /// ([`Self::park_for_games`]).
-    parked_for_games: Option<Parked>,
+    /// All four arrays while they wait on disk during the threshold games
+    /// (the arrays are then empty), with the bounds mapped read-only: the
+    /// games read a member's bounds in passes, once a threshold, and
+    /// nothing else of its entry ([`Self::park_for_games`]).
+    parked_for_games: Option<(Parked, ParkedMap)>,
     /// `DECIDED | ON_CYCLE | proof` ([`FLAGS`]) and the quiet moves whose
     /// child is not decided yet ([`PENDING`]).
     state: Vec<AtomicU8>,
@@ -202,27 +225,42 @@ impl<'a> LayerEntries<'a> {
         Parked::park(dir, arrays.into())
     }
 
-    /// Moves the estimates and the state bytes to a scratch file in `dir`
-    /// while the threshold games run: the games read a member's bounds
-    /// (its exits) and nothing else of its entry; only a decision reads an
-    /// estimate, and the flags and pending counts are read before the
-    /// games (`member_waiting_outside`) and after them (the decisions). A
-    /// snapshot taken meanwhile streams them from the file. Until
-    /// [`Self::restore_after_games`] a read of either panics.
+    /// Moves the four arrays to a scratch file in `dir` while the
+    /// threshold games run, and maps the bounds back read-only. The games
+    /// read a member's bounds (its exits) in one pass a threshold, through
+    /// [`Self::exit_bounds`], and nothing else of its entry: only a
+    /// decision reads an estimate, and the flags and pending counts are
+    /// read before the games (`member_waiting_outside`) and after them
+    /// (the decisions). A snapshot taken meanwhile streams the arrays from
+    /// the file. Until [`Self::restore_after_games`] any other read of an
+    /// entry panics.
     pub(crate) fn park_for_games(&mut self, dir: &std::path::Path) -> io::Result<()> {
         assert!(self.parked_for_games.is_none(), "parked for the games already");
-        let arrays = vec![std::mem::take(&mut self.est), std::mem::take(&mut self.state)];
-        self.parked_for_games = Some(Parked::park(dir, arrays)?);
+        let arrays = [&mut self.lo, &mut self.hi, &mut self.est, &mut self.state].map(std::mem::take);
+        let parked = Parked::park(dir, arrays.into())?;
+        let bounds = parked.map_checked(&[0, 1])?;
+        self.parked_for_games = Some((parked, bounds));
         Ok(())
     }
 
     /// Takes back what [`Self::park_for_games`] moved out, byte for byte
     /// (nothing to do if nothing was parked).
     pub(crate) fn restore_after_games(&mut self) -> io::Result<()> {
-        if let Some(parked) = self.parked_for_games.take() {
-            [self.est, self.state] = self.arrays_back(parked)?;
+        if let Some((parked, bounds)) = self.parked_for_games.take() {
+            drop(bounds);
+            [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked)?;
         }
         Ok(())
+    }
+
+    /// The bounds of the positions, held or parked for the games.
+    pub(crate) fn exit_bounds(&self) -> ExitBounds<'_> {
+        match &self.parked_for_games {
+            Some((_, mapped)) => {
+                ExitBounds::Mapped { base: self.base, lo: mapped.array(0), hi: mapped.array(1) }
+            }
+            None => ExitBounds::Held { base: self.base, lo: &self.lo, hi: &self.hi },
+        }
     }
 
     /// Takes back the arrays [`Self::park`] moved out, byte for byte.
@@ -248,21 +286,29 @@ impl<'a> LayerEntries<'a> {
     /// Streams the arrays (five blobs, in the checkpoint layout: the
     /// three values, the pending counts, the flags).
     pub(crate) fn write_arrays(&self, out: &mut dyn Write) -> io::Result<()> {
-        stream_blob(out, &self.lo, |b| b)?;
-        stream_blob(out, &self.hi, |b| b)?;
-        let pending = |b: u8| (b & PENDING) >> PENDING_SHIFT;
-        let flags = |b: u8| b & FLAGS;
+        fn pending(b: u8) -> u8 {
+            (b & PENDING) >> PENDING_SHIFT
+        }
+        fn flags(b: u8) -> u8 {
+            b & FLAGS
+        }
         match &self.parked_for_games {
-            Some(parked) => {
+            Some((parked, _)) => {
                 let len = (self.len as u64).to_le_bytes();
-                out.write_all(&len)?;
-                parked.write_array(0, out)?;
-                out.write_all(&len)?;
-                parked.write_array_mapped(1, out, pending)?;
-                out.write_all(&len)?;
-                parked.write_array_mapped(1, out, flags)
+                for (k, byte) in
+                    [(0, None), (1, None), (2, None), (3, Some(pending as fn(u8) -> u8)), (3, Some(flags))]
+                {
+                    out.write_all(&len)?;
+                    match byte {
+                        None => parked.write_array(k, out)?,
+                        Some(byte) => parked.write_array_mapped(k, out, byte)?,
+                    }
+                }
+                Ok(())
             }
             None => {
+                stream_blob(out, &self.lo, |b| b)?;
+                stream_blob(out, &self.hi, |b| b)?;
                 stream_blob(out, &self.est, |b| b)?;
                 stream_blob(out, &self.state, pending)?;
                 stream_blob(out, &self.state, flags)
@@ -366,20 +412,6 @@ impl<'a> LayerEntries<'a> {
     /// The quiet moves an undecided position still waits for.
     pub(crate) fn pending(&self, index: usize) -> u8 {
         (self.state[index - self.base].load(Relaxed) & PENDING) >> PENDING_SHIFT
-    }
-
-    /// The upper end of [`LayerEntries::interval`] alone: one read where
-    /// the interval is three, for the threshold games' test of every
-    /// opponent parent (a random read in a giant component).
-    #[inline]
-    pub(crate) fn upper(&self, index: usize) -> u8 {
-        self.hi[index - self.base].load(Relaxed)
-    }
-
-    /// Prefetches what [`LayerEntries::upper`] reads.
-    #[inline]
-    pub(crate) fn prefetch_upper(&self, index: usize) {
-        crate::tablebase::solve::games::prefetch(&self.hi[index - self.base]);
     }
 
     /// `(lower, upper)` of [`Self::interval`], without the estimate (which

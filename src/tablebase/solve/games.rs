@@ -16,12 +16,17 @@
 //! Vocabulary: the *player* wants at least the threshold; it moves at the
 //! states whose parity equals `player`, the opponent at the others. Work
 //! arrays are indexed by [`StateGraph::node`]: `win` holds a non-zero mark
-//! for states in the player's won region; `counts` holds two small
-//! counters a state, in one byte ([`OPEN`], [`SAFE`]): the opponent
-//! states' count of children not won yet (`open`, at most 6: a position
-//! has at most six moves) and the safety game's scratch (`safe`, at most
-//! 8). One byte for both, not one each: a byte a game state, two a
-//! position of the layer, less.
+//! for states in the player's won region. `counts` holds two small
+//! counters a state: the opponent states' count of children not won yet
+//! (`open`, at most 6: a position has at most six moves) and the safety
+//! game's scratch (`safe`, at most 8). Where a state's counters are is the
+//! graph's to say ([`StateGraph::counters`]): by default both in a byte of
+//! the state's own ([`OPEN`], [`SAFE`]); the bounds of a whole component
+//! keep a position's two states' counters in one byte
+//! ([`ImplicitComponent`](crate::tablebase::solve::implicit::ImplicitComponent)).
+//! Every write of a counter read-modify-writes its byte and changes only
+//! the counter's bits, so counters that share a byte never lose each
+//! other's writes (`docs/cycle-bounds.md` §8).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -30,45 +35,69 @@ use crate::parallel;
 
 use crate::tablebase::solve::frontier::Frontier;
 
-/// One of the two counters a state's `counts` byte holds: its bits.
-#[derive(Clone, Copy)]
+/// One of the counters a `counts` byte holds: its bits.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct Counter {
     shift: u32,
+    /// The counter's bits, shifted down: the most it holds.
+    mask: u8,
 }
 
-/// The opponent states' children not won yet: bits 0 to 3.
-pub(crate) const OPEN: Counter = Counter { shift: 0 };
-/// The safety game's scratch: bits 4 to 7.
-pub(crate) const SAFE: Counter = Counter { shift: 4 };
+/// The opponent states' children not won yet, in a byte of the state's
+/// own: bits 0 to 3.
+pub(crate) const OPEN: Counter = Counter::bits(0, 0x0F);
+/// The safety game's scratch, in a byte of the state's own: bits 4 to 7.
+pub(crate) const SAFE: Counter = Counter::bits(4, 0x0F);
 /// A safety count kept alone in its byte (as the distributed games keep
 /// theirs): its low bits.
-pub(crate) const SAFE_ALONE: Counter = Counter { shift: 0 };
+pub(crate) const SAFE_ALONE: Counter = Counter::bits(0, 0x0F);
+/// No counter (a state that never counts: it holds 0 and takes no write).
+pub(crate) const NO_COUNTER: Counter = Counter::bits(0, 0);
+
+/// Where a state's two counters are: the byte of `counts`, and their bits
+/// in it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Counters {
+    pub byte: usize,
+    pub open: Counter,
+    pub safe: Counter,
+}
 
 impl Counter {
-    const MASK: u8 = 0x0F;
+    /// The counter of the `mask` bits from bit `shift` up.
+    pub(crate) const fn bits(shift: u32, mask: u8) -> Counter {
+        Counter { shift, mask }
+    }
 
     /// The counter's value in `byte`.
     #[inline]
     pub(crate) fn of(self, byte: u8) -> u8 {
-        (byte >> self.shift) & Self::MASK
+        (byte >> self.shift) & self.mask
     }
 
-    /// `byte` with the counter set to `value` (at most 15), the other
-    /// counter kept.
+    /// `byte` with the counter set to `value` (at most its mask), the
+    /// other counters kept.
     #[inline]
     pub(crate) fn with(self, byte: u8, value: u8) -> u8 {
-        debug_assert!(value <= Self::MASK);
+        debug_assert!(value <= self.mask, "{value} in a counter of at most {}", self.mask);
         // (Masked: a value out of range, which the games never write, could
-        // not reach the other counter.)
-        (byte & !(Self::MASK << self.shift)) | ((value & Self::MASK) << self.shift)
+        // not reach the other counters.)
+        (byte & !(self.mask << self.shift)) | ((value & self.mask) << self.shift)
     }
 
-    /// Sets the counter by a plain read and write of the whole byte: only
-    /// where no other thread writes this byte meanwhile (others may read
-    /// it).
+    /// The byte's change when the counter, at least 1, goes down by one:
+    /// subtracted, it borrows from no other counter.
+    #[inline]
+    pub(crate) fn one(self) -> u8 {
+        1 << self.shift
+    }
+
+    /// Sets the counter by an atomic read-modify-write of its byte, which
+    /// keeps the byte's other counters whatever other threads write to
+    /// them meanwhile.
     #[inline]
     pub(crate) fn store(self, cell: &AtomicU8, value: u8) {
-        cell.store(self.with(cell.load(Relaxed), value), Relaxed);
+        let _ = cell.fetch_update(Relaxed, Relaxed, |byte| Some(self.with(byte, value)));
     }
 
     /// The counter's value in `cell`.
@@ -84,6 +113,12 @@ pub(crate) trait StateGraph {
     type State: Copy;
     /// Dense number of a state: the index into the work arrays.
     fn node(&self, s: &Self::State) -> usize;
+    /// Where the counters of the state numbered `node` are: by default
+    /// in a byte of its own, `counts[node]`.
+    #[inline]
+    fn counters(&self, node: usize) -> Counters {
+        Counters { byte: node, open: OPEN, safe: SAFE }
+    }
     /// Who moves: 0 or 1.
     fn parity(&self, s: &Self::State) -> usize;
     /// Every state of the graph, once each.
@@ -108,7 +143,7 @@ pub(crate) enum Candidate {
 
 /// Grows the player's won region from the states queued (already marked
 /// in `win`): a player state joins when a child is won, an opponent state
-/// when its [`OPEN`] count of children not won reaches zero. Only states for
+/// when its open count of children not won reaches zero. Only states for
 /// which `may_join` holds join (opponent states that may not join are not
 /// counted down either). Joined states get `mark`, and `joined(state,
 /// via)` hears of each with the dequeued state that let it join. Returns
@@ -142,8 +177,9 @@ pub(crate) fn attract<G: StateGraph>(
             let joins = if g.parity(&p) == player {
                 true
             } else {
-                let open = OPEN.of(counts[node]) - 1;
-                counts[node] = OPEN.with(counts[node], open);
+                let Counters { byte, open: counter, .. } = g.counters(node);
+                let open = counter.of(counts[byte]) - 1;
+                counts[byte] = counter.with(counts[byte], open);
                 open == 0
             };
             if joins {
@@ -167,8 +203,8 @@ pub(crate) fn attract<G: StateGraph>(
 /// that every player state of `Z` has a child in `Z` (or is anchored) and
 /// every opponent state of `Z` has all its children in `Z` or won. From
 /// `Z` the player can stay in `Z` forever or move into the won region.
-/// Every [`SAFE`] counter of `counts` must be zero; they are left so (the
-/// [`OPEN`] counters are kept).
+/// Every safety counter of `counts` must be zero; they are left so (the
+/// open counters are kept).
 pub(crate) fn safety_set<G: StateGraph>(
     g: &G,
     player: usize,
@@ -176,8 +212,14 @@ pub(crate) fn safety_set<G: StateGraph>(
     counts: &mut [u8],
     candidate: impl Fn(&G::State) -> Candidate,
 ) -> Vec<G::State> {
-    let safe = |counts: &[u8], node: usize| SAFE.of(counts[node]);
-    let set = |counts: &mut [u8], node: usize, value: u8| counts[node] = SAFE.with(counts[node], value);
+    let safe = |counts: &[u8], node: usize| {
+        let Counters { byte, safe, .. } = g.counters(node);
+        safe.of(counts[byte])
+    };
+    let set = |counts: &mut [u8], node: usize, value: u8| {
+        let Counters { byte, safe, .. } = g.counters(node);
+        counts[byte] = safe.with(counts[byte], value)
+    };
     // Pass 1: candidates get 1 (anchored player states 2: one child that
     // never leaves).
     g.for_each_state(|s| {
@@ -365,7 +407,7 @@ pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 
 /// [`attract`] from `frontier` (states already marked in `win`), one
 /// frontier at a time, each frontier's states shared among threads. The
-/// region reached and the [`OPEN`] counts left are those of [`attract`];
+/// region reached and the open counts left are those of [`attract`];
 /// there is no stop and no report of who joined how.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
@@ -389,10 +431,13 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
         if g.parity(p) == player {
             // The first thread to reach it claims it.
             win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok()
-        } else if OPEN.of(counts[node].fetch_sub(1, Relaxed)) == 1 {
+        } else if {
+            let Counters { byte, open, .. } = g.counters(node);
+            open.of(counts[byte].fetch_sub(open.one(), Relaxed)) == 1
+        } {
             // Its last child not won: no other decrement can follow (§8),
             // so the store races with none. (The decrement leaves the
-            // other counter alone: a count it lowers is at least 1.)
+            // other counters alone: a count it lowers is at least 1.)
             win[node].store(mark, Relaxed);
             true
         } else {
@@ -470,18 +515,19 @@ where
     g.par_collect::<()>(|s, _| {
         let node = g.node(&s);
         if win[node].load(Relaxed) == 0 {
+            let Counters { byte, safe, .. } = g.counters(node);
             match candidate(&s) {
                 Candidate::No => {}
-                Candidate::Yes => SAFE.store(&counts[node], 1),
-                Candidate::Anchored => SAFE.store(&counts[node], 2),
+                Candidate::Yes => safe.store(&counts[byte], 1),
+                Candidate::Anchored => safe.store(&counts[byte], 2),
             }
         }
     });
     par_safety_set_of_marked(g, player, win, counts)
 }
 
-/// [`par_safety_set`] once its candidates are marked in [`SAFE`] (1, or 2
-/// when anchored). A state marked and won since (its candidates were
+/// [`par_safety_set`] once its candidates are marked in their safety
+/// counters (1, or 2 when anchored). A state marked and won since (its candidates were
 /// marked before the attractor ran) is no candidate: it is unmarked as it
 /// is met (`docs/cycle-bounds.md` §3 says why that is the same set).
 fn par_safety_set_of_marked<G: ParallelStateGraph>(
@@ -500,28 +546,36 @@ where
     // stays non-zero, so what other threads read ("inside or not") holds.
     // A won child is neither inside nor an escape, marked or not.
     // (Only candidates are visited from here on: nothing else is marked.)
-    let marked = |node: usize| SAFE.load(&counts[node]) != 0;
+    let safe = |node: usize| {
+        let Counters { byte, safe, .. } = g.counters(node);
+        (&counts[byte], safe)
+    };
+    let marked = |node: usize| {
+        let (cell, counter) = safe(node);
+        counter.load(cell) != 0
+    };
     let removed = g.par_collect_where(marked, |s, out| {
         let node = g.node(&s);
+        let (cell, counter) = safe(node);
         if win[node].load(Relaxed) != 0 {
-            SAFE.store(&counts[node], 0);
+            counter.store(cell, 0);
             return;
         }
-        let base = SAFE.load(&counts[node]);
+        let base = counter.load(cell);
         let (mut inside, mut escapes) = (0u8, false);
         g.for_each_child(&s, |c| {
             let child = g.node(&c);
             if win[child].load(Relaxed) != 0 {
                 return;
             }
-            if SAFE.load(&counts[child]) != 0 {
+            if marked(child) {
                 inside += 1;
             } else {
                 escapes = true;
             }
         });
         if g.parity(&s) == player {
-            SAFE.store(&counts[node], base + inside);
+            counter.store(cell, base + inside);
             if base + inside == 1 {
                 out.push(g.store(&s));
             }
@@ -530,12 +584,19 @@ where
         }
     });
     parallel::for_each_chunk(removed.len(), FRONTIER_CHUNK, &|range| {
-        removed[range].iter().for_each(|s| SAFE.store(&counts[g.node(&g.load(s))], 0))
+        removed[range].iter().for_each(|s| {
+            let (cell, counter) = safe(g.node(&g.load(s)));
+            counter.store(cell, 0)
+        })
     });
-    let touch = |p: &G::State| prefetch(&counts[g.node(p)]);
-    walk_frontiers(g, removed, touch, |p| leaves_with_child(&counts[g.node(p)], SAFE, g.parity(p) == player));
+    let touch = |p: &G::State| prefetch(safe(g.node(p)).0);
+    walk_frontiers(g, removed, touch, |p| {
+        let (cell, counter) = safe(g.node(p));
+        leaves_with_child(cell, counter, g.parity(p) == player)
+    });
     g.par_collect_where(marked, |s, out| {
-        SAFE.store(&counts[g.node(&s)], 0);
+        let (cell, counter) = safe(g.node(&s));
+        counter.store(cell, 0);
         out.push(g.store(&s));
     })
 }
@@ -558,11 +619,11 @@ pub(crate) fn leaves_with_child(cell: &AtomicU8, counter: Counter, player_state:
 
 /// [`peel`] with the parallel attractor and safety sets: the same won
 /// region, without stop, cut or report. With `premarked`, the caller has
-/// marked in [`SAFE`] the first safety set's candidates (the states for
-/// which `may_join` and `good` hold, not won when it marked them), which
-/// saves that set its pass over the graph. `touch` prefetches what
-/// `may_join` and the attractor read of a state (`win`, and for an
-/// opponent state `counts`). Returns the number of safety rounds that added
+/// marked in their safety counters the first safety set's candidates (the
+/// states for which `may_join` and `good` hold, not won when it marked
+/// them), which saves that set its pass over the graph. `touch` prefetches
+/// what `may_join` and the attractor read of a state (`win`, and for an
+/// opponent state its counters). Returns the number of safety rounds that added
 /// states.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]

@@ -5,7 +5,7 @@
 use crate::rank::layer_index;
 use crate::rules::Position;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::games::{ParallelStateGraph, StateGraph};
+use crate::tablebase::solve::games::{Counter, Counters, ParallelStateGraph, StateGraph, NO_COUNTER};
 use crate::tablebase::solve::members::{MemberPositions, Membership};
 
 /// A game state: position, its layer index, parity. Packed in 16 bytes
@@ -84,6 +84,18 @@ impl PackedState {
     }
 }
 
+/// The counters of a position's two states, in one byte of `counts`
+/// indexed by its layer index, for games whose player moves at parity 0
+/// (the bounds'): the player state's safety count in bits 0 to 3 (at most
+/// 8: a mark of 1 or 2 and a child inside for each of at most 6 moves),
+/// the opponent state's count of children not won in bits 4 to 6 (at
+/// most 6) and its safety mark in bit 7 (an opponent candidate is marked
+/// 1, never anchored, and its mark is only ever cleared). A player state
+/// counts no children: it has no open counter.
+pub(crate) const X_SAFE: Counter = Counter::bits(0, 0x0F);
+pub(crate) const Y_OPEN: Counter = Counter::bits(4, 0x07);
+pub(crate) const Y_SAFE: Counter = Counter::bits(7, 0x01);
+
 /// A component as a graph of game states, walked through moves and
 /// un-moves: no edge lists, so a giant component of a big layer costs only
 /// the layer-wide work arrays.
@@ -112,6 +124,16 @@ impl StateGraph for ImplicitComponent<'_> {
     #[inline]
     fn node(&self, s: &State) -> usize {
         s.node()
+    }
+
+    /// A position's two states share a byte ([`X_SAFE`], [`Y_OPEN`],
+    /// [`Y_SAFE`]).
+    #[inline]
+    fn counters(&self, node: usize) -> Counters {
+        match node % 2 {
+            0 => Counters { byte: node / 2, open: NO_COUNTER, safe: X_SAFE },
+            _ => Counters { byte: node / 2, open: Y_OPEN, safe: Y_SAFE },
+        }
     }
 
     #[inline]
@@ -214,6 +236,87 @@ mod tests {
             }
         }
         assert_eq!(std::mem::size_of::<State>(), 16);
+    }
+
+    /// A position's byte of counters: each of the three is set and read
+    /// without touching the others, a decrement of the open count and a
+    /// removal from a safety set change only their own, for every value
+    /// the games hold.
+    #[test]
+    fn a_positions_counters_share_a_byte_independently() {
+        use crate::tablebase::solve::games::leaves_with_child;
+        use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+        let fields = |byte: u8| (X_SAFE.of(byte), Y_OPEN.of(byte), Y_SAFE.of(byte));
+        for x in 0..=8u8 {
+            for open in 0..=6u8 {
+                for y in 0..=1u8 {
+                    let byte = Y_SAFE.with(Y_OPEN.with(X_SAFE.with(0, x), open), y);
+                    assert_eq!(fields(byte), (x, open, y));
+                    assert_eq!(fields(X_SAFE.with(byte, 5)), (5, open, y));
+                    assert_eq!(fields(Y_OPEN.with(byte, 3)), (x, 3, y));
+                    assert_eq!(fields(Y_SAFE.with(byte, 1 - y)), (x, open, 1 - y));
+                    if open > 0 {
+                        assert_eq!(fields(byte - Y_OPEN.one()), (x, open - 1, y));
+                    }
+                    let cell = AtomicU8::new(byte);
+                    let left = leaves_with_child(&cell, X_SAFE, true);
+                    let expect = match x {
+                        0 => (false, 0),
+                        2 => (true, 0),
+                        x => (false, x - 1),
+                    };
+                    assert_eq!((left, fields(cell.load(Relaxed))), (expect.0, (expect.1, open, y)));
+                    let cell = AtomicU8::new(byte);
+                    let left = leaves_with_child(&cell, Y_SAFE, false);
+                    assert_eq!((left, fields(cell.load(Relaxed))), (y == 1, (x, open, 0)));
+                }
+            }
+        }
+    }
+
+    /// Three threads write the three counters of one byte at once, each
+    /// its own, as the games' threads may: none ever sees its counter
+    /// changed by another's write (a plain read and write of the byte
+    /// would lose some of them).
+    #[test]
+    fn counters_sharing_a_byte_keep_each_others_writes() {
+        use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+        let cell = AtomicU8::new(0);
+        let rounds = 2_000_000u32;
+        // (Started together, so that their writes interleave.)
+        let start = std::sync::Barrier::new(3);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                start.wait();
+                for _ in 0..rounds {
+                    Y_OPEN.store(&cell, 6);
+                    for expect in (1..=6u8).rev() {
+                        assert_eq!(Y_OPEN.of(cell.fetch_sub(Y_OPEN.one(), Relaxed)), expect);
+                    }
+                }
+            });
+            scope.spawn(|| {
+                start.wait();
+                for round in 0..rounds {
+                    let value = (round % 9) as u8;
+                    X_SAFE.store(&cell, value);
+                    assert_eq!(X_SAFE.load(&cell), value);
+                }
+            });
+            scope.spawn(|| {
+                start.wait();
+                for round in 0..rounds {
+                    let value = (round % 2) as u8;
+                    Y_SAFE.store(&cell, value);
+                    assert_eq!(Y_SAFE.load(&cell), value);
+                }
+            });
+        });
+        let last = cell.load(Relaxed);
+        assert_eq!(
+            (X_SAFE.of(last), Y_OPEN.of(last), Y_SAFE.of(last)),
+            (((rounds - 1) % 9) as u8, 0, ((rounds - 1) % 2) as u8)
+        );
     }
 
     /// A packed state gives back the state, with its index ranked again,

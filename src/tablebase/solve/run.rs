@@ -210,7 +210,7 @@ mod tests {
         checkpoint_games, decode_snapshot, restore, write_snapshot, MAGIC,
     };
     use crate::tablebase::solve::entries::Contradiction;
-    use crate::tablebase::solve::games::OPEN;
+    use crate::tablebase::solve::implicit::Y_OPEN;
 
     #[test]
     fn snapshots_round_trip_and_damage_is_an_error() {
@@ -279,19 +279,20 @@ mod tests {
         // Some made-up state of the games, different per member.
         let size = solver.size;
         let win: Vec<u8> = (0..2 * size).map(|i| (i % 7) as u8).collect();
-        let open: Vec<u8> = (0..2 * size).map(|i| (i % 5) as u8).collect();
+        // (A position's byte of counters, as `bounds` keeps them: the
+        // opponent state's open count beside safety scratch that is zero.)
+        let open: Vec<u8> = (0..size).map(|i| Y_OPEN.with(0, (i % 5) as u8)).collect();
         let mut state = Vec::new();
         for m in members.iter() {
             let m = m as usize;
             state.extend_from_slice(&win[2 * m..2 * m + 2]);
-            state.extend_from_slice(&open[2 * m..2 * m + 2]);
+            state.extend_from_slice(&[0, (m % 5) as u8]);
         }
         let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state } };
         let mut copied = Vec::new();
         write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
-        // (The open counts in the low bits of the games' counters, as
-        // `bounds` keeps them, beside a safety scratch that is zero.)
-        let games = GamesState { members: &members, win: &win, counts: &open, open_of: |c| OPEN.of(c) };
+        let games =
+            GamesState { members: &members, win: &win, counts: &open, open_of: |c| [0, Y_OPEN.of(c)] };
         struct Keep(Vec<u8>);
         impl Checkpointer for Keep {
             fn due(&mut self) -> bool {
@@ -425,6 +426,52 @@ mod tests {
         }
     }
 
+    /// Keeps every snapshot offered.
+    struct Every(Vec<Vec<u8>>);
+
+    impl Checkpointer for Every {
+        fn due(&mut self) -> bool {
+            true
+        }
+        fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+            let mut bytes = Vec::new();
+            write(&mut bytes)?;
+            self.0.push(bytes);
+            Ok(())
+        }
+    }
+
+    /// Every snapshot taken inside the threshold games, resumed, finishes
+    /// the layer a straight run makes, parking or not: the games' state
+    /// and the bit of the opponent states that may join (rebuilt from the
+    /// bounds and the threshold) carry all they need.
+    #[test]
+    fn every_snapshot_inside_the_games_resumes_to_the_same_layer() {
+        let lower = solved_below(8, SearchBudget::NONE);
+        let dir = std::env::temp_dir().join(format!("oware-games-resumes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (straight, _) = LayerSolver::new(8, &lower, SearchBudget::NONE).solve();
+        let mut snapshots = Every(Vec::new());
+        LayerSolver::new(8, &lower, SearchBudget::NONE).run(Cursor::Start, None, &mut snapshots).unwrap();
+        let mut resumed = 0;
+        for bytes in &snapshots.0 {
+            for parking in [false, true] {
+                let (solver, cursor, components) =
+                    decode_snapshot(8, &lower, SearchBudget::NONE, bytes, None).expect("a snapshot");
+                if !matches!(cursor, Cursor::Resolving { step: Step::Bounds { .. }, .. }) {
+                    break;
+                }
+                let solver = if parking { solver.with_parking(&dir, 0) } else { solver };
+                let (finished, _) = solver.run(cursor, components, &mut NoCheckpoints).unwrap();
+                assert!(finished == straight, "resumed from snapshot {resumed}, parking {parking}");
+                resumed += 1;
+            }
+        }
+        assert!(resumed >= 2 * 6, "{resumed} resumed");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a file left");
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
     /// A layer that parks what its phases do not read (from its first
     /// position) offers the very snapshots of one that does not, byte for
     /// byte: inside the threshold games of its large component the
@@ -433,18 +480,6 @@ mod tests {
     #[test]
     fn parking_offers_the_same_snapshots_and_layer() {
         let lower = solved_below(8, SearchBudget::NONE);
-        struct Every(Vec<Vec<u8>>);
-        impl Checkpointer for Every {
-            fn due(&mut self) -> bool {
-                true
-            }
-            fn save(&mut self, write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-                let mut bytes = Vec::new();
-                write(&mut bytes)?;
-                self.0.push(bytes);
-                Ok(())
-            }
-        }
         let dir = std::env::temp_dir().join(format!("oware-parking-snapshots-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut plain = Every(Vec::new());
