@@ -430,19 +430,17 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
         }
         if g.parity(p) == player {
             // The first thread to reach it claims it.
-            win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok()
-        } else if {
-            let Counters { byte, open, .. } = g.counters(node);
-            open.of(counts[byte].fetch_sub(open.one(), Relaxed)) == 1
-        } {
+            return win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok();
+        }
+        let Counters { byte, open, .. } = g.counters(node);
+        let last = open.of(counts[byte].fetch_sub(open.one(), Relaxed)) == 1;
+        if last {
             // Its last child not won: no other decrement can follow (§8),
             // so the store races with none. (The decrement leaves the
             // other counters alone: a count it lowers is at least 1.)
             win[node].store(mark, Relaxed);
-            true
-        } else {
-            false
         }
+        last
     });
 }
 
