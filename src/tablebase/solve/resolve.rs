@@ -15,7 +15,7 @@ use crate::rank::layer_index;
 use crate::tablebase::entry::Proof;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::solve::bounds;
-use crate::tablebase::solve::bounds::{BoundWork, ComponentBounds};
+use crate::tablebase::solve::bounds::{BoundWork, ComponentBounds, MemberBounds};
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::graph::ComponentGraph;
@@ -143,9 +143,9 @@ fn resolve_cycle(
     if let Some(index) = member_waiting_outside(solver, components, k, &positions) {
         return Err(LayerError::Invariant { index, broken: WAITS_OUTSIDE });
     }
-    let (lower, upper, mut done) = match step {
+    let (bounds, mut done) = match step {
         // The history-free bounds, saved when the search began.
-        Step::Search { lower, upper, done } => (lower, upper, done),
+        Step::Search { lower, upper, done } => (MemberBounds::new(lower, upper), done),
         step => {
             let clock = Instant::now();
             let resume = match step {
@@ -183,21 +183,25 @@ fn resolve_cycle(
                         checkpoints,
                         parallel,
                     )?;
-                    // The work arrays (4 bytes a position) are kept for
+                    // The work arrays (3 bytes a position) are kept for
                     // the next component, unless this one was a quarter
                     // of the layer or more: then they make room for its
-                    // decisions, and the estimates and state bytes come
-                    // back.
+                    // decisions.
                     if big {
                         *work = None;
                     }
-                    solver.entries.restore_after_games()?;
                     bounds
                 }
             };
+            let ComponentBounds { lower, upper, safety_rounds } = bounds;
+            // The bounds shrink to a byte a member (where they meet)
+            // before the entries come back from disk, if they waited
+            // there.
+            let bounds = MemberBounds::new(lower, upper);
+            solver.entries.restore_after_games()?;
             solver.stats.seconds.bounds += clock.elapsed().as_secs_f64();
-            solver.stats.safety_rounds += bounds.safety_rounds as u64;
-            (bounds.lower, bounds.upper, Vec::new())
+            solver.stats.safety_rounds += safety_rounds as u64;
+            (bounds, Vec::new())
         }
     };
     // The searches start from the history-free bounds met with the
@@ -205,7 +209,10 @@ fn resolve_cycle(
     // bounds may be used (for move ordering), never the seed's. (Met
     // where they are read, and listed only for a search: listed, they
     // take 2 bytes a member, the games' room at the largest component.)
-    let root = |i: usize, m: u32| solver.entries.meet_seed(m as usize, lower[i], upper[i]);
+    let root = |i: usize, m: u32| {
+        let (lower, upper) = bounds.get(i);
+        solver.entries.meet_seed(m as usize, lower, upper)
+    };
     let b = &solver.budget;
     let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
     if done.is_empty() {
@@ -231,6 +238,7 @@ fn resolve_cycle(
         let cpu = crate::cpu::process_seconds();
         let graph = ComponentGraph::new(solver, components, k, &positions);
         let leaves = ProofLeaves::new(&graph);
+        let (lower, upper) = bounds.lists();
         let view = SearchView { graph: &graph, leaves: &leaves, lower: &lower, upper: &upper };
         solver.stats.seconds.search += clock.elapsed().as_secs_f64();
         solver.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
@@ -275,6 +283,7 @@ fn resolve_cycle(
         roots = Some((root_lower, root_upper));
     }
     if let Some(audit) = solver.audit.as_ref() {
+        let (lower, upper) = bounds.lists();
         let found = audit_component(solver, audit, components, k, &positions, &lower, &upper);
         solver.audit.as_mut().expect("audit").found.extend(found);
     }
@@ -287,7 +296,8 @@ fn resolve_cycle(
             None => root(i, m),
         };
         let (low, high) = done.get(i).copied().unwrap_or((root_lower, root_upper));
-        let proof = if lower[i] == upper[i] {
+        let (lower, upper) = bounds.get(i);
+        let proof = if lower == upper {
             solver.stats.exact_by_bounds += 1;
             Proof::Bounds
         } else if root_lower == root_upper {
@@ -301,7 +311,7 @@ fn resolve_cycle(
     }
     // (The bounds, 2 bytes a member, make room for the propagation's
     // frontiers.)
-    drop((lower, upper, roots, done));
+    drop((bounds, roots, done));
     propagate_component(solver, &positions);
     Ok(())
 }
