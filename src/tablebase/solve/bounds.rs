@@ -94,7 +94,8 @@ impl MemberBounds {
     /// are dropped.
     pub(crate) fn new(lower: Vec<u8>, upper: Vec<u8>) -> MemberBounds {
         assert_eq!(lower.len(), upper.len(), "a bound of each end a member");
-        let wider = (0..lower.len()).filter(|&i| upper[i] != lower[i]).map(|i| (i as u32, upper[i])).collect();
+        let wider =
+            (0..lower.len()).filter(|&i| upper[i] != lower[i]).map(|i| (i as u32, upper[i])).collect();
         MemberBounds { lower, wider }
     }
 
