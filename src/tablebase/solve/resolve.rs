@@ -166,8 +166,8 @@ fn resolve_cycle(
                     let parallel = bounds::parallel_games(solver, components, k);
                     // A component of a quarter of the layer or more, in a
                     // layer that parks: its games' peak without the
-                    // estimates and state bytes, which the games do not
-                    // read.
+                    // entries, of which the games read only the bounds,
+                    // once a threshold, from the file they wait in.
                     let big = bounds::gives_work_back(solver, members.len());
                     if let Some(dir) = solver.parking_place().filter(|_| big) {
                         solver.entries.park_for_games(&dir)?;
