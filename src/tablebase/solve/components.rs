@@ -14,7 +14,6 @@
 //! one game-state component of 2|S| states; a bipartite one is two mirror
 //! components of |S| states each.
 
-use std::ops::Range;
 use std::sync::atomic::AtomicU32;
 
 use crate::parallel;
@@ -348,11 +347,6 @@ impl SplitGraph for QuietMoves {
 
     fn node(&self, index: usize) -> Position {
         position_in_layer(self.n, index as u64).expect("index inside the layer")
-    }
-
-    fn walk(&self, range: Range<usize>, mut visit: impl FnMut(usize, Position)) {
-        let positions = layer_positions_from(self.n, range.start as u64).take(range.len());
-        range.zip(positions).for_each(|(i, p)| visit(i, p));
     }
 
     fn walk_sorted(&self, indexes: &[u32], mut visit: impl FnMut(usize, Position)) {

@@ -54,8 +54,6 @@ pub(crate) trait SplitGraph: Sync {
     fn size(&self) -> usize;
     fn index(&self, node: &Self::Node) -> usize;
     fn node(&self, index: usize) -> Self::Node;
-    /// Calls `visit(index, node)` for the nodes of `range`, in order.
-    fn walk(&self, range: Range<usize>, visit: impl FnMut(usize, Self::Node));
     /// Calls `visit(index, node)` for the nodes of `indexes` (sorted).
     fn walk_sorted(&self, indexes: &[u32], mut visit: impl FnMut(usize, Self::Node)) {
         indexes.iter().for_each(|&i| visit(i as usize, self.node(i as usize)));
@@ -599,20 +597,6 @@ impl<G: SplitGraph> Finder<'_, G> {
         comm.sum(mine) as usize
     }
 
-    /// Calls `visit` for every node of this rank labelled `label` (on
-    /// every thread) and gathers what it pushes, in node order.
-    fn walk<T: Send>(&self, label: u32, visit: impl Fn(usize, &G::Node, &mut Vec<T>) + Sync) -> Vec<T> {
-        parallel::collect_chunks(self.labels.len(), WALK_CHUNK, &|range, out| {
-            if self.labels[range.clone()].iter().any(|l| l.load(Relaxed) == label) {
-                self.graph.walk(self.base + range.start..self.base + range.end, |i, node| {
-                    if self.label(i) == label {
-                        visit(i, &node, out);
-                    }
-                });
-            }
-        })
-    }
-
     /// Takes one from a trimming counter; true when it reaches zero.
     #[inline]
     fn release(&self, index: usize) -> bool {
@@ -635,11 +619,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             // Each node's parents (forward) or children in the part: every
             // member counts itself at its children (parents). The counters
             // are cleared before the first exchange, so on every rank.
-            let members = self.walk(label, |i, _, out| {
-                self.degree_cell(i).store(0, Relaxed);
-                out.push(i as u32);
-            });
-            let members = Wave::List(members);
+            let members = self.members(label, count);
             self.expand(comm, &members, forward, |index| {
                 if self.label(index) == label {
                     let _ = self
@@ -648,18 +628,25 @@ impl<G: SplitGraph> Finder<'_, G> {
                 }
                 false
             });
-            // Then peel those with none, and what that frees.
-            let Wave::List(members) = members else { unreachable!("a list, made above") };
-            let frontier: Vec<u32> = parallel::collect_chunks(members.len(), WALK_CHUNK, &|range, out| {
-                out.extend(members[range].iter().copied().filter(|&i| {
-                    let alone = self.degree_cell(i as usize).load(Relaxed) == 0;
-                    if alone {
-                        self.label_cell(i as usize).store(NONE, Relaxed);
-                    }
-                    alone
-                }))
-            });
             drop(members);
+            // Then peel those with none, and what that frees. (The
+            // members are the nodes still labelled `label`: counting
+            // changes no label.)
+            let frontier: Vec<u32> =
+                parallel::collect_chunks(self.labels.len(), WALK_CHUNK, &|range, out| {
+                    out.extend(
+                        range
+                            .map(|j| self.base + j)
+                            .filter(|&i| {
+                                let alone = self.label(i) == label && self.degree_cell(i).load(Relaxed) == 0;
+                                if alone {
+                                    self.label_cell(i).store(NONE, Relaxed);
+                                }
+                                alone
+                            })
+                            .map(|i| i as u32),
+                    )
+                });
             let mut frontier = Wave::List(frontier);
             while let Some(next) = self.expand(comm, &frontier, forward, |index| {
                 self.label(index) == label && self.release(index) && {
@@ -671,6 +658,37 @@ impl<G: SplitGraph> Finder<'_, G> {
             }
         }
         self.count(comm, label)
+    }
+
+    /// The nodes of this rank labelled `label` (`count` of them on every
+    /// rank together), their trimming counters cleared, as a frontier:
+    /// bits once they are as many as a dense frontier. (As a list, the
+    /// part left beside a giant component at layer 20, a tenth of the
+    /// layer, took 4 bytes a node, held twice while its pieces were
+    /// joined: the component search's peak.)
+    fn members(&self, label: u32, count: usize) -> Wave {
+        let member = |j: usize| {
+            let member = self.labels[j].load(Relaxed) == label;
+            if member {
+                self.degree[j].store(0, Relaxed);
+            }
+            member
+        };
+        let len = self.labels.len();
+        if count < self.dense_at {
+            return Wave::List(parallel::collect_chunks(len, WALK_CHUNK, &|range, out| {
+                out.extend(range.filter(|&j| member(j)).map(|j| (self.base + j) as u32))
+            }));
+        }
+        let words = parallel::fill_chunks(len.div_ceil(64), COUNT_CHUNK / 64, &|start, words| {
+            for (w, word) in (start..).zip(words) {
+                let first = 64 * w;
+                *word = (first..(first + 64).min(len))
+                    .fold(0u64, |bits, j| bits | (member(j) as u64) << (j - first));
+            }
+        });
+        let set = words.iter().map(|w| w.count_ones() as usize).sum();
+        Wave::Bits(parallel::atomics(words), set)
     }
 
     /// Offers every child (`forward`) or parent of the nodes of `frontier`
@@ -1135,9 +1153,6 @@ pub(crate) mod tests {
         }
         fn node(&self, index: usize) -> u32 {
             index as u32
-        }
-        fn walk(&self, range: Range<usize>, mut visit: impl FnMut(usize, u32)) {
-            range.for_each(|i| visit(i, i as u32));
         }
         fn for_each_child(&self, node: &u32, visit: impl FnMut(u32)) {
             self.children[*node as usize].iter().copied().for_each(visit);
