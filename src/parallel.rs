@@ -112,6 +112,19 @@ pub(crate) fn fill_chunks<T: Send + Copy + Default>(
     out
 }
 
+/// A bit for each of `0..len`, `holds(j)` in bit `j % 64` of word
+/// `j / 64`, computed a chunk of `chunk` values (a multiple of 64) at a
+/// time on rayon's threads.
+pub(crate) fn bits_where(len: usize, chunk: usize, holds: &(dyn Fn(usize) -> bool + Sync)) -> Vec<u64> {
+    fill_chunks(len.div_ceil(64), (chunk / 64).max(1), &|start, words| {
+        for (w, word) in (start..).zip(words) {
+            let first = 64 * w;
+            *word =
+                (first..(first + 64).min(len)).fold(0u64, |bits, j| bits | (holds(j) as u64) << (j - first));
+        }
+    })
+}
+
 /// An integer type and its atomic twin.
 ///
 /// # Safety
@@ -177,6 +190,19 @@ mod tests {
     /// Every loop covers its range once, in order where it returns one,
     /// whatever the pool's size, including empty ranges and a last chunk
     /// shorter than the others.
+    /// The bits of a predicate, over lengths around a word and a chunk.
+    #[test]
+    fn bits_where_sets_the_bits_of_the_values_that_hold() {
+        let holds = |j: usize| j % 3 == 0 || j % 7 == 5;
+        for len in [0, 1, 63, 64, 65, 1000, 4096 + 17] {
+            let words = bits_where(len, 128, &holds);
+            assert_eq!(words.len(), len.div_ceil(64));
+            for j in 0..64 * words.len() {
+                assert_eq!(words[j / 64] >> (j % 64) & 1 == 1, j < len && holds(j), "len {len}, bit {j}");
+            }
+        }
+    }
+
     #[test]
     fn the_loops_cover_their_range_once_in_order() {
         for threads in [1, 3] {

@@ -267,13 +267,7 @@ pub(crate) fn labels_to_split(solver: &LayerSolver) -> Vec<AtomicU32> {
 /// arrays hold is decided.
 fn decided_bits(solver: &LayerSolver) -> Vec<u64> {
     let window = solver.entries.window_range();
-    parallel::fill_chunks(window.len().div_ceil(64), GROUP_CHUNK / 64, &|start, words| {
-        for (w, word) in (start..).zip(words) {
-            let first = window.start + 64 * w;
-            *word = (first..(first + 64).min(window.end))
-                .fold(0u64, |bits, i| bits | (solver.entries.is_decided(i) as u64) << (i - first));
-        }
-    })
+    parallel::bits_where(window.len(), GROUP_CHUNK, &|j| solver.entries.is_decided(window.start + j))
 }
 
 /// [`labels_to_split`] from [`decided_bits`] of `len` positions.

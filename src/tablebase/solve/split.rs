@@ -680,13 +680,7 @@ impl<G: SplitGraph> Finder<'_, G> {
                 out.extend(range.filter(|&j| member(j)).map(|j| (self.base + j) as u32))
             }));
         }
-        let words = parallel::fill_chunks(len.div_ceil(64), COUNT_CHUNK / 64, &|start, words| {
-            for (w, word) in (start..).zip(words) {
-                let first = 64 * w;
-                *word = (first..(first + 64).min(len))
-                    .fold(0u64, |bits, j| bits | (member(j) as u64) << (j - first));
-            }
-        });
+        let words = parallel::bits_where(len, COUNT_CHUNK, &member);
         let set = words.iter().map(|w| w.count_ones() as usize).sum();
         Wave::Bits(parallel::atomics(words), set)
     }
