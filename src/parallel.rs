@@ -193,7 +193,7 @@ mod tests {
     /// The bits of a predicate, over lengths around a word and a chunk.
     #[test]
     fn bits_where_sets_the_bits_of_the_values_that_hold() {
-        let holds = |j: usize| j % 3 == 0 || j % 7 == 5;
+        let holds = |j: usize| j.is_multiple_of(3) || j % 7 == 5;
         for len in [0, 1, 63, 64, 65, 1000, 4096 + 17] {
             let words = bits_where(len, 128, &holds);
             assert_eq!(words.len(), len.div_ceil(64));
