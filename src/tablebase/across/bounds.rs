@@ -106,10 +106,11 @@ impl SharedGames for RankGames<'_> {
 
 /// `bounds::cycle_bounds` of component `k` with every rank of
 /// `comm` taking part (rank 0 calls this while the others wait in
-/// [`serve_bounds`]): the same bounds and safety rounds, and snapshots
-/// offered to `checkpoints` at the same thresholds, which are the same
-/// once their parts (written where `checkpoints` keeps them) are
-/// joined.
+/// [`serve_bounds`]): the same bounds and safety rounds. The ranks play
+/// a safety set at every threshold (`bounds::Order::SafetySets`, not
+/// the attractors first), and offer `checkpoints` the snapshots that
+/// order offers, at the same thresholds, which are the same once their
+/// parts (written where `checkpoints` keeps them) are joined.
 pub(crate) fn bounds_across(
     solver: &LayerSolver,
     comm: &dyn Communicator,
@@ -843,7 +844,7 @@ mod tests {
     use crate::tablebase::params::SearchBudget;
     use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::solve::bounds;
-    use crate::tablebase::solve::bounds::BoundWork;
+    use crate::tablebase::solve::bounds::{BoundWork, ComponentGames, Order};
     use crate::tablebase::solve::components;
     use crate::tablebase::solve::solver::{Cursor, Step};
 
@@ -1065,16 +1066,10 @@ mod tests {
                     let mut keep = Keep::new(&unused);
                     let checkpoints: &mut dyn Checkpointer =
                         if Some(k) == biggest { &mut keep } else { &mut NoCheckpoints };
-                    let bounds = bounds::cycle_bounds(
-                        &solver,
-                        &components,
-                        k,
-                        &positions,
-                        &mut work,
-                        None,
-                        checkpoints,
-                        false,
-                    );
+                    // (The games across ranks play a safety set at every
+                    // threshold: their snapshots are those of that order.)
+                    let games = ComponentGames::new(&solver, &components, k, &positions, false);
+                    let bounds = games.bounds(Order::SafetySets, &mut work, None, checkpoints);
                     (bounds.unwrap(), keep.kept)
                 })
                 .collect();

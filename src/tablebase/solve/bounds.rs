@@ -29,7 +29,8 @@ use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::ExitBounds;
 use crate::tablebase::solve::games::{
-    as_atomic, par_peel, peel, prefetch, Counters, ParallelStateGraph, StateGraph,
+    as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, prefetch, safety_set,
+    Candidate, Counters, ParallelStateGraph, SameMark, StateGraph,
 };
 use crate::tablebase::solve::implicit::{ImplicitComponent, State, Y_OPEN};
 use crate::tablebase::solve::members::MemberPositions;
@@ -135,7 +136,10 @@ pub(crate) fn parallel_games(solver: &LayerSolver, components: &Components, k: u
 
 /// Solves Γ_t for every threshold on component `k`, or for those up to
 /// `t` when resuming from a snapshot taken after threshold `t + 1`, on
-/// one thread or with the parallel games (the tests compare them).
+/// one thread or with the parallel games (the tests compare them). The
+/// attractors come first, checked once at the end (`docs/cycle-bounds.md`
+/// §3, "Attractors first"); a component whose check fails is played
+/// again with a safety set at every threshold.
 // (A component, its work arrays, a resume point, checkpoints and the
 // choice of games: each is needed.)
 #[allow(clippy::too_many_arguments)]
@@ -149,126 +153,316 @@ pub(crate) fn cycle_bounds(
     checkpoints: &mut dyn Checkpointer,
     parallel: bool,
 ) -> std::io::Result<ComponentBounds> {
-    let members = components.of(k);
-    let n = solver.n as u8;
-    let graph = ImplicitComponent::new(components, k, positions);
-    let BoundWork { win, counts, may_join: joining } = work;
-    // (A component that gave its counts back leaves them empty.)
-    if counts.len() != win.len() / 2 {
-        *counts = vec![0; win.len() / 2];
-    }
-    let (mut safety_rounds, first) = match &resume {
-        None => (0, n),
-        Some((t, rounds, _)) => (*rounds, *t),
-    };
-    let exits = solver.entries.exit_bounds();
-    for m in members.iter() {
-        let m = m as usize;
-        win[2 * m..2 * m + 2].fill(0);
-        counts[m] = 0;
-        // The opponent states that may join at the first threshold
-        // played: those of the thresholds played before it (none when
-        // the games start at `n`).
-        let (word, bit) = bit(m);
-        if n - exits.get(m).1 > first {
-            joining[word].fetch_or(bit, Relaxed);
-        } else {
-            joining[word].fetch_and(!bit, Relaxed);
+    let games = ComponentGames::new(solver, components, k, positions, parallel);
+    games.bounds(Order::AttractorsFirst, work, resume, checkpoints)
+}
+
+/// In which order a component's thresholds are played.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Order {
+    /// The attractor alone at every threshold, then one check of the
+    /// marks; the other order if it fails.
+    AttractorsFirst,
+    /// The attractor and the safety sets at every threshold.
+    SafetySets,
+}
+
+/// The threshold games of one component: what they play on and read.
+pub(crate) struct ComponentGames<'a> {
+    solver: &'a LayerSolver<'a>,
+    components: &'a Components,
+    k: usize,
+    graph: ImplicitComponent<'a>,
+    positions: &'a MemberPositions<'a>,
+    exits: ExitBounds<'a>,
+    n: u8,
+    parallel: bool,
+}
+
+impl<'a> ComponentGames<'a> {
+    pub(crate) fn new(
+        solver: &'a LayerSolver<'a>,
+        components: &'a Components,
+        k: usize,
+        positions: &'a MemberPositions<'a>,
+        parallel: bool,
+    ) -> ComponentGames<'a> {
+        ComponentGames {
+            solver,
+            components,
+            k,
+            graph: ImplicitComponent::new(components, k, positions),
+            positions,
+            exits: solver.entries.exit_bounds(),
+            n: solver.n as u8,
+            parallel,
         }
     }
-    if let Some((_, _, state)) = resume {
-        for (i, m) in members.iter().enumerate() {
+
+    /// The component's bounds, its thresholds played in `order` (from a
+    /// snapshot's if `resume`).
+    pub(crate) fn bounds(
+        &self,
+        order: Order,
+        work: &mut BoundWork,
+        resume: Option<(u8, u32, Vec<u8>)>,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<ComponentBounds> {
+        let members = self.components.of(self.k);
+        let n = self.n;
+        let (mut first, mut rounds) = match &resume {
+            None => (n, 0),
+            Some((t, rounds, _)) => (*t, *rounds),
+        };
+        self.prepare(work, first, resume.map(|(_, _, state)| state));
+        // A snapshot whose safety sets added states continues in the order
+        // that plays them; any other holds what the attractors alone left.
+        let mut safety = order == Order::SafetySets || rounds > 0;
+        loop {
+            rounds = self.play(work, first, rounds, safety, checkpoints)?;
+            if safety || self.marks_meet(work) || self.marks_are_final(work) {
+                break;
+            }
+            // Some safety set would have added states: again, with them.
+            self.prepare(work, n, None);
+            (first, rounds, safety) = (n, 0, true);
+        }
+        let BoundWork { win, counts, .. } = work;
+        if gives_work_back(self.solver, members.len()) {
+            *counts = Vec::new();
+        }
+        // (Reserved whole: grown from nothing, a list of a giant component
+        // leaves the pieces it outgrew with the allocator; at layer 20 this
+        // took 0.16 bytes a position off the memory after the games.)
+        let mut lower = Vec::with_capacity(members.len());
+        let mut upper = Vec::with_capacity(members.len());
+        lower.extend(members.iter().map(|m| win[2 * m as usize]));
+        upper.extend(members.iter().map(|m| n - win[2 * m as usize + 1]));
+        Ok(ComponentBounds { lower, upper, safety_rounds: rounds })
+    }
+
+    /// Sets the members' work entries for games starting at threshold
+    /// `first`: nothing won and nothing counted, or the snapshot's
+    /// `state`; the opponent states that may join at `first` are those
+    /// of the thresholds played before it (none when the games start at
+    /// `n`).
+    fn prepare(&self, work: &mut BoundWork, first: u8, state: Option<Vec<u8>>) {
+        let BoundWork { win, counts, may_join } = work;
+        // (A component that gave its counts back leaves them empty.)
+        if counts.len() != win.len() / 2 {
+            *counts = vec![0; win.len() / 2];
+        }
+        let members = self.components.of(self.k);
+        for m in members.iter() {
             let m = m as usize;
-            win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
-            // (A resumed count is at most 6, and a player state's 0:
-            // `games_state` checked them.)
-            counts[m] = Y_OPEN.with(0, state[4 * i + 3]);
+            win[2 * m..2 * m + 2].fill(0);
+            counts[m] = 0;
+            let (word, bit) = bit(m);
+            if self.n - self.exits.get(m).1 > first {
+                may_join[word].fetch_or(bit, Relaxed);
+            } else {
+                may_join[word].fetch_and(!bit, Relaxed);
+            }
+        }
+        if let Some(state) = state {
+            for (i, m) in members.iter().enumerate() {
+                let m = m as usize;
+                win[2 * m..2 * m + 2].copy_from_slice(&state[4 * i..4 * i + 2]);
+                // (A resumed count is at most 6, and a player state's 0:
+                // `games_state` checked them.)
+                counts[m] = Y_OPEN.with(0, state[4 * i + 3]);
+            }
         }
     }
-    let big = members.len() > 1 << 16;
-    let mut queue = VecDeque::new();
-    for t in (1..=first).rev() {
-        if big {
-            solver
+
+    /// Plays the thresholds from `first` down to 1, with a safety set at
+    /// each or not, checkpointing between two; returns the safety rounds
+    /// that added states, `rounds` before.
+    fn play(
+        &self,
+        work: &mut BoundWork,
+        first: u8,
+        mut rounds: u32,
+        safety: bool,
+        checkpoints: &mut dyn Checkpointer,
+    ) -> std::io::Result<u32> {
+        let (graph, positions, exits, n) = (&self.graph, self.positions, &self.exits, self.n);
+        let members = self.components.of(self.k);
+        let big = members.len() > 1 << 16;
+        let BoundWork { win, counts, may_join: joining } = work;
+        let mut queue = VecDeque::new();
+        for t in (1..=first).rev() {
+            if big {
+                self.solver
+                    .progress
+                    .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
+            }
+            if t < first && checkpoints.due() {
+                let games = GamesState { members: &members, win, counts, open_of: |c| [0, Y_OPEN.of(c)] };
+                let games = GamesSnapshot::Arrays(&games);
+                checkpoint::checkpoint_games(
+                    self.solver,
+                    checkpoints,
+                    (self.k, t, rounds),
+                    self.components,
+                    &games,
+                )?;
+            }
+            // (`upper(q) <= n - t`, read from the bit the scans of this
+            // threshold and those before it set.)
+            let joining: &[AtomicU64] = joining;
+            let may_join = |s: &State| {
+                let (word, bit) = bit(s.index());
+                s.parity() == 0 || joining[word].load(Relaxed) & bit != 0
+            };
+            let good = |s: &State| {
+                let own = s.position().own_seeds() as u8;
+                (if s.parity() == 0 { own } else { n - own }) >= t
+            };
+            // One pass over the members for the threshold's new entries, then
+            // the games from them. (In member order; the attractor's region
+            // and counts do not depend on the order of its first frontier.)
+            // (Saturating: a resumed count comes from a file.)
+            rounds = rounds.saturating_add(if self.parallel {
+                let (win, counts) = (as_atomic(win), as_atomic(counts));
+                let touch = |s: &State| {
+                    let node = graph.node(s);
+                    prefetch(&win[node]);
+                    if s.parity() == 1 {
+                        prefetch(&counts[graph.counters(node).byte]);
+                        prefetch(&joining[s.index() / 64]);
+                    }
+                };
+                if safety {
+                    // The frontier as the parallel games keep it, packed.
+                    let frontier = positions.par_collect(|_, m, position, out| {
+                        scan_member(graph, exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
+                            out.push(graph.store(&s))
+                        });
+                        // The first safety set's candidates (`par_peel`).
+                        for parity in 0..2 {
+                            let state = State::new(&position, m, parity);
+                            if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
+                                let Counters { byte, safe, .. } = graph.counters(2 * m + parity);
+                                safe.store(&counts[byte], 1);
+                            }
+                        }
+                    });
+                    par_peel(graph, 0, win, counts, frontier, t, may_join, good, true, touch)
+                } else {
+                    // Only the members whose exits take effect at `t` have
+                    // anything to do; the others' positions are not walked.
+                    let acts = |m: usize| {
+                        let (lower, upper) = exits.get(m);
+                        lower == t || n - upper == t
+                    };
+                    let frontier = positions.par_collect_where(acts, |_, m, position, out| {
+                        scan_member(graph, exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
+                            out.push(graph.store(&s))
+                        })
+                    });
+                    par_attract(graph, 0, win, counts, frontier, t, &may_join, &touch);
+                    0
+                }
+            } else {
+                {
+                    let (win, counts) = (as_atomic(win), as_atomic(counts));
+                    positions.for_each(|_, m, position| {
+                        scan_member(graph, exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
+                            queue.push_back(s)
+                        })
+                    });
+                }
+                if safety {
+                    let (_, rounds) = peel(
+                        graph,
+                        0,
+                        win,
+                        counts,
+                        &mut queue,
+                        t,
+                        may_join,
+                        good,
+                        None,
+                        None,
+                        &mut |_, _| {},
+                    );
+                    rounds
+                } else {
+                    attract(graph, 0, win, counts, &mut queue, t, may_join, None, &mut |_, _| {});
+                    0
+                }
+            });
+            if big {
+                // The frontiers' pieces, freed on many threads, would otherwise
+                // stay with the allocator: at layer 20 they held 0.8 bytes a
+                // position more by the last threshold.
+                release_free_memory();
+            }
+        }
+        Ok(rounds)
+    }
+
+    /// Whether the marks the attractors alone left make every member's
+    /// bounds meet: then they are the threshold games' bounds, and no
+    /// safety set would have added a state (`docs/cycle-bounds.md` §3,
+    /// "Attractors first": the attractors' bounds hold the games' between
+    /// them).
+    fn marks_meet(&self, work: &BoundWork) -> bool {
+        let win = &work.win;
+        self.components.of(self.k).iter().all(|m| win[2 * m as usize] + win[2 * m as usize + 1] == self.n)
+    }
+
+    /// Whether the marks the attractors alone left are the threshold
+    /// games' regions: whether the level games of `docs/cycle-bounds.md`
+    /// §3 ("Attractors first") leave the player nowhere to stay, solved
+    /// as one safety set over the moves between states of one mark. Its
+    /// candidates are the states whose level `λ` (the player's share, and
+    /// for an opponent state at most what its exits leave the player) is
+    /// above their mark. Leaves the safety counters at zero.
+    fn marks_are_final(&self, work: &mut BoundWork) -> bool {
+        let (graph, n) = (&self.graph, self.n);
+        let members = self.components.of(self.k).len();
+        if members > 1 << 16 {
+            self.solver
                 .progress
-                .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
+                .detail(&format!("{n} seeds: bounds of {members} positions, checking the attractors"));
         }
-        if t < first && checkpoints.due() {
-            let games = GamesState { members: &members, win, counts, open_of: |c| [0, Y_OPEN.of(c)] };
-            let games = GamesSnapshot::Arrays(&games);
-            checkpoint::checkpoint_games(solver, checkpoints, (k, t, safety_rounds), components, &games)?;
-        }
-        // (`upper(q) <= n - t`, read from the bit the scans of this
-        // threshold and those before it set.)
-        let joining: &[AtomicU64] = joining;
-        let may_join = |s: &State| {
-            let (word, bit) = bit(s.index());
-            s.parity() == 0 || joining[word].load(Relaxed) & bit != 0
+        let BoundWork { win, counts, .. } = work;
+        let win = as_atomic(win);
+        let level = |m: usize, position: &Position, parity: usize| {
+            let own = position.own_seeds() as u8;
+            match parity {
+                0 => own,
+                _ => (n - own).min(n - self.exits.get(m).1),
+            }
         };
-        let good = |s: &State| {
-            let own = s.position().own_seeds() as u8;
-            (if s.parity() == 0 { own } else { n - own }) >= t
-        };
-        // One pass over the members for the threshold's new entries, then
-        // the games from them. (In member order; the attractor's region
-        // and counts do not depend on the order of its first frontier.)
-        // (Saturating: a resumed count comes from a file.)
-        safety_rounds = safety_rounds.saturating_add(if parallel {
-            let (win, counts) = (as_atomic(win), as_atomic(counts));
-            // The frontier as the parallel games keep it, packed.
-            let frontier = positions.par_collect(|_, m, position, out| {
-                scan_member(&graph, &exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
-                    out.push(graph.store(&s))
-                });
-                // The first safety set's candidates (`par_peel`).
+        let same_mark = SameMark::new(graph, win);
+        let never_won = |_: usize| false;
+        let left = if self.parallel {
+            let counts = as_atomic(counts);
+            self.positions.par_collect::<()>(|_, m, position, _| {
                 for parity in 0..2 {
-                    let state = State::new(&position, m, parity);
-                    if win[2 * m + parity].load(Relaxed) == 0 && may_join(&state) && good(&state) {
-                        let Counters { byte, safe, .. } = graph.counters(2 * m + parity);
+                    let node = 2 * m + parity;
+                    if level(m, &position, parity) > win[node].load(Relaxed) {
+                        let Counters { byte, safe, .. } = graph.counters(node);
                         safe.store(&counts[byte], 1);
                     }
                 }
             });
-            let touch = |s: &State| {
-                let node = graph.node(s);
-                prefetch(&win[node]);
-                if s.parity() == 1 {
-                    prefetch(&counts[graph.counters(node).byte]);
-                    prefetch(&joining[s.index() / 64]);
+            par_safety_set_of_marked(&same_mark, 0, &never_won, counts).len()
+        } else {
+            let candidate = |s: &State| {
+                if level(s.index(), &s.position(), s.parity()) > win[s.node()].load(Relaxed) {
+                    Candidate::Yes
+                } else {
+                    Candidate::No
                 }
             };
-            par_peel(&graph, 0, win, counts, frontier, t, may_join, good, true, touch)
-        } else {
-            {
-                let (win, counts) = (as_atomic(win), as_atomic(counts));
-                positions.for_each(|_, m, position| {
-                    scan_member(&graph, &exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
-                        queue.push_back(s)
-                    })
-                });
-            }
-            let (_, rounds) =
-                peel(&graph, 0, win, counts, &mut queue, t, may_join, good, None, None, &mut |_, _| {});
-            rounds
-        });
-        if big {
-            // The frontiers' pieces, freed on many threads, would otherwise
-            // stay with the allocator: at layer 20 they held 0.8 bytes a
-            // position more by the last threshold.
-            release_free_memory();
-        }
+            safety_set(&same_mark, 0, never_won, counts, candidate).len()
+        };
+        left == 0
     }
-    if gives_work_back(solver, members.len()) {
-        *counts = Vec::new();
-    }
-    // (Reserved whole: grown from nothing, a list of a giant component
-    // leaves the pieces it outgrew with the allocator; at layer 20 this
-    // took 0.16 bytes a position off the memory after the games.)
-    let mut lower = Vec::with_capacity(members.len());
-    let mut upper = Vec::with_capacity(members.len());
-    lower.extend(members.iter().map(|m| win[2 * m as usize]));
-    upper.extend(members.iter().map(|m| n - win[2 * m as usize + 1]));
-    Ok(ComponentBounds { lower, upper, safety_rounds })
 }
 
 /// The member at layer index `m` (at `position`) at the start of threshold `t`, for X, the
@@ -337,6 +531,53 @@ mod tests {
         let exact = MemberBounds::new(lower.clone(), lower.clone());
         assert!(exact.wider.is_empty());
         assert_eq!(exact.lists(), (lower.clone(), lower));
+    }
+
+    /// Playing the attractors first gives every component of layers up to
+    /// 9 the bounds and safety rounds of a safety set at every threshold,
+    /// on one thread and on three; and the check of the attractors' marks
+    /// fails exactly for the components whose safety sets add states
+    /// (`docs/cycle-bounds.md` §3, "Attractors first": the theorem's two
+    /// directions), which happens in some of them.
+    #[test]
+    fn attractors_first_give_the_exact_bounds() {
+        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let (mut passed, mut failed) = (0, 0);
+        let mut solved = SolvedLayers::new();
+        for n in 0..=9 {
+            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+            solver.retrograde_only();
+            let components = components::components(&mut solver).expect("labels enough");
+            let mut work = BoundWork::new(solver.size);
+            for k in 0..components.count() {
+                let members = components.of(k);
+                if members.len() < 2 {
+                    continue;
+                }
+                let positions = MemberPositions::with_limit(n, members, usize::MAX);
+                let games = ComponentGames::new(&solver, &components, k, &positions, false);
+                let exact = games.bounds(Order::SafetySets, &mut work, None, &mut NoCheckpoints).unwrap();
+                games.prepare(&mut work, n as u8, None);
+                games.play(&mut work, n as u8, 0, false, &mut NoCheckpoints).unwrap();
+                let final_marks = games.marks_are_final(&mut work);
+                assert_eq!(final_marks, exact.safety_rounds == 0, "layer {n}, component {k}");
+                (passed, failed) = if final_marks { (passed + 1, failed) } else { (passed, failed + 1) };
+                for parallel in [false, true] {
+                    let games = ComponentGames::new(&solver, &components, k, &positions, parallel);
+                    let first = three
+                        .install(|| games.bounds(Order::AttractorsFirst, &mut work, None, &mut NoCheckpoints))
+                        .unwrap();
+                    assert_eq!(
+                        (&first.lower, &first.upper, first.safety_rounds),
+                        (&exact.lower, &exact.upper, exact.safety_rounds),
+                        "layer {n}, component {k}, parallel {parallel}"
+                    );
+                }
+            }
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
+        }
+        assert!(passed >= 1 && failed >= 5, "{passed} checks passed, {failed} failed");
     }
 
     /// The parallel games give every component of a layer the bounds and

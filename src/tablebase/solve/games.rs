@@ -199,16 +199,17 @@ pub(crate) fn attract<G: StateGraph>(
     false
 }
 
-/// The greatest set `Z` of candidate states outside the won region such
-/// that every player state of `Z` has a child in `Z` (or is anchored) and
-/// every opponent state of `Z` has all its children in `Z` or won. From
-/// `Z` the player can stay in `Z` forever or move into the won region.
-/// Every safety counter of `counts` must be zero; they are left so (the
-/// open counters are kept).
+/// The greatest set `Z` of candidate states outside the won region (the
+/// states numbered `node` for which `won(node)` holds) such that every
+/// player state of `Z` has a child in `Z` (or is anchored) and every
+/// opponent state of `Z` has all its children in `Z` or won. From `Z` the
+/// player can stay in `Z` forever or move into the won region. Every
+/// safety counter of `counts` must be zero; they are left so (the open
+/// counters are kept).
 pub(crate) fn safety_set<G: StateGraph>(
     g: &G,
     player: usize,
-    win: &[u8],
+    won: impl Fn(usize) -> bool,
     counts: &mut [u8],
     candidate: impl Fn(&G::State) -> Candidate,
 ) -> Vec<G::State> {
@@ -224,7 +225,7 @@ pub(crate) fn safety_set<G: StateGraph>(
     // never leaves).
     g.for_each_state(|s| {
         let node = g.node(&s);
-        if win[node] == 0 {
+        if !won(node) {
             match candidate(&s) {
                 Candidate::No => {}
                 Candidate::Yes => set(counts, node, 1),
@@ -250,7 +251,7 @@ pub(crate) fn safety_set<G: StateGraph>(
             let child = g.node(&c);
             if safe(counts, child) != 0 {
                 inside += 1;
-            } else if win[child] == 0 {
+            } else if !won(child) {
                 escapes = true;
             }
         });
@@ -337,13 +338,19 @@ pub(crate) fn peel<G: StateGraph>(
         if most_sets.is_some_and(|most| rounds >= most) {
             return (false, rounds);
         }
-        let found = safety_set(g, player, win, counts, |s| {
-            if may_join(s) && good(s) {
-                Candidate::Yes
-            } else {
-                Candidate::No
-            }
-        });
+        let found = safety_set(
+            g,
+            player,
+            |node| win[node] != 0,
+            counts,
+            |s| {
+                if may_join(s) && good(s) {
+                    Candidate::Yes
+                } else {
+                    Candidate::No
+                }
+            },
+        );
         if found.is_empty() {
             return (false, rounds);
         }
@@ -503,7 +510,7 @@ pub(crate) fn prefetch<T>(item: &T) {
 pub(crate) fn par_safety_set<G: ParallelStateGraph>(
     g: &G,
     player: usize,
-    win: &[AtomicU8],
+    won: &(impl Fn(usize) -> bool + Sync),
     counts: &[AtomicU8],
     candidate: &(impl Fn(&G::State) -> Candidate + Sync),
 ) -> Vec<G::Stored>
@@ -512,7 +519,7 @@ where
 {
     g.par_collect::<()>(|s, _| {
         let node = g.node(&s);
-        if win[node].load(Relaxed) == 0 {
+        if !won(node) {
             let Counters { byte, safe, .. } = g.counters(node);
             match candidate(&s) {
                 Candidate::No => {}
@@ -521,17 +528,17 @@ where
             }
         }
     });
-    par_safety_set_of_marked(g, player, win, counts)
+    par_safety_set_of_marked(g, player, won, counts)
 }
 
 /// [`par_safety_set`] once its candidates are marked in their safety
 /// counters (1, or 2 when anchored). A state marked and won since (its candidates were
 /// marked before the attractor ran) is no candidate: it is unmarked as it
 /// is met (`docs/cycle-bounds.md` §3 says why that is the same set).
-fn par_safety_set_of_marked<G: ParallelStateGraph>(
+pub(crate) fn par_safety_set_of_marked<G: ParallelStateGraph>(
     g: &G,
     player: usize,
-    win: &[AtomicU8],
+    won: &(impl Fn(usize) -> bool + Sync),
     counts: &[AtomicU8],
 ) -> Vec<G::Stored>
 where
@@ -555,7 +562,7 @@ where
     let removed = g.par_collect_where(marked, |s, out| {
         let node = g.node(&s);
         let (cell, counter) = safe(node);
-        if win[node].load(Relaxed) != 0 {
+        if won(node) {
             counter.store(cell, 0);
             return;
         }
@@ -563,7 +570,7 @@ where
         let (mut inside, mut escapes) = (0u8, false);
         g.for_each_child(&s, |c| {
             let child = g.node(&c);
-            if win[child].load(Relaxed) != 0 {
+            if won(child) {
                 return;
             }
             if marked(child) {
@@ -641,14 +648,15 @@ where
     G::State: Send + Sync,
 {
     let mut rounds = 0;
+    let won = |node: usize| win[node].load(Relaxed) != 0;
     loop {
         par_attract(g, player, win, counts, frontier, mark, &may_join, &touch);
         let found = if premarked && rounds == 0 {
-            par_safety_set_of_marked(g, player, win, counts)
+            par_safety_set_of_marked(g, player, &won, counts)
         } else {
             let candidate =
                 |s: &G::State| if may_join(s) && good(s) { Candidate::Yes } else { Candidate::No };
-            par_safety_set(g, player, win, counts, &candidate)
+            par_safety_set(g, player, &won, counts, &candidate)
         };
         if found.is_empty() {
             return rounds;
@@ -658,6 +666,94 @@ where
             found[range].iter().for_each(|s| win[g.node(&g.load(s))].store(mark, Relaxed))
         });
         frontier = found;
+    }
+}
+
+/// A graph's moves between two states of the same mark in `win`, and no
+/// others: the level games of `docs/cycle-bounds.md` §3 ("Attractors
+/// first"), each the states won at one threshold (or never), played all
+/// at once as one safety set over this graph. Its states, numbers and
+/// counters are the graph's.
+pub(crate) struct SameMark<'a, G> {
+    graph: &'a G,
+    win: &'a [AtomicU8],
+}
+
+impl<'a, G> SameMark<'a, G> {
+    pub(crate) fn new(graph: &'a G, win: &'a [AtomicU8]) -> SameMark<'a, G> {
+        SameMark { graph, win }
+    }
+}
+
+impl<G: StateGraph> StateGraph for SameMark<'_, G> {
+    type State = G::State;
+
+    #[inline]
+    fn node(&self, s: &G::State) -> usize {
+        self.graph.node(s)
+    }
+
+    #[inline]
+    fn counters(&self, node: usize) -> Counters {
+        self.graph.counters(node)
+    }
+
+    #[inline]
+    fn parity(&self, s: &G::State) -> usize {
+        self.graph.parity(s)
+    }
+
+    fn for_each_state(&self, visit: impl FnMut(G::State)) {
+        self.graph.for_each_state(visit)
+    }
+
+    #[inline]
+    fn for_each_child(&self, s: &G::State, mut visit: impl FnMut(G::State)) {
+        let mark = self.win[self.graph.node(s)].load(Relaxed);
+        self.graph.for_each_child(s, |c| {
+            if self.win[self.graph.node(&c)].load(Relaxed) == mark {
+                visit(c)
+            }
+        })
+    }
+
+    #[inline]
+    fn for_each_parent(&self, s: &G::State, mut visit: impl FnMut(G::State)) {
+        let mark = self.win[self.graph.node(s)].load(Relaxed);
+        self.graph.for_each_parent(s, |p| {
+            if self.win[self.graph.node(&p)].load(Relaxed) == mark {
+                visit(p)
+            }
+        })
+    }
+}
+
+impl<G: ParallelStateGraph> ParallelStateGraph for SameMark<'_, G>
+where
+    G::State: Send + Sync,
+{
+    type Stored = G::Stored;
+
+    #[inline]
+    fn store(&self, s: &G::State) -> G::Stored {
+        self.graph.store(s)
+    }
+
+    #[inline]
+    fn load(&self, s: &G::Stored) -> G::State {
+        self.graph.load(s)
+    }
+
+    fn par_collect<T: Send>(&self, visit: impl Fn(G::State, &mut Vec<T>) + Sync) -> Vec<T> {
+        self.graph.par_collect(visit)
+    }
+
+    fn par_collect_where<T: Send>(
+        &self,
+        keep: impl Fn(usize) -> bool + Sync,
+        visit: impl Fn(G::State, &mut Vec<T>) + Sync,
+    ) -> Vec<T> {
+        self.graph.par_collect_where(keep, visit)
     }
 }
 

@@ -134,24 +134,29 @@ impl<'g> ProofLeaves<'g> {
 
     fn threshold(g: &ComponentGraph, t: u8) -> Vec<u8> {
         let states = g.states();
-        let none = vec![0u8; states];
         let mut safe = vec![0u8; states];
         // S_t: states worth entering (share ≥ t), where the player can stay
         // (or take an exit worth t) and the opponent cannot get out (no exit
         // below t, every move into S_t).
-        let inside = safety_set(g, 0, &none, &mut safe, |&s| {
-            let s = s as usize;
-            let (pessimistic, _) = g.exit_for(s, 0);
-            if g.share(s, 0) < t {
-                Candidate::No
-            } else if s.is_multiple_of(2) && pessimistic >= t {
-                Candidate::Anchored
-            } else if s.is_multiple_of(2) || pessimistic >= t {
-                Candidate::Yes
-            } else {
-                Candidate::No
-            }
-        });
+        let inside = safety_set(
+            g,
+            0,
+            |_| false,
+            &mut safe,
+            |&s| {
+                let s = s as usize;
+                let (pessimistic, _) = g.exit_for(s, 0);
+                if g.share(s, 0) < t {
+                    Candidate::No
+                } else if s.is_multiple_of(2) && pessimistic >= t {
+                    Candidate::Anchored
+                } else if s.is_multiple_of(2) || pessimistic >= t {
+                    Candidate::Yes
+                } else {
+                    Candidate::No
+                }
+            },
+        );
         for &s in &inside {
             safe[s as usize] = 1;
         }
