@@ -50,11 +50,11 @@ pub(crate) struct GamesState<'s> {
     pub members: &'s dyn MemberIndexList,
     pub win: &'s [u8],
     /// The games' counters, a byte a position: the open counts of its two
-    /// states are stored, read from its byte by `open_of` (the safety
-    /// scratch beside them is zero between thresholds, where snapshots
-    /// are taken).
+    /// states are stored, read from its byte by `open_of(m, byte)` for
+    /// the member at layer index `m` (the safety scratch beside them is
+    /// zero between thresholds, where snapshots are taken).
     pub counts: &'s [u8],
-    pub open_of: fn(u8) -> [u8; 2],
+    pub open_of: &'s dyn Fn(usize, u8) -> [u8; 2],
 }
 
 impl GamesState<'_> {
@@ -64,7 +64,7 @@ impl GamesState<'_> {
         for m in self.members.indexes() {
             let m = m as usize;
             buffer.extend_from_slice(&self.win[2 * m..2 * m + 2]);
-            buffer.extend((self.open_of)(self.counts[m]));
+            buffer.extend((self.open_of)(m, self.counts[m]));
             if buffer.len() >= CHUNK {
                 out.write_all(&buffer)?;
                 buffer.clear();

@@ -21,6 +21,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::memory::release_free_memory;
+use crate::rank::layer_index;
 use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::GamesSnapshot;
@@ -68,6 +69,35 @@ impl BoundWork {
 #[inline]
 fn bit(index: usize) -> (usize, u64) {
     (index / 64, 1 << (index % 64))
+}
+
+/// The least member of component `k` that still waits for a move out
+/// of it, if any. Every child outside the component is decided before
+/// its turn (`docs/cycle-bounds.md` §9), so a member waits for its quiet
+/// moves into the component only; one that waits for more would read its
+/// exits incomplete, and the bounds made of them would not be bounds. The
+/// games count each opponent state's children from the same pending
+/// moves ([`ComponentGames::prepare`]), so `resolve` checks this before
+/// any games start. (One pass of move generation over the members.)
+pub(crate) fn member_waiting_outside(
+    solver: &LayerSolver,
+    components: &Components,
+    k: usize,
+    positions: &MemberPositions,
+) -> Option<u64> {
+    let inside_component = components.membership(k);
+    let waiting = positions.par_collect(|_, m, position, out| {
+        let mut inside = 0u8;
+        for pit in position.legal_moves() {
+            let played = position.play(pit);
+            let child = layer_index(&played.child) as usize;
+            inside += (played.captured == 0 && inside_component.contains(child)) as u8;
+        }
+        if solver.entries.pending(m) != inside {
+            out.push(m as u32);
+        }
+    });
+    waiting.into_iter().min().map(u64::from)
 }
 
 /// The bounds of one component and where they came from.
@@ -242,10 +272,15 @@ impl<'a> ComponentGames<'a> {
     }
 
     /// Sets the members' work entries for games starting at threshold
-    /// `first`: nothing won and nothing counted, or the snapshot's
-    /// `state`; the opponent states that may join at `first` are those
-    /// of the thresholds played before it (none when the games start at
-    /// `n`).
+    /// `first`: nothing won, or the snapshot's `state`; the opponent
+    /// states that may join at `first` are those of the thresholds played
+    /// before it (none when the games start at `n`). Every opponent state
+    /// not won counts its children not won, whether it may join yet or
+    /// not (`docs/cycle-bounds.md` §3, item 2): at the start, its quiet
+    /// moves still pending, which are its moves into the component once
+    /// every child outside it is decided (`resolve` checks it first); from
+    /// a snapshot, which counts only the opponent states that may join,
+    /// the others counted again.
     fn prepare(&self, work: &mut BoundWork, first: u8, state: Option<Vec<u8>>) {
         let BoundWork { win, counts, may_join } = work;
         // (A component that gave its counts back leaves them empty.)
@@ -256,7 +291,7 @@ impl<'a> ComponentGames<'a> {
         for m in members.iter() {
             let m = m as usize;
             win[2 * m..2 * m + 2].fill(0);
-            counts[m] = 0;
+            counts[m] = Y_OPEN.with(0, self.exits.pending(m));
             let (word, bit) = bit(m);
             if self.n - self.exits.get(m).1 > first {
                 may_join[word].fetch_or(bit, Relaxed);
@@ -272,6 +307,19 @@ impl<'a> ComponentGames<'a> {
                 // `games_state` checked them.)
                 counts[m] = Y_OPEN.with(0, state[4 * i + 3]);
             }
+            let (win, counts) = (as_atomic(win), as_atomic(counts));
+            let may_join: &[AtomicU64] = may_join;
+            let uncounted = |m: usize| {
+                let (word, bit) = bit(m);
+                win[2 * m + 1].load(Relaxed) == 0 && may_join[word].load(Relaxed) & bit == 0
+            };
+            self.positions.par_collect_where(uncounted, |_, m, position, _: &mut Vec<()>| {
+                let mut not_won = 0;
+                self.graph.for_each_child(&State::new(&position, m, 1), |c| {
+                    not_won += (win[self.graph.node(&c)].load(Relaxed) == 0) as u8
+                });
+                Y_OPEN.store(&counts[m], not_won);
+            });
         }
     }
 
@@ -298,7 +346,14 @@ impl<'a> ComponentGames<'a> {
                     .detail(&format!("{n} seeds: bounds of {} positions, threshold {t}", members.len()));
             }
             if t < first && checkpoints.due() {
-                let games = GamesState { members: &members, win, counts, open_of: |c| [0, Y_OPEN.of(c)] };
+                // (Snapshots count only the opponent states that may
+                // join: `docs/cycle-bounds.md` §10.)
+                let joinable = |m: usize| {
+                    let (word, bit) = bit(m);
+                    joining[word].load(Relaxed) & bit != 0
+                };
+                let open_of = |m: usize, c: u8| [0, if joinable(m) { Y_OPEN.of(c) } else { 0 }];
+                let games = GamesState { members: &members, win, counts, open_of: &open_of };
                 let games = GamesSnapshot::Arrays(&games);
                 checkpoint::checkpoint_games(
                     self.solver,
@@ -465,16 +520,18 @@ impl<'a> ComponentGames<'a> {
     }
 }
 
-/// The member at layer index `m` (at `position`) at the start of threshold `t`, for X, the
-/// player at parity 0: its player state is won at once when its best
-/// exit, read pessimistically, is worth `t`; its opponent state may join
-/// from the threshold at which its best exit (read for X: `n` − its upper
-/// end) no longer keeps X below (no exit: 0, harmless, since thresholds
-/// start at 1): its bit in `joining` is set then, and it counts
-/// its children not won before `t` (`docs/cycle-bounds.md` §3) into its
-/// open counter, and is won at once if there are none (`n`: the layer's
-/// seeds). The states won are pushed to `out`. Each member writes only
-/// its own entries, so members may be scanned on several threads at once.
+/// The member at layer index `m` (at `position`) at the start of
+/// threshold `t`, for X, the player at parity 0: its player state is won
+/// at once when its best exit, read pessimistically, is worth `t`; its
+/// opponent state may join from the threshold at which its best exit
+/// (read for X: `n` − its upper end) no longer keeps X below (no exit: 0,
+/// harmless, since thresholds start at 1): its bit in `joining` is set
+/// then, and it is won at once if its open count, kept since the games
+/// began, has no child left that was won before `t`
+/// (`docs/cycle-bounds.md` §3, item 2; `n`: the layer's seeds). The
+/// states won are pushed to `out`. Each member writes only its own
+/// entries and reads no other's, so members may be scanned on several
+/// threads at once.
 fn scan_member(
     graph: &ImplicitComponent,
     exits: &ExitBounds,
@@ -490,16 +547,10 @@ fn scan_member(
         joining[word].fetch_or(bit, Relaxed);
     }
     if n - upper == t && win[2 * m + 1].load(Relaxed) == 0 {
-        let state = State::new(position, m, 1);
-        // Not won before `t`: no mark, or the mark `t` of a player state
-        // this pass has just won (no state holds a mark below `t` yet).
-        let mut not_won = 0;
-        graph.for_each_child(&state, |c| not_won += (win[graph.node(&c)].load(Relaxed) <= t) as u8);
         let Counters { byte, open, .. } = graph.counters(2 * m + 1);
-        open.store(&counts[byte], not_won);
-        if not_won == 0 {
+        if open.load(&counts[byte]) == 0 {
             win[2 * m + 1].store(t, Relaxed);
-            push(state);
+            push(State::new(position, m, 1));
         }
     }
     if lower == t && win[2 * m].load(Relaxed) == 0 {
@@ -555,6 +606,10 @@ mod tests {
                     continue;
                 }
                 let positions = MemberPositions::with_limit(n, members, usize::MAX);
+                // (The games count a member's moves into the component from
+                // its pending quiet moves: no member may wait for another.)
+                let waiting = member_waiting_outside(&solver, &components, k, &positions);
+                assert_eq!(waiting, None, "layer {n}, component {k}");
                 let games = ComponentGames::new(&solver, &components, k, &positions, false);
                 let exact = games.bounds(Order::SafetySets, &mut work, None, &mut NoCheckpoints).unwrap();
                 games.prepare(&mut work, n as u8, None);

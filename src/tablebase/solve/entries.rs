@@ -93,8 +93,8 @@ impl std::fmt::Display for Contradiction {
 /// from the entries, or mapped from the file they wait in
 /// ([`LayerEntries::park_for_games`]).
 pub(crate) enum ExitBounds<'e> {
-    Held { base: usize, lo: &'e [AtomicU8], hi: &'e [AtomicU8] },
-    Mapped { base: usize, lo: &'e [u8], hi: &'e [u8] },
+    Held { base: usize, lo: &'e [AtomicU8], hi: &'e [AtomicU8], state: &'e [AtomicU8] },
+    Mapped { base: usize, lo: &'e [u8], hi: &'e [u8], state: &'e [u8] },
 }
 
 impl ExitBounds<'_> {
@@ -103,11 +103,22 @@ impl ExitBounds<'_> {
     #[inline]
     pub(crate) fn get(&self, index: usize) -> (u8, u8) {
         match *self {
-            ExitBounds::Held { base, lo, hi } => {
+            ExitBounds::Held { base, lo, hi, .. } => {
                 (lo[index - base].load(Relaxed), hi[index - base].load(Relaxed))
             }
-            ExitBounds::Mapped { base, lo, hi } => (lo[index - base], hi[index - base]),
+            ExitBounds::Mapped { base, lo, hi, .. } => (lo[index - base], hi[index - base]),
         }
+    }
+
+    /// The quiet moves position `index` waits for, as
+    /// [`LayerEntries::pending`] reads them.
+    #[inline]
+    pub(crate) fn pending(&self, index: usize) -> u8 {
+        let byte = match *self {
+            ExitBounds::Held { base, state, .. } => state[index - base].load(Relaxed),
+            ExitBounds::Mapped { base, state, .. } => state[index - base],
+        };
+        (byte & PENDING) >> PENDING_SHIFT
     }
 }
 
@@ -238,7 +249,7 @@ impl<'a> LayerEntries<'a> {
         assert!(self.parked_for_games.is_none(), "parked for the games already");
         let arrays = [&mut self.lo, &mut self.hi, &mut self.est, &mut self.state].map(std::mem::take);
         let parked = Parked::park(dir, arrays.into())?;
-        let bounds = parked.map_checked(&[0, 1])?;
+        let bounds = parked.map_checked(&[0, 1, 3])?;
         self.parked_for_games = Some((parked, bounds));
         Ok(())
     }
@@ -256,10 +267,13 @@ impl<'a> LayerEntries<'a> {
     /// The bounds of the positions, held or parked for the games.
     pub(crate) fn exit_bounds(&self) -> ExitBounds<'_> {
         match &self.parked_for_games {
-            Some((_, mapped)) => {
-                ExitBounds::Mapped { base: self.base, lo: mapped.array(0), hi: mapped.array(1) }
-            }
-            None => ExitBounds::Held { base: self.base, lo: &self.lo, hi: &self.hi },
+            Some((_, mapped)) => ExitBounds::Mapped {
+                base: self.base,
+                lo: mapped.array(0),
+                hi: mapped.array(1),
+                state: mapped.array(3),
+            },
+            None => ExitBounds::Held { base: self.base, lo: &self.lo, hi: &self.hi, state: &self.state },
         }
     }
 

@@ -144,10 +144,14 @@ pub(crate) enum Candidate {
 /// Grows the player's won region from the states queued (already marked
 /// in `win`): a player state joins when a child is won, an opponent state
 /// when its open count of children not won reaches zero. Only states for
-/// which `may_join` holds join (opponent states that may not join are not
-/// counted down either). Joined states get `mark`, and `joined(state,
-/// via)` hears of each with the dequeued state that let it join. Returns
-/// true, and stops at once, when the state numbered `stop` joins.
+/// which `may_join` holds join. Every opponent state not won is counted
+/// down by each child dequeued, whether it may join or not, so its count
+/// must start at its children not won (an opponent state counted out
+/// that may not join yet is left to the caller, who may let it join
+/// later: the bounds' scans do). Joined states get `mark`, and
+/// `joined(state, via)` hears of each with the dequeued state that let
+/// it join. Returns true, and stops at once, when the state numbered
+/// `stop` joins.
 // The caller owns the per-state arrays of every threshold game it runs
 // (they are reused across thresholds and checkpointed between them), so
 // they are passed one by one rather than bundled.
@@ -171,16 +175,16 @@ pub(crate) fn attract<G: StateGraph>(
                 return;
             }
             let node = g.node(&p);
-            if win[node] != 0 || !may_join(&p) {
+            if win[node] != 0 {
                 return;
             }
             let joins = if g.parity(&p) == player {
-                true
+                may_join(&p)
             } else {
                 let Counters { byte, open: counter, .. } = g.counters(node);
                 let open = counter.of(counts[byte]) - 1;
                 counts[byte] = counter.with(counts[byte], open);
-                open == 0
+                open == 0 && may_join(&p)
             };
             if joins {
                 win[node] = mark;
@@ -414,8 +418,9 @@ pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
 
 /// [`attract`] from `frontier` (states already marked in `win`), one
 /// frontier at a time, each frontier's states shared among threads. The
-/// region reached and the open counts left are those of [`attract`];
-/// there is no stop and no report of who joined how.
+/// region reached and the open counts left are those of [`attract`]
+/// (opponent states counted down whether they may join or not); there is
+/// no stop and no report of who joined how.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn par_attract<G: ParallelStateGraph>(
@@ -432,19 +437,20 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
 {
     walk_frontiers(g, frontier, touch, |p| {
         let node = g.node(p);
-        if win[node].load(Relaxed) != 0 || !may_join(p) {
+        if win[node].load(Relaxed) != 0 {
             return false;
         }
         if g.parity(p) == player {
             // The first thread to reach it claims it.
-            return win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok();
+            return may_join(p) && win[node].compare_exchange(0, mark, Relaxed, Relaxed).is_ok();
         }
         let Counters { byte, open, .. } = g.counters(node);
-        let last = open.of(counts[byte].fetch_sub(open.one(), Relaxed)) == 1;
+        let last = open.of(counts[byte].fetch_sub(open.one(), Relaxed)) == 1 && may_join(p);
         if last {
             // Its last child not won: no other decrement can follow (§8),
             // so the store races with none. (The decrement leaves the
-            // other counters alone: a count it lowers is at least 1.)
+            // other counters alone: a count it lowers is at least 1.) One
+            // counted out that may not join yet is the caller's to take.
             win[node].store(mark, Relaxed);
         }
         last

@@ -10,8 +10,6 @@ use std::time::Instant;
 
 use crate::parallel;
 
-use crate::rank::layer_index;
-
 use crate::tablebase::entry::Proof;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::solve::bounds;
@@ -87,34 +85,6 @@ pub(crate) fn resolve_components(
     Ok(())
 }
 
-/// The least member of component `k` that still waits for a move out
-/// of it, if any. Every child outside the component is decided before
-/// its turn (§9), so a member waits for its quiet moves into the
-/// component only; one that waits for more would read its exits
-/// incomplete, and the bounds made of them would not be bounds. (One
-/// pass of move generation over the members, against the threshold
-/// games' many.)
-fn member_waiting_outside(
-    solver: &LayerSolver,
-    components: &Components,
-    k: usize,
-    positions: &MemberPositions,
-) -> Option<u64> {
-    let inside_component = components.membership(k);
-    let waiting = positions.par_collect(|_, m, position, out| {
-        let mut inside = 0u8;
-        for pit in position.legal_moves() {
-            let played = position.play(pit);
-            let child = layer_index(&played.child) as usize;
-            inside += (played.captured == 0 && inside_component.contains(child)) as u8;
-        }
-        if solver.entries.pending(m) != inside {
-            out.push(m as u32);
-        }
-    });
-    waiting.into_iter().min().map(u64::from)
-}
-
 /// Tells the parents of a decided component's members, and so on by
 /// retrograde analysis: the positions on no cycle that only waited for
 /// this component are decided.
@@ -140,7 +110,7 @@ fn resolve_cycle(
 ) -> Result<(), LayerError> {
     let members = components.of(k);
     let positions = MemberPositions::new(solver.n, members);
-    if let Some(index) = member_waiting_outside(solver, components, k, &positions) {
+    if let Some(index) = bounds::member_waiting_outside(solver, components, k, &positions) {
         return Err(LayerError::Invariant { index, broken: WAITS_OUTSIDE });
     }
     let (bounds, mut done) = match step {
@@ -365,14 +335,14 @@ mod tests {
             for k in 0..count {
                 let positions = MemberPositions::new(n, components.of(k));
                 assert_eq!(
-                    member_waiting_outside(&solver, &components, k, &positions),
+                    bounds::member_waiting_outside(&solver, &components, k, &positions),
                     None,
                     "layer {n}, {k}"
                 );
                 let member = components.of(k).get(0) as usize;
                 let (interval, pending) = (solver.entries.interval(member), solver.entries.pending(member));
                 solver.entries.start(member, interval, pending + 1);
-                let found = member_waiting_outside(&solver, &components, k, &positions);
+                let found = bounds::member_waiting_outside(&solver, &components, k, &positions);
                 assert_eq!(found, Some(member as u64), "layer {n}, {k}");
                 solver.entries.start(member, interval, pending);
                 checked += 1;

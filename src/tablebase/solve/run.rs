@@ -292,7 +292,7 @@ mod tests {
         let mut copied = Vec::new();
         write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
         let games =
-            GamesState { members: &members, win: &win, counts: &open, open_of: |c| [0, Y_OPEN.of(c)] };
+            GamesState { members: &members, win: &win, counts: &open, open_of: &|_, c| [0, Y_OPEN.of(c)] };
         struct Keep(Vec<u8>);
         impl Checkpointer for Keep {
             fn due(&mut self) -> bool {
