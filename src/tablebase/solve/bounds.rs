@@ -391,8 +391,8 @@ impl<'a> ComponentGames<'a> {
                 if safety {
                     // The frontier as the parallel games keep it, packed.
                     let frontier = positions.par_collect(|_, m, position, out| {
-                        scan_member(graph, exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
-                            out.push(graph.store(&s))
+                        scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
+                            out.push(graph.store(&State::new(&position, m, parity)))
                         });
                         // The first safety set's candidates (`par_peel`).
                         for parity in 0..2 {
@@ -411,9 +411,12 @@ impl<'a> ComponentGames<'a> {
                         let (lower, upper) = exits.get(m);
                         lower == t || n - upper == t
                     };
-                    let frontier = positions.par_collect_where(acts, |_, m, position, out| {
-                        scan_member(graph, exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
-                            out.push(graph.store(&s))
+                    // (Positions unranked only for the states won: most
+                    // members that act are opponent states whose children
+                    // are not all won.)
+                    let frontier = positions.par_collect_indexes_where(acts, |i, m, out| {
+                        scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
+                            out.push(graph.store(&State::new(&positions.get_at(i, m), m, parity)))
                         })
                     });
                     par_attract(graph, 0, win, counts, frontier, t, &may_join, &touch);
@@ -423,8 +426,8 @@ impl<'a> ComponentGames<'a> {
                 {
                     let (win, counts) = (as_atomic(win), as_atomic(counts));
                     positions.for_each(|_, m, position| {
-                        scan_member(graph, exits, (win, counts, joining), (m, &position), (n, t), &mut |s| {
-                            queue.push_back(s)
+                        scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
+                            queue.push_back(State::new(&position, m, parity))
                         })
                     });
                 }
@@ -529,16 +532,16 @@ impl<'a> ComponentGames<'a> {
 /// then, and it is won at once if its open count, kept since the games
 /// began, has no child left that was won before `t`
 /// (`docs/cycle-bounds.md` §3, item 2; `n`: the layer's seeds). The
-/// states won are pushed to `out`. Each member writes only its own
+/// states won are pushed (their parity). Each member writes only its own
 /// entries and reads no other's, so members may be scanned on several
 /// threads at once.
 fn scan_member(
     graph: &ImplicitComponent,
     exits: &ExitBounds,
     (win, counts, joining): (&[AtomicU8], &[AtomicU8], &[AtomicU64]),
-    (m, position): (usize, &Position),
+    m: usize,
     (n, t): (u8, u8),
-    push: &mut dyn FnMut(State),
+    push: &mut dyn FnMut(usize),
 ) {
     let (lower, upper) = exits.get(m);
     if n - upper == t {
@@ -550,12 +553,12 @@ fn scan_member(
         let Counters { byte, open, .. } = graph.counters(2 * m + 1);
         if open.load(&counts[byte]) == 0 {
             win[2 * m + 1].store(t, Relaxed);
-            push(State::new(position, m, 1));
+            push(1);
         }
     }
     if lower == t && win[2 * m].load(Relaxed) == 0 {
         win[2 * m].store(t, Relaxed);
-        push(State::new(position, m, 0));
+        push(0);
     }
 }
 
@@ -584,6 +587,27 @@ mod tests {
         assert_eq!(exact.lists(), (lower.clone(), lower));
     }
 
+    /// Calls `visit(n, solver, components, k, work)` for every component
+    /// of two members or more of layers 0 to 9 (retrograde analysis done,
+    /// nothing of the cycles decided), each layer solved in full before
+    /// the next.
+    fn each_component_up_to_nine(
+        mut visit: impl FnMut(u32, &LayerSolver, &Components, usize, &mut BoundWork),
+    ) {
+        let mut solved = SolvedLayers::new();
+        for n in 0..=9 {
+            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+            solver.retrograde_only();
+            let components = components::components(&mut solver).expect("labels enough");
+            let mut work = BoundWork::new(solver.size);
+            for k in (0..components.count()).filter(|&k| components.of(k).len() >= 2) {
+                visit(n, &solver, &components, k, &mut work);
+            }
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
+        }
+    }
+
     /// Playing the attractors first gives every component of layers up to
     /// 9 the bounds and safety rounds of a safety set at every threshold,
     /// on one thread and on three; and the check of the attractors' marks
@@ -594,44 +618,30 @@ mod tests {
     fn attractors_first_give_the_exact_bounds() {
         let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         let (mut passed, mut failed) = (0, 0);
-        let mut solved = SolvedLayers::new();
-        for n in 0..=9 {
-            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
-            solver.retrograde_only();
-            let components = components::components(&mut solver).expect("labels enough");
-            let mut work = BoundWork::new(solver.size);
-            for k in 0..components.count() {
-                let members = components.of(k);
-                if members.len() < 2 {
-                    continue;
-                }
-                let positions = MemberPositions::with_limit(n, members, usize::MAX);
-                // (The games count a member's moves into the component from
-                // its pending quiet moves: no member may wait for another.)
-                let waiting = member_waiting_outside(&solver, &components, k, &positions);
-                assert_eq!(waiting, None, "layer {n}, component {k}");
-                let games = ComponentGames::new(&solver, &components, k, &positions, false);
-                let exact = games.bounds(Order::SafetySets, &mut work, None, &mut NoCheckpoints).unwrap();
-                games.prepare(&mut work, n as u8, None);
-                games.play(&mut work, n as u8, 0, false, &mut NoCheckpoints).unwrap();
-                let final_marks = games.marks_are_final(&mut work);
-                assert_eq!(final_marks, exact.safety_rounds == 0, "layer {n}, component {k}");
-                (passed, failed) = if final_marks { (passed + 1, failed) } else { (passed, failed + 1) };
-                for parallel in [false, true] {
-                    let games = ComponentGames::new(&solver, &components, k, &positions, parallel);
-                    let first = three
-                        .install(|| games.bounds(Order::AttractorsFirst, &mut work, None, &mut NoCheckpoints))
-                        .unwrap();
-                    assert_eq!(
-                        (&first.lower, &first.upper, first.safety_rounds),
-                        (&exact.lower, &exact.upper, exact.safety_rounds),
-                        "layer {n}, component {k}, parallel {parallel}"
-                    );
-                }
+        each_component_up_to_nine(|n, solver, components, k, work| {
+            let positions = MemberPositions::with_limit(n, components.of(k), usize::MAX);
+            // (The games count a member's moves into the component from its
+            // pending quiet moves: no member may wait for another.)
+            assert_eq!(member_waiting_outside(solver, components, k, &positions), None, "layer {n}, {k}");
+            let games = ComponentGames::new(solver, components, k, &positions, false);
+            let exact = games.bounds(Order::SafetySets, work, None, &mut NoCheckpoints).unwrap();
+            games.prepare(work, n as u8, None);
+            games.play(work, n as u8, 0, false, &mut NoCheckpoints).unwrap();
+            let final_marks = games.marks_are_final(work);
+            assert_eq!(final_marks, exact.safety_rounds == 0, "layer {n}, component {k}");
+            (passed, failed) = if final_marks { (passed + 1, failed) } else { (passed, failed + 1) };
+            for parallel in [false, true] {
+                let games = ComponentGames::new(solver, components, k, &positions, parallel);
+                let first = three
+                    .install(|| games.bounds(Order::AttractorsFirst, work, None, &mut NoCheckpoints))
+                    .unwrap();
+                assert_eq!(
+                    (&first.lower, &first.upper, first.safety_rounds),
+                    (&exact.lower, &exact.upper, exact.safety_rounds),
+                    "layer {n}, component {k}, parallel {parallel}"
+                );
             }
-            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
-            solved.push(LayerBytes::Owned(bytes));
-        }
+        });
         assert!(passed >= 1 && failed >= 5, "{passed} checks passed, {failed} failed");
     }
 
@@ -643,55 +653,25 @@ mod tests {
         let pools: Vec<rayon::ThreadPool> =
             [1, 3].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()).collect();
         let (mut compared, mut largest, mut rounds) = (0, 0, 0);
-        let mut solved = SolvedLayers::new();
-        for n in 0..=9 {
-            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
-            solver.retrograde_only();
-            let components = components::components(&mut solver).expect("labels enough");
-            let mut work = BoundWork::new(solver.size);
-            for k in 0..components.count() {
-                let members = components.of(k);
-                if members.len() < 2 {
-                    continue;
-                }
-                let stored = MemberPositions::with_limit(n, members, usize::MAX);
-                let one = cycle_bounds(
-                    &solver,
-                    &components,
-                    k,
-                    &stored,
-                    &mut work,
-                    None,
-                    &mut NoCheckpoints,
-                    false,
-                );
-                let one = one.unwrap();
-                for (pool, limit) in pools.iter().zip([usize::MAX, 0]) {
-                    let positions = MemberPositions::with_limit(n, members, limit);
-                    let many = pool.install(|| {
-                        cycle_bounds(
-                            &solver,
-                            &components,
-                            k,
-                            &positions,
-                            &mut work,
-                            None,
-                            &mut NoCheckpoints,
-                            true,
-                        )
-                    });
-                    let many = many.unwrap();
-                    assert_eq!(one.lower, many.lower, "layer {n}, component {k}");
-                    assert_eq!(one.upper, many.upper, "layer {n}, component {k}");
-                    assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, component {k}");
-                }
-                compared += 1;
-                largest = largest.max(members.len());
-                rounds += one.safety_rounds;
+        each_component_up_to_nine(|n, solver, components, k, work| {
+            let members = components.of(k);
+            let stored = MemberPositions::with_limit(n, members, usize::MAX);
+            let play = |positions: &MemberPositions, work: &mut BoundWork, parallel: bool| {
+                cycle_bounds(solver, components, k, positions, work, None, &mut NoCheckpoints, parallel)
+                    .unwrap()
+            };
+            let one = play(&stored, work, false);
+            for (pool, limit) in pools.iter().zip([usize::MAX, 0]) {
+                let positions = MemberPositions::with_limit(n, members, limit);
+                let many = pool.install(|| play(&positions, work, true));
+                assert_eq!(one.lower, many.lower, "layer {n}, component {k}");
+                assert_eq!(one.upper, many.upper, "layer {n}, component {k}");
+                assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, component {k}");
             }
-            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
-            solved.push(LayerBytes::Owned(bytes));
-        }
+            compared += 1;
+            largest = largest.max(members.len());
+            rounds += one.safety_rounds;
+        });
         assert!(
             compared >= 8 && largest > 100_000 && rounds > 0,
             "{compared} components, largest {largest}, {rounds} rounds"

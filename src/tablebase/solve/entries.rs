@@ -89,9 +89,9 @@ impl std::fmt::Display for Contradiction {
     }
 }
 
-/// The bounds of a layer's positions as the threshold games read them:
-/// from the entries, or mapped from the file they wait in
-/// ([`LayerEntries::park_for_games`]).
+/// The bounds and pending counts of a layer's positions as the threshold
+/// games read them: from the entries, or mapped from the file they wait
+/// in ([`LayerEntries::park_for_games`]).
 pub(crate) enum ExitBounds<'e> {
     Held { base: usize, lo: &'e [AtomicU8], hi: &'e [AtomicU8], state: &'e [AtomicU8] },
     Mapped { base: usize, lo: &'e [u8], hi: &'e [u8], state: &'e [u8] },
@@ -137,9 +137,10 @@ pub(crate) struct LayerEntries<'a> {
     hi: Vec<AtomicU8>,
     est: Vec<AtomicU8>,
     /// All four arrays while they wait on disk during the threshold games
-    /// (the arrays are then empty), with the bounds mapped read-only: the
-    /// games read a member's bounds in passes, once a threshold, and
-    /// nothing else of its entry ([`Self::park_for_games`]).
+    /// (the arrays are then empty), with the bounds and state bytes
+    /// mapped read-only: the games read a member's bounds in passes, once
+    /// a threshold, its pending count once, and nothing else of its entry
+    /// ([`Self::park_for_games`]).
     parked_for_games: Option<(Parked, ParkedMap)>,
     /// `DECIDED | ON_CYCLE | proof` ([`FLAGS`]) and the quiet moves whose
     /// child is not decided yet ([`PENDING`]).
@@ -237,12 +238,13 @@ impl<'a> LayerEntries<'a> {
     }
 
     /// Moves the four arrays to a scratch file in `dir` while the
-    /// threshold games run, and maps the bounds back read-only. The games
-    /// read a member's bounds (its exits) in one pass a threshold, through
-    /// [`Self::exit_bounds`], and nothing else of its entry: only a
-    /// decision reads an estimate, and the flags and pending counts are
-    /// read before the games (`member_waiting_outside`) and after them
-    /// (the decisions). A snapshot taken meanwhile streams the arrays from
+    /// threshold games run, and maps the bounds and state bytes back
+    /// read-only. The games read a member's bounds (its exits) in one pass
+    /// a threshold, and its pending count once, as they start (their
+    /// opponent states' first counts), through [`Self::exit_bounds`], and
+    /// nothing else of its entry: only a decision reads an estimate, and
+    /// the flags are read before the games (`member_waiting_outside`) and
+    /// after them (the decisions). A snapshot taken meanwhile streams the arrays from
     /// the file. Until [`Self::restore_after_games`] any other read of an
     /// entry panics.
     pub(crate) fn park_for_games(&mut self, dir: &std::path::Path) -> io::Result<()> {

@@ -206,6 +206,35 @@ impl<'a> MemberPositions<'a> {
         }
     }
 
+    /// The position of member `i`, at layer `index` (as a pass over the
+    /// members gives both): stored, or unranked.
+    #[inline]
+    pub fn get_at(&self, i: usize, index: usize) -> Position {
+        match &self.stored {
+            Some(positions) => positions[i],
+            None => position_in_layer(self.n, index as u64).expect("member of the layer"),
+        }
+    }
+
+    /// Calls `visit(i, index, out)` for the members whose layer index
+    /// `keep` accepts, a chunk of members at a time on every thread, and
+    /// gathers what it pushes, in member order. No position is walked to
+    /// or unranked: a visit that needs its member's asks
+    /// ([`MemberPositions::get_at`]), for when few of the members kept
+    /// need one.
+    pub fn par_collect_indexes_where<T: Send>(
+        &self,
+        keep: impl Fn(usize) -> bool + Sync,
+        visit: impl Fn(usize, usize, &mut Vec<T>) + Sync,
+    ) -> Vec<T> {
+        self.par_chunks(&|range, out| {
+            let indexes = range.clone().zip(self.members.iter_from(range.start));
+            for (i, m) in indexes.filter(|&(_, m)| keep(m as usize)) {
+                visit(i, m as usize, out);
+            }
+        })
+    }
+
     /// Calls `visit(i, index, position)` for every member in order: its
     /// number, layer index and position.
     pub fn for_each(&self, visit: impl FnMut(usize, usize, Position)) {
