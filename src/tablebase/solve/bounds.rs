@@ -405,31 +405,31 @@ impl<'a> ComponentGames<'a> {
                     });
                     par_peel(graph, 0, win, counts, frontier, t, may_join, good, true, touch)
                 } else {
-                    // Only the members whose exits take effect at `t` have
-                    // anything to do; the others' positions are not walked.
-                    let acts = |m: usize| {
-                        let (lower, upper) = exits.get(m);
-                        lower == t || n - upper == t
-                    };
-                    // (Positions unranked only for the states won: most
-                    // members that act are opponent states whose children
-                    // are not all won.)
-                    let frontier = positions.par_collect_indexes_where(acts, |i, m, out| {
-                        scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
-                            out.push(graph.store(&State::new(&positions.get_at(i, m), m, parity)))
-                        })
-                    });
+                    let frontier = self.entries_won((win, counts, joining), t, |s| graph.store(&s));
                     par_attract(graph, 0, win, counts, frontier, t, &may_join, &touch);
                     0
                 }
             } else {
                 {
                     let (win, counts) = (as_atomic(win), as_atomic(counts));
-                    positions.for_each(|_, m, position| {
-                        scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
-                            queue.push_back(State::new(&position, m, parity))
-                        })
-                    });
+                    if safety {
+                        positions.for_each(|_, m, position| {
+                            scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
+                                queue.push_back(State::new(&position, m, parity))
+                            })
+                        });
+                    } else {
+                        // (Pushed as they are won: a list of them beside
+                        // the queue would hold the frontier twice.)
+                        for (i, m) in members.iter().enumerate() {
+                            let m = m as usize;
+                            if self.acts(m, t) {
+                                scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
+                                    queue.push_back(State::new(&positions.get_at(i, m), m, parity))
+                                })
+                            }
+                        }
+                    }
                 }
                 if safety {
                     let (_, rounds) = peel(
@@ -459,6 +459,37 @@ impl<'a> ComponentGames<'a> {
             }
         }
         Ok(rounds)
+    }
+
+    /// Whether the member at layer index `m` has anything to do at
+    /// threshold `t` without the safety sets: whether one of its exits
+    /// takes effect there ([`scan_member`]).
+    #[inline]
+    fn acts(&self, m: usize, t: u8) -> bool {
+        let (lower, upper) = self.exits.get(m);
+        lower == t || self.n - upper == t
+    }
+
+    /// The states threshold `t`'s entries win, without the safety sets,
+    /// on every thread: only the members that act have anything to do,
+    /// and only the states they win need their positions (unranked then:
+    /// most members that act are opponent states whose children are not
+    /// all won), kept as `keep` keeps them, in member order.
+    fn entries_won<T: Send>(
+        &self,
+        arrays: (&[AtomicU8], &[AtomicU8], &[AtomicU64]),
+        t: u8,
+        keep: impl Fn(State) -> T + Sync,
+    ) -> Vec<T> {
+        let (exits, n, positions) = (&self.exits, self.n, self.positions);
+        positions.par_collect_indexes_where(
+            |m| self.acts(m, t),
+            |i, m, out| {
+                scan_member(&self.graph, exits, arrays, m, (n, t), &mut |parity| {
+                    out.push(keep(State::new(&positions.get_at(i, m), m, parity)))
+                })
+            },
+        )
     }
 
     /// Whether the marks the attractors alone left make every member's
