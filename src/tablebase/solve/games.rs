@@ -685,9 +685,14 @@ pub(crate) struct SameMark<'a, G> {
     win: &'a [AtomicU8],
 }
 
-impl<'a, G> SameMark<'a, G> {
+impl<'a, G: StateGraph> SameMark<'a, G> {
     pub(crate) fn new(graph: &'a G, win: &'a [AtomicU8]) -> SameMark<'a, G> {
         SameMark { graph, win }
+    }
+
+    #[inline]
+    fn mark(&self, s: &G::State) -> u8 {
+        self.win[self.graph.node(s)].load(Relaxed)
     }
 }
 
@@ -715,9 +720,9 @@ impl<G: StateGraph> StateGraph for SameMark<'_, G> {
 
     #[inline]
     fn for_each_child(&self, s: &G::State, mut visit: impl FnMut(G::State)) {
-        let mark = self.win[self.graph.node(s)].load(Relaxed);
+        let mark = self.mark(s);
         self.graph.for_each_child(s, |c| {
-            if self.win[self.graph.node(&c)].load(Relaxed) == mark {
+            if self.mark(&c) == mark {
                 visit(c)
             }
         })
@@ -725,9 +730,9 @@ impl<G: StateGraph> StateGraph for SameMark<'_, G> {
 
     #[inline]
     fn for_each_parent(&self, s: &G::State, mut visit: impl FnMut(G::State)) {
-        let mark = self.win[self.graph.node(s)].load(Relaxed);
+        let mark = self.mark(s);
         self.graph.for_each_parent(s, |p| {
-            if self.win[self.graph.node(&p)].load(Relaxed) == mark {
+            if self.mark(&p) == mark {
                 visit(p)
             }
         })

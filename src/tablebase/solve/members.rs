@@ -200,9 +200,10 @@ impl<'a> MemberPositions<'a> {
     /// The position of member `i`.
     #[inline]
     pub fn get(&self, i: usize) -> Position {
+        // (The layer index is looked up only when it is needed.)
         match &self.stored {
             Some(positions) => positions[i],
-            None => position_in_layer(self.n, self.members.get(i) as u64).expect("member of the layer"),
+            None => self.get_at(i, self.members.get(i) as usize),
         }
     }
 
