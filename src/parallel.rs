@@ -16,7 +16,7 @@
 //! layer's labels alone are 12.6 GB.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -139,6 +139,9 @@ pub(crate) unsafe trait AtomicTwin: Copy {
 unsafe impl AtomicTwin for u8 {
     type Atomic = AtomicU8;
 }
+unsafe impl AtomicTwin for u16 {
+    type Atomic = AtomicU16;
+}
 unsafe impl AtomicTwin for u32 {
     type Atomic = AtomicU32;
 }
@@ -155,6 +158,15 @@ pub(crate) fn atomics<T: AtomicTwin>(values: Vec<T>) -> Vec<T::Atomic> {
     // (`AtomicTwin`), so the allocation, its length and its capacity
     // describe the same vector of atomics; the original is never dropped.
     unsafe { Vec::from_raw_parts(pointer.cast::<T::Atomic>(), len, capacity) }
+}
+
+/// The values of atomics no other thread holds any more, without a copy.
+pub(crate) fn plain<T: AtomicTwin>(atomics: Vec<T::Atomic>) -> Vec<T> {
+    let mut atomics = std::mem::ManuallyDrop::new(atomics);
+    let (pointer, len, capacity) = (atomics.as_mut_ptr(), atomics.len(), atomics.capacity());
+    // Safety: as in `atomics`, the other way round; owning the vector, we
+    // hold the only reference to its atomics.
+    unsafe { Vec::from_raw_parts(pointer.cast::<T>(), len, capacity) }
 }
 
 /// Whether `body` holds for some range of `0..len` cut into ranges of

@@ -377,7 +377,7 @@ pub(crate) fn join<'a>(
         }
         games.extend_from_slice(&state);
     }
-    let components = Components::from_ids(ids);
+    let components = Components::from_ids(crate::tablebase::solve::split::ComponentIds::Wide(ids));
     if components.count() != snapshot.odd.len() || components.has_empty() {
         return Err(DecodeError::Invalid(format!(
             "{} components with members, {} recorded",

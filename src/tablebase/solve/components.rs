@@ -14,6 +14,8 @@
 //! one game-state component of 2|S| states; a bipartite one is two mirror
 //! components of |S| states each.
 
+#[cfg(test)]
+use std::sync::atomic::AtomicU16;
 use std::sync::atomic::AtomicU32;
 
 use crate::parallel;
@@ -22,7 +24,10 @@ use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPos
 use crate::rules::Position;
 use crate::tablebase::solve::members::{MemberIndexes, MemberNumbers, Members, Membership};
 use crate::tablebase::solve::solver::{LayerError, LayerSolver};
-use crate::tablebase::solve::split::{cycle_components, CycleComponents, SplitGraph, TO_SPLIT};
+use crate::tablebase::solve::split::{
+    cycle_components, cycle_components_up_to, ComponentIds, CycleComponents, LabelWord, LabelsExhausted,
+    SplitGraph, TO_SPLIT,
+};
 
 pub(crate) use crate::tablebase::solve::split::NONE;
 
@@ -63,8 +68,8 @@ const MARKED_SPAN: usize = 16;
 impl Components {
     /// Groups positions by component number (`NONE`: in no component);
     /// the numbers are dropped once grouped.
-    pub fn from_ids(id: Vec<u32>) -> Components {
-        Components::grouped(id.len(), |i| id[i])
+    pub(crate) fn from_ids(id: ComponentIds) -> Components {
+        Components::grouped(id.len(), |i| id.get(i))
     }
 
     /// [`Components::from_ids`] from the numbers as a snapshot stores them
@@ -229,23 +234,59 @@ impl Components {
 /// made, a solver given a place to park them (`LayerSolver::with_parking`)
 /// moves the entries to disk for the search's duration.
 pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LayerError> {
+    components_with_labels_up_to(solver, u16::LAST_LABEL)
+}
+
+/// [`components`], with 2-byte part labels up to `narrow_last_label`
+/// (tests make it small, to make the split start again in 4 bytes).
+fn components_with_labels_up_to(
+    solver: &mut LayerSolver,
+    narrow_last_label: u32,
+) -> Result<Components, LayerError> {
     let graph = QuietMoves::of(solver);
-    let (labels, parked) = match solver.parking_place() {
+    // Which positions are decided, a bit each, so that the labels are
+    // made once the entries are gone (and made again if they must widen).
+    let decided = decided_bits(solver);
+    let parked = match solver.parking_place() {
         Some(dir) => {
             solver.progress.detail(&format!(
                 "{} seeds: the entries wait in a scratch file in {} while the components are found",
                 solver.n,
                 dir.display()
             ));
-            // Which positions are decided, a bit each, so that the labels
-            // (4 bytes a position) are made once the entries are gone.
-            let decided = decided_bits(solver);
-            let parked = solver.entries.park(&dir)?;
-            (labels_from_bits(&decided, solver.entries.window_range().len()), Some(parked))
+            Some(solver.entries.park(&dir)?)
         }
-        None => (labels_to_split(solver), None),
+        None => None,
     };
-    let found = cycle_components(&graph, labels, solver.pearce_up_to, solver.progress, &graph.what());
+    let len = solver.entries.window_range().len();
+    let (pearce_up_to, progress, what) = (solver.pearce_up_to, solver.progress, graph.what());
+    // Labels of 2 bytes a position; if the split needs more than they
+    // hold, it starts again with 4 (the same parts: `docs/cycle-bounds.md`
+    // §9, "Labels in two bytes").
+    let narrow = labels_from_bits::<u16>(&decided, len);
+    let found = match cycle_components_up_to::<_, u16>(
+        &graph,
+        narrow,
+        pearce_up_to,
+        progress,
+        &what,
+        narrow_last_label,
+    ) {
+        Err(LabelsExhausted { splits }) => {
+            progress.detail(&format!(
+                "{what}: {splits} splits used every 2-byte part label; the search starts again with 4-byte labels"
+            ));
+            cycle_components::<_, u32>(
+                &graph,
+                labels_from_bits::<u32>(&decided, len),
+                pearce_up_to,
+                progress,
+                &what,
+            )
+        }
+        found => found,
+    };
+    drop(decided);
     // Grouped before the entries come back: the component number of every
     // position (4 bytes) is gone by then.
     let grouped = found.map(|found| (Components::from_ids(found.id), found.odd));
@@ -260,7 +301,7 @@ pub(crate) fn components(solver: &mut LayerSolver) -> Result<Components, LayerEr
 /// The labels the split starts from, for the positions these arrays
 /// hold: the undecided ones are to split.
 pub(crate) fn labels_to_split(solver: &LayerSolver) -> Vec<AtomicU32> {
-    labels_from_bits(&decided_bits(solver), solver.entries.window_range().len())
+    labels_from_bits::<u32>(&decided_bits(solver), solver.entries.window_range().len())
 }
 
 /// Bit `j % 64` of word `j / 64`: whether the `j`-th position these
@@ -270,11 +311,13 @@ fn decided_bits(solver: &LayerSolver) -> Vec<u64> {
     parallel::bits_where(window.len(), GROUP_CHUNK, &|j| solver.entries.is_decided(window.start + j))
 }
 
-/// [`labels_to_split`] from [`decided_bits`] of `len` positions.
-fn labels_from_bits(decided: &[u64], len: usize) -> Vec<AtomicU32> {
+/// [`labels_to_split`] from [`decided_bits`] of `len` positions, in
+/// words `W`.
+fn labels_from_bits<W: LabelWord>(decided: &[u64], len: usize) -> Vec<W::Atomic> {
+    let (none, to_split) = (W::from_label(NONE), W::from_label(TO_SPLIT));
     let labels = parallel::fill_chunks(len, GROUP_CHUNK, &|start, labels| {
         for (j, label) in (start..).zip(labels) {
-            *label = if decided[j / 64] >> (j % 64) & 1 != 0 { NONE } else { TO_SPLIT };
+            *label = if decided[j / 64] >> (j % 64) & 1 != 0 { none } else { to_split };
         }
     });
     parallel::atomics(labels)
@@ -429,7 +472,7 @@ mod tests {
                 .collect();
             let mut expected = crate::codec::Encoder::default();
             expected.words(&ids);
-            let components = Components::from_ids(ids.clone());
+            let components = Components::from_ids(ComponentIds::Wide(ids.clone()));
             let mut written = Vec::new();
             components.write_ids(&mut written).unwrap();
             assert!(written == expected.bytes, "{size} positions, {count} components");
@@ -493,6 +536,52 @@ mod tests {
             solved.push(LayerBytes::Owned(reference.expect("a solve")));
         }
         assert!(split >= 3 * 8, "{split} components");
+    }
+
+    /// A split that uses up its 2-byte part labels starts again in 4
+    /// bytes and finds the same components, numbered alike, as one that
+    /// does not run out (every part split: Pearce's share 0).
+    #[test]
+    fn a_split_out_of_two_byte_labels_starts_again_in_four() {
+        let mut solved = SolvedLayers::new();
+        let mut widened = 0;
+        for n in 0..=9u32 {
+            let found = |narrow_last_label: u32| {
+                let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+                solver.pearce_up_to = 0;
+                solver.retrograde_only();
+                let components =
+                    components_with_labels_up_to(&mut solver, narrow_last_label).expect("labels");
+                let mut ids = Vec::new();
+                components.write_ids(&mut ids).unwrap();
+                (ids, solver.stats.components)
+            };
+            // (No split's labels: the layers with a component run out,
+            // the others do not.)
+            let no_split = TO_SPLIT;
+            let mut solver = LayerSolver::new(n, &solved, SearchBudget::NONE);
+            solver.pearce_up_to = 0;
+            solver.retrograde_only();
+            let graph = QuietMoves::of(&solver);
+            let labels = labels_to_split(&solver)
+                .into_iter()
+                .map(|l| AtomicU16::new(u16::from_label(l.into_inner())))
+                .collect();
+            let runs_out = cycle_components_up_to::<_, u16>(
+                &graph,
+                labels,
+                0,
+                &crate::progress::SILENT,
+                "test",
+                no_split,
+            )
+            .is_err();
+            widened += runs_out as usize;
+            assert!(found(no_split) == found(u16::LAST_LABEL), "layer {n}");
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
+        }
+        assert!(widened >= 3, "{widened} layers ran out of labels");
     }
 
     /// Entries parked on disk during the component search come back byte

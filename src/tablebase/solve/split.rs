@@ -30,14 +30,15 @@
 //! them.
 
 use std::ops::Range;
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8};
+use std::sync::atomic::Ordering::{self, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicU8};
 
 use rayon::prelude::*;
 
 use crate::cluster::{gaps, Communicator, Partition, Solo, Traffic};
 use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::parallel;
+use crate::parallel::AtomicTwin;
 use crate::progress::Observer;
 use crate::text::thousands;
 
@@ -46,6 +47,150 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// The label of the nodes to split, before the first split.
 pub(crate) const TO_SPLIT: u32 = 1 << 31;
+
+/// The width of a label: 4 bytes a node ([`u32`]), or 2 ([`u16`]).
+///
+/// The split reasons in `u32` labels (`TO_SPLIT`, the parts' labels
+/// above it, `NONE`); a word stores one. A `u16` stores a part label as
+/// its distance above `TO_SPLIT` and `NONE` as `u16::MAX`, so it holds
+/// the labels of 32,767 splits, and the split's steps, which only compare
+/// labels and take new ones in order, make the same parts in either
+/// width (`docs/cycle-bounds.md` §9, "Labels in two bytes"). After the
+/// split the same words hold the component numbers, `NONE` as the
+/// largest word.
+pub(crate) trait LabelWord:
+    AtomicTwin<Atomic: Send + Sync> + Eq + Default + Send + Sync + 'static
+{
+    /// The last part label the word holds.
+    const LAST_LABEL: u32;
+    /// Component numbers the word holds: `0..NUMBERS`.
+    const NUMBERS: u32;
+    fn from_label(label: u32) -> Self;
+    fn label(self) -> u32;
+    /// Component number `k` (below [`Self::NUMBERS`]) or `NONE`.
+    fn from_number(k: u32) -> Self;
+    fn number(self) -> u32;
+    fn load(cell: &Self::Atomic, order: Ordering) -> Self;
+    fn store(cell: &Self::Atomic, word: Self, order: Ordering);
+    fn compare_exchange(cell: &Self::Atomic, from: Self, to: Self) -> bool;
+    /// The component numbers of every node, in these words.
+    fn into_ids(words: Vec<Self>) -> ComponentIds;
+}
+
+impl LabelWord for u32 {
+    const LAST_LABEL: u32 = NONE - 1;
+    const NUMBERS: u32 = NONE;
+    #[inline]
+    fn from_label(label: u32) -> u32 {
+        label
+    }
+    #[inline]
+    fn label(self) -> u32 {
+        self
+    }
+    #[inline]
+    fn from_number(k: u32) -> u32 {
+        k
+    }
+    #[inline]
+    fn number(self) -> u32 {
+        self
+    }
+    #[inline]
+    fn load(cell: &AtomicU32, order: Ordering) -> u32 {
+        cell.load(order)
+    }
+    #[inline]
+    fn store(cell: &AtomicU32, word: u32, order: Ordering) {
+        cell.store(word, order)
+    }
+    #[inline]
+    fn compare_exchange(cell: &AtomicU32, from: u32, to: u32) -> bool {
+        cell.compare_exchange(from, to, Release, Relaxed).is_ok()
+    }
+    fn into_ids(words: Vec<u32>) -> ComponentIds {
+        ComponentIds::Wide(words)
+    }
+}
+
+impl LabelWord for u16 {
+    const LAST_LABEL: u32 = TO_SPLIT + u16::MAX as u32 - 1;
+    const NUMBERS: u32 = u16::MAX as u32;
+    #[inline]
+    fn from_label(label: u32) -> u16 {
+        match label {
+            NONE => u16::MAX,
+            label => (label - TO_SPLIT) as u16,
+        }
+    }
+    #[inline]
+    fn label(self) -> u32 {
+        match self {
+            u16::MAX => NONE,
+            word => TO_SPLIT + word as u32,
+        }
+    }
+    #[inline]
+    fn from_number(k: u32) -> u16 {
+        match k {
+            NONE => u16::MAX,
+            k => k as u16,
+        }
+    }
+    #[inline]
+    fn number(self) -> u32 {
+        match self {
+            u16::MAX => NONE,
+            k => k as u32,
+        }
+    }
+    #[inline]
+    fn load(cell: &AtomicU16, order: Ordering) -> u16 {
+        cell.load(order)
+    }
+    #[inline]
+    fn store(cell: &AtomicU16, word: u16, order: Ordering) {
+        cell.store(word, order)
+    }
+    #[inline]
+    fn compare_exchange(cell: &AtomicU16, from: u16, to: u16) -> bool {
+        cell.compare_exchange(from, to, Release, Relaxed).is_ok()
+    }
+    fn into_ids(words: Vec<u16>) -> ComponentIds {
+        ComponentIds::Narrow(words)
+    }
+}
+
+/// The component number of every node (`NONE` off the components), in
+/// the width the split worked in.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ComponentIds {
+    Wide(Vec<u32>),
+    Narrow(Vec<u16>),
+}
+
+impl ComponentIds {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            ComponentIds::Wide(ids) => ids.len(),
+            ComponentIds::Narrow(ids) => ids.len(),
+        }
+    }
+
+    /// The component of node `i`, or `NONE`.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> u32 {
+        match self {
+            ComponentIds::Wide(ids) => ids[i],
+            ComponentIds::Narrow(ids) => ids[i].number(),
+        }
+    }
+
+    /// Every node's component in 4 bytes.
+    pub(crate) fn to_wide(&self) -> Vec<u32> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
+}
 
 /// A graph of nodes numbered `0..size()`.
 pub(crate) trait SplitGraph: Sync {
@@ -88,7 +233,7 @@ pub(crate) struct CycleComponents {
     /// Component of every node, numbered sinks first (a component's
     /// number is above that of every other component it reaches); `NONE`
     /// for nodes on no cycle.
-    pub id: Vec<u32>,
+    pub id: ComponentIds,
     /// Per component: whether it holds a cycle of odd length.
     pub odd: Vec<bool>,
 }
@@ -97,25 +242,41 @@ pub(crate) struct CycleComponents {
 /// (the others `NONE`): components of two nodes or more, and single nodes
 /// with a move to themselves. One process: [`split_labels`] alone, then
 /// [`number_components`].
-pub(crate) fn cycle_components<G: SplitGraph>(
+pub(crate) fn cycle_components<G: SplitGraph, W: LabelWord>(
     graph: &G,
-    labels: Vec<AtomicU32>,
+    labels: Vec<W::Atomic>,
     pearce_up_to: usize,
     progress: &dyn Observer,
     what: &str,
 ) -> Result<CycleComponents, LabelsExhausted> {
+    cycle_components_up_to::<G, W>(graph, labels, pearce_up_to, progress, what, W::LAST_LABEL)
+}
+
+/// [`cycle_components`] with part labels up to `last_label` (tests make
+/// it small to run out).
+pub(crate) fn cycle_components_up_to<G: SplitGraph, W: LabelWord>(
+    graph: &G,
+    labels: Vec<W::Atomic>,
+    pearce_up_to: usize,
+    progress: &dyn Observer,
+    what: &str,
+    last_label: u32,
+) -> Result<CycleComponents, LabelsExhausted> {
     let partition = Partition::new(graph.size() as u64, 1);
-    let split = split_labels(&Solo, &partition, graph, labels, pearce_up_to, progress, what)?;
+    let dense_at = labels.len() / DENSE_FROM;
+    let limits = (last_label, dense_at);
+    let split =
+        split_labels_up_to::<G, W>(&Solo, &partition, graph, labels, pearce_up_to, progress, what, limits)?;
     Ok(number_components(graph, split, progress, what))
 }
 
 /// One rank's share of the split: the labels of its range, and what every
 /// rank knows alike.
-pub(crate) struct SplitLabels {
+pub(crate) struct SplitLabels<W: LabelWord> {
     /// The final label of every node of the rank's range (the whole graph
     /// for [`number_components`]): a component's label, a small part's
     /// label, or `NONE`.
-    pub labels: Vec<u32>,
+    pub labels: Vec<W>,
     /// The pieces, in component order (the same on every rank).
     pieces: Vec<Piece>,
     /// Labels used are `TO_SPLIT..next_label`.
@@ -131,11 +292,11 @@ pub(crate) struct SplitLabels {
 /// components it found. Returns the component of every node of the rank's
 /// range (`NONE` off cycles) and, per component, whether it holds an odd
 /// cycle. Collective: every rank calls it with its own [`split_labels`].
-pub(crate) fn components_across<G: SplitGraph>(
+pub(crate) fn components_across<G: SplitGraph, W: LabelWord>(
     comm: &dyn Communicator,
     partition: &Partition,
     graph: &G,
-    split: SplitLabels,
+    split: SplitLabels<W>,
 ) -> Result<(Vec<u32>, Vec<bool>), DecodeError> {
     let SplitLabels { labels, pieces, next_label, .. } = split;
     let base = partition.range(comm.rank()).start as u32;
@@ -151,7 +312,7 @@ pub(crate) fn components_across<G: SplitGraph>(
     let small_slot = |label: u32| if label == NONE { NONE } else { slot[(label - TO_SPLIT) as usize] };
     let mut mine = Encoder::default();
     for (offset, &label) in labels.iter().enumerate() {
-        let s = small_slot(label);
+        let s = small_slot(label.label());
         if s != NONE {
             mine.u32(s);
             mine.u32(base + offset as u32);
@@ -210,7 +371,7 @@ pub(crate) fn components_across<G: SplitGraph>(
     d.finish().map_err(read)?;
     let mut ids: Vec<u32> = parallel::fill_chunks(labels.len(), WALK_CHUNK, &|start, ids| {
         for (id, &label) in ids.iter_mut().zip(&labels[start..]) {
-            *id = match label {
+            *id = match label.label() {
                 NONE => NONE,
                 label => number[(label - TO_SPLIT) as usize],
             };
@@ -228,17 +389,26 @@ pub(crate) fn components_across<G: SplitGraph>(
 /// Splits the nodes labelled [`TO_SPLIT`] down to cycle components and
 /// small parts. Collective: every rank of `comm` calls it with the labels
 /// of its range of `partition` (`partition.range(comm.rank())`).
-pub(crate) fn split_labels<G: SplitGraph>(
+pub(crate) fn split_labels<G: SplitGraph, W: LabelWord>(
     comm: &dyn Communicator,
     partition: &Partition,
     graph: &G,
-    labels: Vec<AtomicU32>,
+    labels: Vec<W::Atomic>,
     pearce_up_to: usize,
     progress: &dyn Observer,
     what: &str,
-) -> Result<SplitLabels, LabelsExhausted> {
+) -> Result<SplitLabels<W>, LabelsExhausted> {
     let dense_at = labels.len() / DENSE_FROM;
-    split_labels_up_to(comm, partition, graph, labels, pearce_up_to, progress, what, (NONE - 1, dense_at))
+    split_labels_up_to(
+        comm,
+        partition,
+        graph,
+        labels,
+        pearce_up_to,
+        progress,
+        what,
+        (W::LAST_LABEL, dense_at),
+    )
 }
 
 /// [`split_labels`] with part labels up to `last_label` (tests make it
@@ -246,30 +416,30 @@ pub(crate) fn split_labels<G: SplitGraph>(
 /// next as bits (tests try both forms on every step).
 // (The arguments of `split_labels`, and the limits.)
 #[allow(clippy::too_many_arguments)]
-fn split_labels_up_to<G: SplitGraph>(
+fn split_labels_up_to<G: SplitGraph, W: LabelWord>(
     comm: &dyn Communicator,
     partition: &Partition,
     graph: &G,
-    labels: Vec<AtomicU32>,
+    labels: Vec<W::Atomic>,
     pearce_up_to: usize,
     progress: &dyn Observer,
     what: &str,
     (last_label, dense_at): (u32, usize),
-) -> Result<SplitLabels, LabelsExhausted> {
+) -> Result<SplitLabels<W>, LabelsExhausted> {
     // (Labels count up from TO_SPLIT + 1, two a split, and stay below
     // NONE: `new_label` refuses to go past `last_label`. Every rank makes
     // the same splits, so all of them run out at the same one.)
     let window = partition.range(comm.rank());
     assert_eq!(labels.len() as u64, window.end - window.start, "labels of the rank's range");
     let traffic_before = comm.traffic();
-    let mut finder = Finder {
+    let mut finder = Finder::<G, W> {
         graph,
         partition: *partition,
         base: window.start as usize,
         degree: parallel::atomics(vec![0u8; labels.len()]),
         labels,
         next_label: TO_SPLIT + 1,
-        last_label: last_label.min(NONE - 1),
+        last_label: last_label.min(W::LAST_LABEL),
         splits: 0,
         dense_at,
         pearce_up_to,
@@ -278,7 +448,7 @@ fn split_labels_up_to<G: SplitGraph>(
     };
     let pieces = finder.split_all(comm)?;
     Ok(SplitLabels {
-        labels: finder.labels.into_iter().map(AtomicU32::into_inner).collect(),
+        labels: parallel::plain(finder.labels),
         pieces,
         next_label: finder.next_label,
         traffic: comm.traffic().since(traffic_before),
@@ -288,13 +458,13 @@ fn split_labels_up_to<G: SplitGraph>(
 /// The cycle components from the labels of the whole graph
 /// (`split.labels`, every rank's range in order): the small parts go to
 /// Pearce's algorithm, and everything is numbered in component order.
-pub(crate) fn number_components<G: SplitGraph>(
+pub(crate) fn number_components<G: SplitGraph, W: LabelWord>(
     graph: &G,
-    split: SplitLabels,
+    split: SplitLabels<W>,
     progress: &dyn Observer,
     what: &str,
 ) -> CycleComponents {
-    let SplitLabels { labels: mut id, pieces, next_label, .. } = split;
+    let SplitLabels { labels: id, pieces, next_label, .. } = split;
     assert_eq!(id.len(), graph.size(), "the labels of the whole graph");
     progress.detail(&format!("{what}: components of the small parts"));
     // The members of every small part, each list sorted, in one pass.
@@ -310,7 +480,7 @@ pub(crate) fn number_components<G: SplitGraph>(
     // (part, node) pairs would take 8 bytes more a member of the small
     // parts, which at layer 20 hold a tenth of the layer and made the
     // search's peak.)
-    let small_part = |label: u32| match label {
+    let small_part = |label: W| match label.label() {
         NONE => None,
         label => Some(slot[(label - TO_SPLIT) as usize]).filter(|&s| s != NONE),
     };
@@ -346,9 +516,28 @@ pub(crate) fn number_components<G: SplitGraph>(
             Found::Listed(lists) => odd.extend(lists.iter().map(|(_, o)| *o)),
         }
     }
+    // The numbers take the labels' place, in their width if it holds
+    // them all (at 2 bytes, 65,535 components: every layer so far has a
+    // handful), else in 4 bytes.
+    let id = if (odd.len() as u64) < u64::from(W::NUMBERS) {
+        W::into_ids(numbered(id, &number, found))
+    } else {
+        let wide: Vec<u32> = id.iter().map(|&label| label.label()).collect();
+        drop(id);
+        u32::into_ids(numbered(wide, &number, found))
+    };
+    CycleComponents { id, odd }
+}
+
+/// The labels `id` turned into component numbers in place: a label's
+/// component by `number`, then the members of Pearce's lists in order
+/// after the labelled components before them (`W` must hold every
+/// number).
+fn numbered<W: LabelWord>(mut id: Vec<W>, number: &[u32], found: Vec<Found>) -> Vec<W> {
+    let none = W::from_label(NONE);
     parallel::for_each_chunk_mut(&mut id, WALK_CHUNK, &|_, labels| {
-        for label in labels.iter_mut().filter(|label| **label != NONE) {
-            *label = number[(*label - TO_SPLIT) as usize];
+        for label in labels.iter_mut().filter(|label| **label != none) {
+            *label = W::from_number(number[(label.label() - TO_SPLIT) as usize]);
         }
     });
     let mut next = 0u32;
@@ -357,13 +546,13 @@ pub(crate) fn number_components<G: SplitGraph>(
             Found::Labelled { .. } => next += 1,
             Found::Listed(lists) => {
                 for (members, _) in lists {
-                    members.iter().for_each(|&m| id[m as usize] = next);
+                    members.iter().for_each(|&m| id[m as usize] = W::from_number(next));
                     next += 1;
                 }
             }
         }
     }
-    CycleComponents { id, odd }
+    id
 }
 
 /// Nodes a thread takes at a time when it walks the graph.
@@ -492,14 +681,14 @@ enum Task {
 /// One rank's split. It holds no communicator (threads share it, and a
 /// communicator is used by its rank's main thread only): the collective
 /// steps take one.
-struct Finder<'s, G: SplitGraph> {
+struct Finder<'s, G: SplitGraph, W: LabelWord> {
     graph: &'s G,
     partition: Partition,
     /// The first node of this rank's range.
     base: usize,
     /// Per node of the range: the label of its part, a component's label
     /// once the part is one, `NONE` once trimmed (or from the start).
-    labels: Vec<AtomicU32>,
+    labels: Vec<W::Atomic>,
     /// Per node of the range: parents or children left in its part while
     /// trimming; for a component's members, the parity of their distance
     /// to the pivot.
@@ -516,7 +705,7 @@ struct Finder<'s, G: SplitGraph> {
     what: &'s str,
 }
 
-impl<G: SplitGraph> Finder<'_, G> {
+impl<G: SplitGraph, W: LabelWord> Finder<'_, G, W> {
     /// The labels of a split's two new parts: what the pivot reaches, and
     /// its component.
     fn new_labels(&mut self) -> Result<(u32, u32), LabelsExhausted> {
@@ -536,13 +725,25 @@ impl<G: SplitGraph> Finder<'_, G> {
     }
 
     #[inline]
-    fn label_cell(&self, index: usize) -> &AtomicU32 {
+    fn label_cell(&self, index: usize) -> &W::Atomic {
         &self.labels[index - self.base]
     }
 
+    /// Whether node `index` (of this rank) is labelled `label`.
     #[inline]
-    fn label(&self, index: usize) -> u32 {
-        self.label_cell(index).load(Relaxed)
+    fn has_label(&self, index: usize, label: u32) -> bool {
+        W::load(self.label_cell(index), Relaxed) == W::from_label(label)
+    }
+
+    /// Whether the `j`-th node of this rank's range is labelled `label`.
+    #[inline]
+    fn has_label_at(&self, j: usize, label: u32) -> bool {
+        W::load(&self.labels[j], Relaxed) == W::from_label(label)
+    }
+
+    #[inline]
+    fn set_label(&self, index: usize, label: u32, order: Ordering) {
+        W::store(self.label_cell(index), W::from_label(label), order)
     }
 
     #[inline]
@@ -591,8 +792,9 @@ impl<G: SplitGraph> Finder<'_, G> {
 
     /// Nodes labelled `label`, on all ranks.
     fn count(&self, comm: &dyn Communicator, label: u32) -> usize {
+        let word = W::from_label(label);
         let mine = parallel::sum_chunks(self.labels.len(), COUNT_CHUNK, &|range| {
-            self.labels[range].iter().filter(|l| l.load(Relaxed) == label).count() as u64
+            self.labels[range].iter().filter(|&l| W::load(l, Relaxed) == word).count() as u64
         });
         comm.sum(mine) as usize
     }
@@ -621,7 +823,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             // are cleared before the first exchange, so on every rank.
             let members = self.members(label, count);
             self.expand(comm, &members, forward, |index| {
-                if self.label(index) == label {
+                if self.has_label(index, label) {
                     let _ = self
                         .degree_cell(index)
                         .fetch_update(Relaxed, Relaxed, |d| (d != STUCK).then(|| d + 1));
@@ -638,9 +840,10 @@ impl<G: SplitGraph> Finder<'_, G> {
                         range
                             .map(|j| self.base + j)
                             .filter(|&i| {
-                                let alone = self.label(i) == label && self.degree_cell(i).load(Relaxed) == 0;
+                                let alone =
+                                    self.has_label(i, label) && self.degree_cell(i).load(Relaxed) == 0;
                                 if alone {
-                                    self.label_cell(i).store(NONE, Relaxed);
+                                    self.set_label(i, NONE, Relaxed);
                                 }
                                 alone
                             })
@@ -649,8 +852,8 @@ impl<G: SplitGraph> Finder<'_, G> {
                 });
             let mut frontier = Wave::List(frontier);
             while let Some(next) = self.expand(comm, &frontier, forward, |index| {
-                self.label(index) == label && self.release(index) && {
-                    self.label_cell(index).store(NONE, Relaxed);
+                self.has_label(index, label) && self.release(index) && {
+                    self.set_label(index, NONE, Relaxed);
                     true
                 }
             }) {
@@ -668,7 +871,7 @@ impl<G: SplitGraph> Finder<'_, G> {
     /// joined: the component search's peak.)
     fn members(&self, label: u32, count: usize) -> Wave {
         let member = |j: usize| {
-            let member = self.labels[j].load(Relaxed) == label;
+            let member = self.has_label_at(j, label);
             if member {
                 self.degree[j].store(0, Relaxed);
             }
@@ -796,7 +999,8 @@ impl<G: SplitGraph> Finder<'_, G> {
     /// component, and any node of a component gives the split the same
     /// parts (its reach is the component's).
     fn pivot(&self, comm: &dyn Communicator, label: u32) -> usize {
-        let first = self.labels.par_iter().position_first(|l| l.load(Relaxed) == label);
+        let word = W::from_label(label);
+        let first = self.labels.par_iter().position_first(|l| W::load(l, Relaxed) == word);
         let mut at = comm.min(first.map_or(u64::MAX, |i| (self.base + i) as u64)) as usize;
         let mut children = Vec::new();
         let mut visited = std::collections::HashSet::new();
@@ -806,7 +1010,7 @@ impl<G: SplitGraph> Finder<'_, G> {
             }
             children.clear();
             self.graph.for_each_child(&self.graph.node(at), |child| children.push(self.graph.index(&child)));
-            let here = children.iter().position(|&i| self.holds(i) && self.label(i) == label);
+            let here = children.iter().position(|&i| self.holds(i) && self.has_label(i, label));
             match comm.min(here.map_or(u64::MAX, |k| k as u64)) {
                 u64::MAX => break,
                 k => at = children[k as usize],
@@ -832,7 +1036,7 @@ impl<G: SplitGraph> Finder<'_, G> {
         self.progress.detail(&format!("{}: components: forward in {count} positions", self.what));
         let mut frontier = Wave::List(Vec::new());
         if self.holds(pivot) {
-            self.label_cell(pivot).store(reached, Relaxed);
+            self.set_label(pivot, reached, Relaxed);
             frontier = Wave::List(vec![pivot as u32]);
         }
         while let Some(next) = self.expand(comm, &frontier, true, |index| self.claim(index, label, reached)) {
@@ -847,13 +1051,13 @@ impl<G: SplitGraph> Finder<'_, G> {
         // (The forward flood ended on an empty frontier.)
         if self.holds(pivot) {
             self.degree_cell(pivot).store(0, Relaxed);
-            self.label_cell(pivot).store(component, Release);
+            self.set_label(pivot, component, Release);
             frontier = Wave::List(vec![pivot as u32]);
         }
         let odd = AtomicBool::new(false);
         let mut parity = 0u8;
         while let Some(next) = self.expand(comm, &frontier, false, |index| {
-            let found = self.label_cell(index).load(Acquire);
+            let found = W::load(self.label_cell(index), Acquire).label();
             if found == component {
                 if self.degree_cell(index).load(Relaxed) == parity {
                     odd.store(true, Relaxed);
@@ -875,7 +1079,7 @@ impl<G: SplitGraph> Finder<'_, G> {
         let mut cycle = false;
         self.graph.for_each_child(&start, |child| {
             let index = self.graph.index(&child);
-            cycle |= self.holds(index) && self.label(index) == component;
+            cycle |= self.holds(index) && self.has_label(index, component);
         });
         let piece = comm.any(cycle).then_some(Piece::Component { label: component, odd });
         Ok((reached, piece))
@@ -887,7 +1091,8 @@ impl<G: SplitGraph> Finder<'_, G> {
     #[inline]
     fn claim(&self, index: usize, from: u32, to: u32) -> bool {
         let cell = self.label_cell(index);
-        cell.load(Acquire) == from && cell.compare_exchange(from, to, Release, Relaxed).is_ok()
+        let (from, to) = (W::from_label(from), W::from_label(to));
+        W::load(cell, Acquire) == from && W::compare_exchange(cell, from, to)
     }
 }
 
@@ -1161,7 +1366,8 @@ pub(crate) mod tests {
     /// components going to an earlier one.
     pub(crate) fn check_split<G: SplitGraph>(graph: &G, inside: &[bool], pearce_up_to: usize) -> usize {
         let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
-        let found = cycle_components(graph, labels, pearce_up_to, &SILENT, "test").expect("labels enough");
+        let found =
+            cycle_components::<G, u32>(graph, labels, pearce_up_to, &SILENT, "test").expect("labels enough");
         // Every frontier as bits, or every one as a list: the same labels.
         for dense_at in [0, usize::MAX] {
             let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
@@ -1169,21 +1375,29 @@ pub(crate) mod tests {
             let limits = (NONE - 1, dense_at);
             let split =
                 split_labels_up_to(&Solo, &partition, graph, labels, pearce_up_to, &SILENT, "test", limits);
-            let other = number_components(graph, split.expect("labels enough"), &SILENT, "test");
+            let other = number_components::<G, u32>(graph, split.expect("labels enough"), &SILENT, "test");
             assert!(other.id == found.id && other.odd == found.odd, "frontiers as bits from {dense_at}");
         }
+        // Labels in 2 bytes: the same components, numbered alike.
+        let narrow_labels = inside.iter().map(|&i| AtomicU16::new(if i { 0 } else { u16::MAX })).collect();
+        let narrow = cycle_components::<G, u16>(graph, narrow_labels, pearce_up_to, &SILENT, "test")
+            .expect("labels enough");
+        assert!(matches!(narrow.id, ComponentIds::Narrow(_)), "2-byte numbers for a few components");
+        assert!(narrow.id.to_wide() == found.id.to_wide() && narrow.odd == found.odd, "labels in 2 bytes");
+        let found = CycleComponents { id: ComponentIds::Wide(found.id.to_wide()), odd: found.odd };
+        let ComponentIds::Wide(id) = &found.id else { unreachable!("made wide above") };
         let mut ours: Vec<(Vec<u32>, bool)> = vec![(Vec::new(), false); found.odd.len()];
-        for (i, &k) in found.id.iter().enumerate() {
+        for (i, &k) in id.iter().enumerate() {
             if k != NONE {
                 ours[k as usize].0.push(i as u32);
                 ours[k as usize].1 = found.odd[k as usize];
             }
         }
         assert!(ours.iter().all(|(members, _)| !members.is_empty()), "a component without members");
-        for (i, &k) in found.id.iter().enumerate() {
+        for (i, &k) in id.iter().enumerate() {
             if k != NONE {
                 graph.for_each_child(&graph.node(i), |c| {
-                    let j = found.id[graph.index(&c)];
+                    let j = id[graph.index(&c)];
                     assert!(j == NONE || j <= k, "component {k} reaches the later {j}");
                 });
             }
@@ -1258,9 +1472,14 @@ pub(crate) mod tests {
                 range.map(|i| AtomicU32::new(if inside[i as usize] { TO_SPLIT } else { NONE })).collect()
             };
             for pearce_up_to in [0, 5] {
-                let alone =
-                    cycle_components(&graph, initial(0..graph.size() as u64), pearce_up_to, &SILENT, "test")
-                        .expect("labels enough");
+                let alone = cycle_components::<_, u32>(
+                    &graph,
+                    initial(0..graph.size() as u64),
+                    pearce_up_to,
+                    &SILENT,
+                    "test",
+                )
+                .expect("labels enough");
                 for ranks in [2, 3, 5] {
                     // (Ranks of both parities keep frontiers in both forms.)
                     let splits = crate::cluster::run_ranks(ranks, |comm| {
@@ -1268,7 +1487,7 @@ pub(crate) mod tests {
                         let labels = initial(partition.range(comm.rank()));
                         let dense_at = if comm.rank() % 2 == 0 { 0 } else { usize::MAX };
                         let limits = (NONE - 1, dense_at);
-                        split_labels_up_to(
+                        split_labels_up_to::<_, u32>(
                             comm,
                             &partition,
                             &graph,
@@ -1311,15 +1530,22 @@ pub(crate) mod tests {
         };
         // Splits the graph needs with every part split (Pearce's share 0).
         let partition = Partition::new(graph.size() as u64, 1);
-        let all =
-            split_labels(&Solo, &partition, &graph, initial(0..graph.size() as u64), 0, &SILENT, "test")
-                .expect("labels enough");
+        let all = split_labels::<_, u32>(
+            &Solo,
+            &partition,
+            &graph,
+            initial(0..graph.size() as u64),
+            0,
+            &SILENT,
+            "test",
+        )
+        .expect("labels enough");
         let needed = u64::from((all.next_label - TO_SPLIT - 1) / 2);
         assert!(needed >= 3, "{needed} splits");
         // One process with labels up to `last`.
         let alone = |last: u32| {
             let labels = initial(0..graph.size() as u64);
-            split_labels_up_to(&Solo, &partition, &graph, labels, 0, &SILENT, "test", (last, 0))
+            split_labels_up_to::<_, u32>(&Solo, &partition, &graph, labels, 0, &SILENT, "test", (last, 0))
         };
         for allowed in [0, 1, needed - 1] {
             let last = TO_SPLIT + 2 * allowed as u32;
@@ -1327,11 +1553,43 @@ pub(crate) mod tests {
             let ranks = crate::cluster::run_ranks(3, |comm| {
                 let partition = Partition::new(graph.size() as u64, comm.ranks());
                 let labels = initial(partition.range(comm.rank()));
-                split_labels_up_to(comm, &partition, &graph, labels, 0, &SILENT, "test", (last, 0)).err()
+                split_labels_up_to::<_, u32>(comm, &partition, &graph, labels, 0, &SILENT, "test", (last, 0))
+                    .err()
             });
             assert!(ranks.iter().all(|e| *e == Some(LabelsExhausted { splits: allowed })), "{ranks:?}");
         }
         let enough = alone(TO_SPLIT + 2 * needed as u32);
         assert!(enough.is_ok_and(|split| split.next_label == all.next_label));
+    }
+
+    /// More components than 2-byte numbers hold (each node of a graph of
+    /// 70,000 with a move to itself is one): numbered in 4 bytes, the
+    /// same numbers as a split in 4-byte labels; one fewer than they hold
+    /// stays in 2 bytes.
+    #[test]
+    fn components_beyond_two_byte_numbers_are_numbered_in_four() {
+        for (size, narrow) in [(70_000u32, false), (u16::MAX as u32 - 1, true)] {
+            let edges: Vec<(u32, u32)> = (0..size).map(|i| (i, i)).collect();
+            let graph = Edges::new(size as usize, &edges);
+            let wide = cycle_components::<_, u32>(
+                &graph,
+                (0..size).map(|_| AtomicU32::new(TO_SPLIT)).collect(),
+                usize::MAX,
+                &SILENT,
+                "test",
+            )
+            .expect("labels enough");
+            let found = cycle_components::<_, u16>(
+                &graph,
+                (0..size).map(|_| AtomicU16::new(0)).collect(),
+                usize::MAX,
+                &SILENT,
+                "test",
+            )
+            .expect("labels enough");
+            assert_eq!(found.odd.len(), size as usize);
+            assert_eq!(matches!(found.id, ComponentIds::Narrow(_)), narrow, "{size} components");
+            assert!(found.id.to_wide() == wide.id.to_wide() && found.odd == wide.odd, "{size} components");
+        }
     }
 }
