@@ -249,6 +249,12 @@ impl SolvedLayers {
         self.widths.push(width);
     }
 
+    /// Whether every layer held is stored in value records, so that every
+    /// entry is exact.
+    pub(crate) fn every_layer_exact(&self) -> bool {
+        self.widths.iter().all(|&w| w == EntryWidth::Value)
+    }
+
     /// Number of layers held (the next layer to solve).
     pub fn len(&self) -> u32 {
         self.layers.len() as u32

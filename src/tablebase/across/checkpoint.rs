@@ -351,6 +351,8 @@ pub(crate) fn join<'a>(
     let size = layer_size(n) as usize;
     let partition = Partition::new(size as u64, snapshot.ranks);
     let mut whole = LayerSolver::new(n, lower, budget);
+    // (The ranks' arrays, estimates among them, are read into it.)
+    whole.entries.hold_estimates();
     let mut ids = vec![NONE; size];
     let mut games = Vec::new();
     for (rank, &record) in snapshot.records.iter().enumerate() {

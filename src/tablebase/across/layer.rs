@@ -267,6 +267,8 @@ pub(crate) fn layer_across<'a>(
         return Ok((Across::Gathered(None), traffic));
     };
     let mut whole = LayerSolver::new(n, lower, budget);
+    // (The ranks' arrays, estimates among them, are read into it.)
+    whole.entries.hold_estimates();
     if let Some(seed) = seed {
         whole = whole.with_seed(seed);
     }

@@ -141,14 +141,10 @@ pub(crate) fn resolve_spread(
     match resolve_components(comm, part, members, odd, start, (&mut checkpoints, &mut error)) {
         Ok(()) => {
             // Every rank's slice in value records, or every one in full.
-            let (slice, width, undecided) = part.entries.records();
-            let (slice, width) = match comm.all(width == EntryWidth::Value) {
-                true => (slice, width),
-                false if width == EntryWidth::Full => (slice, width),
-                false => {
-                    drop(slice);
-                    (part.entries.packed().0, EntryWidth::Full)
-                }
+            let (undecided, valued) = part.entries.check_records();
+            let (slice, width) = match comm.all(valued) {
+                true => (part.entries.take_value_records(), EntryWidth::Value),
+                false => (part.entries.packed().0, EntryWidth::Full),
             };
             let layer = PackedLayer::with_width(&slice, width);
             let (mut finished, slice_sums) = match gather_figures(comm, part, layer, undecided) {

@@ -7,8 +7,8 @@
 //! meeting the seed); a decided position's bytes are its entry.
 
 use std::io::{self, Write};
+use std::sync::atomic::AtomicU8;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
-use std::sync::atomic::{AtomicBool, AtomicU8};
 use std::sync::Mutex;
 
 use crate::codec::{DecodeError, Decoder};
@@ -16,7 +16,7 @@ use crate::parallel;
 use crate::parked::{Parked, ParkedMap};
 use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
-use crate::tablebase::entry::{Entry, EntryWidth, Proof, ENTRY_BYTES};
+use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
 use crate::tablebase::layers::{PackedLayer, SolvedLayers, PIECE};
 
 /// The state byte of a position under construction: its flags and the
@@ -135,7 +135,11 @@ pub(crate) struct LayerEntries<'a> {
     /// position is decided, its own lower bound, upper bound and value.
     lo: Vec<AtomicU8>,
     hi: Vec<AtomicU8>,
+    /// Empty while every estimate equals its lower bound and nothing can
+    /// make one differ (`estimates_held` false): see
+    /// [`Self::without_estimates`].
     est: Vec<AtomicU8>,
+    estimates_held: bool,
     /// All four arrays while they wait on disk during the threshold games
     /// (the arrays are then empty), with the bounds and state bytes
     /// mapped read-only: the games read a member's bounds in passes, once
@@ -219,11 +223,50 @@ impl<'a> LayerEntries<'a> {
             lo: atomic_bytes(len),
             hi: atomic_bytes(len),
             est: atomic_bytes(len),
+            estimates_held: true,
             parked_for_games: None,
             state: atomic_bytes(len),
             seed: None,
             contradiction: Mutex::new(None),
         }
+    }
+
+    /// Keeps no estimates (1 byte a position less in every phase that
+    /// holds the entries) if every layer below is stored in value records,
+    /// all exact: then every option a capture gives is exact, and an
+    /// estimate can differ from its lower bound only once a position of
+    /// this layer is decided inexact, which [`Self::hold_estimates`] must
+    /// precede (`docs/tablebase-build.md`, "Estimates implied"). While none
+    /// is held an estimate reads as its lower bound, and a write that
+    /// would make one differ panics rather than be lost.
+    pub(crate) fn without_estimates(&mut self) {
+        if self.lower.every_layer_exact() && self.estimates_held {
+            self.est = Vec::new();
+            self.estimates_held = false;
+        }
+    }
+
+    /// Holds an estimate a position again, each its lower bound (what it
+    /// has been while none was held), before a decision that may leave a
+    /// position inexact; nothing to do if they are held.
+    pub(crate) fn hold_estimates(&mut self) {
+        assert!(self.parked_for_games.is_none(), "the entries are parked");
+        if !self.estimates_held {
+            self.est = self.lo.iter().map(|b| AtomicU8::new(b.load(Relaxed))).collect();
+            self.estimates_held = true;
+        }
+    }
+
+    /// Whether the estimates are held (see [`Self::without_estimates`]).
+    #[cfg(test)]
+    pub(crate) fn estimates_held(&self) -> bool {
+        self.estimates_held
+    }
+
+    /// The estimate of the `offset`-th position these arrays hold.
+    #[inline]
+    fn estimate_at(&self, offset: usize) -> u8 {
+        if self.estimates_held { &self.est[offset] } else { &self.lo[offset] }.load(Relaxed)
     }
 
     /// Moves the four arrays to a scratch file in `dir`, for a phase that
@@ -290,7 +333,9 @@ impl<'a> LayerEntries<'a> {
     fn arrays_back<const K: usize>(&self, parked: Parked) -> io::Result<[Vec<AtomicU8>; K]> {
         let arrays = parked.restore()?;
         let lengths: Vec<usize> = arrays.iter().map(Vec::len).collect();
-        if lengths.len() != K || lengths.iter().any(|&l| l != self.len) {
+        // (The estimates, third, are empty while none is held.)
+        let expected = |k: usize| if k == 2 && !self.estimates_held { 0 } else { self.len };
+        if lengths.len() != K || lengths.iter().enumerate().any(|(k, &l)| l != expected(k)) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("parked arrays of {lengths:?} bytes, not {K} of {}", self.len),
@@ -311,9 +356,15 @@ impl<'a> LayerEntries<'a> {
         match &self.parked_for_games {
             Some((parked, _)) => {
                 let len = (self.len as u64).to_le_bytes();
-                for (k, byte) in
-                    [(0, None), (1, None), (2, None), (3, Some(pending as fn(u8) -> u8)), (3, Some(flags))]
-                {
+                // (Estimates not held are the lower bounds.)
+                let estimates = if self.estimates_held { 2 } else { 0 };
+                for (k, byte) in [
+                    (0, None),
+                    (1, None),
+                    (estimates, None),
+                    (3, Some(pending as fn(u8) -> u8)),
+                    (3, Some(flags)),
+                ] {
                     out.write_all(&len)?;
                     match byte {
                         None => parked.write_array(k, out)?,
@@ -325,7 +376,7 @@ impl<'a> LayerEntries<'a> {
             None => {
                 stream_blob(out, &self.lo, |b| b)?;
                 stream_blob(out, &self.hi, |b| b)?;
-                stream_blob(out, &self.est, |b| b)?;
+                stream_blob(out, if self.estimates_held { &self.est } else { &self.lo }, |b| b)?;
                 stream_blob(out, &self.state, pending)?;
                 stream_blob(out, &self.state, flags)
             }
@@ -339,7 +390,7 @@ impl<'a> LayerEntries<'a> {
         let mut values = |what| atomics_from(values_at_most(d.blob()?, seeds, what)?, size, what);
         self.lo = values("lower bounds")?;
         self.hi = values("upper bounds")?;
-        self.est = values("estimates")?;
+        let estimates = values("estimates")?;
         let counts = d.blob()?;
         let flags = d.blob()?;
         if counts.len() != size || flags.len() != size {
@@ -354,6 +405,19 @@ impl<'a> LayerEntries<'a> {
             .zip(flags)
             .map(|(&c, &f)| state_byte(c, f).map(AtomicU8::new))
             .collect::<Result<_, _>>()?;
+        // Estimates need not be held again if none was, each equals its
+        // lower bound and every position decided is exact: the state a
+        // build that held none would be in (`docs/tablebase-build.md`,
+        // "Estimates implied"). Otherwise they are held from now on.
+        let implied = (0..size).all(|i| {
+            let (lower, upper) = (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed));
+            estimates[i].load(Relaxed) == lower
+                && (self.state[i].load(Relaxed) & DECIDED == 0 || lower == upper)
+        });
+        if self.estimates_held || !implied {
+            self.est = estimates;
+            self.estimates_held = true;
+        }
         Ok(())
     }
 
@@ -397,6 +461,7 @@ impl<'a> LayerEntries<'a> {
             }
             Ok(&bytes[theirs.clone()])
         };
+        assert!(self.estimates_held, "another window's arrays are read into held estimates");
         for (array, what) in
             [(&self.lo, "lower bounds"), (&self.hi, "upper bounds"), (&self.est, "estimates")]
         {
@@ -419,7 +484,11 @@ impl<'a> LayerEntries<'a> {
         let index = index - self.base;
         self.lo[index].store(options.0, Relaxed);
         self.hi[index].store(options.1, Relaxed);
-        self.est[index].store(options.2, Relaxed);
+        if self.estimates_held {
+            self.est[index].store(options.2, Relaxed);
+        } else {
+            assert_eq!(options.2, options.0, "an estimate apart from its lower bound, none held");
+        }
         assert!(quiet <= MOST_PENDING, "{quiet} quiet moves: a position has at most 6 moves");
         let keep_flags = |b: u8| Some(b & FLAGS | quiet << PENDING_SHIFT);
         let _ = self.state[index].fetch_update(Relaxed, Relaxed, keep_flags);
@@ -443,7 +512,7 @@ impl<'a> LayerEntries<'a> {
     #[inline]
     pub(crate) fn interval(&self, index: usize) -> (u8, u8, u8) {
         let index = index - self.base;
-        (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.est[index].load(Relaxed))
+        (self.lo[index].load(Relaxed), self.hi[index].load(Relaxed), self.estimate_at(index))
     }
 
     /// Intersects every interval this layer proves with `entries`, the
@@ -507,7 +576,7 @@ impl<'a> LayerEntries<'a> {
             (e.lower, e.upper, e.value)
         } else {
             let i = layer_index(child) as usize - self.base;
-            (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed), self.est[i].load(Relaxed))
+            (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed), self.estimate_at(i))
         };
         (n - upper, n - lower, n - value)
     }
@@ -519,7 +588,11 @@ impl<'a> LayerEntries<'a> {
         let parent = parent - self.base;
         self.lo[parent].fetch_max(option.0, Relaxed);
         self.hi[parent].fetch_max(option.1, Relaxed);
-        self.est[parent].fetch_max(option.2, Relaxed);
+        if self.estimates_held {
+            self.est[parent].fetch_max(option.2, Relaxed);
+        } else {
+            assert_eq!(option.2, option.0, "an option's estimate apart from its lower bound, none held");
+        }
         // Release/acquire: whoever takes the count to zero sees every option.
         // (A count is lowered once for each quiet move it counted, so it
         // never goes below zero, which would borrow from the flags.)
@@ -562,12 +635,19 @@ impl<'a> LayerEntries<'a> {
         // The first writer sets the flags (none are set before); the
         // pending count beside them stays as it is.
         let undecided_to_decided = |b: u8| (b & FLAGS == 0).then_some(b | flags);
+        let value = value.clamp(lower, upper);
+        assert!(
+            self.estimates_held || lower == upper,
+            "a position decided inexact, its estimate not held (hold_estimates first)"
+        );
         if self.state[index].fetch_update(Relaxed, Relaxed, undecided_to_decided).is_err() {
             return false;
         }
         self.lo[index].store(lower, Relaxed);
         self.hi[index].store(upper, Relaxed);
-        self.est[index].store(value.clamp(lower, upper), Relaxed);
+        if self.estimates_held {
+            self.est[index].store(value, Relaxed);
+        }
         true
     }
 
@@ -576,7 +656,7 @@ impl<'a> LayerEntries<'a> {
         let index = index - self.base;
         let flags = self.state[index].load(Relaxed);
         Entry {
-            value: self.est[index].load(Relaxed),
+            value: self.estimate_at(index),
             lower: self.lo[index].load(Relaxed),
             upper: self.hi[index].load(Relaxed),
             on_cycle: flags & ON_CYCLE != 0,
@@ -584,39 +664,39 @@ impl<'a> LayerEntries<'a> {
         }
     }
 
-    /// The window's records as a layer file stores them, and the least
-    /// layer index left undecided, if any (see [`Self::packed`]): value
-    /// records (1 byte, [`Entry::value_record`]) when every entry has one,
-    /// else full records. Made from the arrays themselves, so the layer's
-    /// end holds the entries (4 bytes a position) and 1 byte more, not 3:
-    /// the same bytes as packing in full records and converting those
-    /// ([`PackedLayer::value_records`]), since a full record holds every
-    /// field of an entry the builder makes (value and bounds below 64).
-    pub(crate) fn records(&self) -> (Vec<u8>, EntryWidth, Option<usize>) {
-        let undecided = parallel::map_indexes(self.len.div_ceil(PIECE), &|c| {
+    /// The least layer index these arrays leave undecided, if any, and
+    /// whether every position has a value record (1 byte,
+    /// [`Entry::value_record`]): then a file stores the layer in value
+    /// records ([`Self::take_value_records`]), else in full records
+    /// ([`Self::packed`]).
+    pub(crate) fn check_records(&self) -> (Option<usize>, bool) {
+        let found = parallel::map_indexes(self.len.div_ceil(PIECE), &|c| {
             let start = self.base + c * PIECE;
-            (start..(start + PIECE).min(self.base + self.len)).find(|&i| !self.is_decided(i))
+            let pieces = start..(start + PIECE).min(self.base + self.len);
+            let undecided = pieces.clone().find(|&i| !self.is_decided(i));
+            (undecided, pieces.into_iter().all(|i| self.entry(i).value_record().is_some()))
         });
-        let undecided = undecided.into_iter().flatten().next();
-        let all = AtomicBool::new(true);
-        let values = parallel::fill_chunks(self.len, PIECE, &|start, values| {
-            if !all.load(Relaxed) {
-                return;
-            }
-            for (offset, value) in values.iter_mut().enumerate() {
-                match self.entry(self.base + start + offset).value_record() {
-                    Some(v) => *value = v,
-                    None => return all.store(false, Relaxed),
-                }
+        (found.iter().find_map(|&(undecided, _)| undecided), found.iter().all(|&(_, valued)| valued))
+    }
+
+    /// The value records of these positions, written over the upper
+    /// bounds as they are made, the other arrays freed: the layer's end
+    /// holds the entries and nothing more (before, 1 byte a position more
+    /// for the records beside them). Each record is made from its own
+    /// position's bytes alone, so writing it over one of them once read
+    /// changes no other. Only once [`Self::check_records`] says every
+    /// position has one; the entries are gone afterwards (a read panics).
+    pub(crate) fn take_value_records(&mut self) -> Vec<u8> {
+        assert!(self.parked_for_games.is_none(), "the entries are parked");
+        parallel::for_each_chunk(self.len, PIECE, &|offsets| {
+            for offset in offsets {
+                let record = self.entry(self.base + offset).value_record();
+                self.hi[offset].store(record.expect("checked: every entry has a value record"), Relaxed);
             }
         });
-        if all.into_inner() {
-            (values, EntryWidth::Value, undecided)
-        } else {
-            drop(values);
-            let (full, _) = self.packed();
-            (full, EntryWidth::Full, undecided)
-        }
+        let records = std::mem::take(&mut self.hi);
+        [self.lo, self.est, self.state] = Default::default();
+        parallel::plain(records)
     }
 
     /// The packed entries of the window, and the least layer index left
@@ -666,32 +746,42 @@ mod tests {
         }
         let (bytes, undecided) = entries.packed();
         assert_eq!((bytes.len(), undecided), (size * ENTRY_BYTES, Some(7)));
+        assert_eq!(entries.check_records().0, Some(7));
         assert!(entries.decide(7, 2, 2, 2, Proof::Retrograde, false));
         assert_eq!(entries.packed().1, None);
-        assert_eq!(entries.records().2, None);
+        assert_eq!(entries.check_records(), (None, false));
     }
 
     /// The records a layer ends with are its full records converted as a
-    /// file stores them: value records when every entry is exact (over
-    /// several of the pieces the threads fill), full records as soon as
-    /// one is not, and the least undecided index named either way.
+    /// file stores them: value records, made over the arrays, when every
+    /// entry is exact (over several of the pieces the threads fill, with
+    /// estimates held or not), full records as soon as one is not, and
+    /// the least undecided index named either way.
     #[test]
     fn a_layers_records_are_its_entries_in_the_stored_width() {
         let lower = SolvedLayers::new();
         let n = 14;
         let size = layer_size(n) as usize;
         assert!(size > 3 * PIECE, "{size} positions");
-        let entries = LayerEntries::window(n, &lower, 0..size);
-        for index in 0..size {
-            let value = (index % 10) as u8;
-            let (proof, cycle) =
-                [(Proof::Retrograde, false), (Proof::Bounds, true), (Proof::Search, true)][index % 3];
-            assert!(entries.decide(index, value, value, value, proof, cycle));
+        for held in [true, false] {
+            let mut entries = LayerEntries::window(n, &lower, 0..size);
+            if !held {
+                entries.without_estimates();
+            }
+            assert_eq!(entries.estimates_held(), held);
+            for index in 0..size {
+                let value = (index % 10) as u8;
+                let (proof, cycle) =
+                    [(Proof::Retrograde, false), (Proof::Bounds, true), (Proof::Search, true)][index % 3];
+                assert!(entries.decide(index, value, value, value, proof, cycle));
+            }
+            let (full, undecided) = entries.packed();
+            assert_eq!(undecided, None);
+            let values = PackedLayer::full(&full).value_records().expect("every entry exact");
+            assert_eq!(entries.check_records(), (None, true));
+            assert!(entries.take_value_records() == values);
+            assert!(entries.lo.is_empty() && entries.hi.is_empty() && entries.state.is_empty());
         }
-        let (full, undecided) = entries.packed();
-        assert_eq!(undecided, None);
-        let values = PackedLayer::full(&full).value_records().expect("every entry exact");
-        assert!(entries.records() == (values, EntryWidth::Value, None));
         // One inexact entry near the end: full records, the same bytes as
         // packing.
         let inexact = LayerEntries::window(n, &lower, 0..size);
@@ -699,13 +789,12 @@ mod tests {
             let upper = if index == size - 3 { 2 } else { 1 };
             assert!(inexact.decide(index, 1, upper, 1, Proof::Bounds, true));
         }
-        let (full, _) = inexact.packed();
-        assert!(inexact.records() == (full, EntryWidth::Full, None));
+        assert_eq!(inexact.check_records(), (None, false));
         // An undecided one, named.
         let open = LayerEntries::window(n, &lower, 0..size);
         for index in (0..size).filter(|&i| i != size - 5) {
             assert!(open.decide(index, 3, 3, 3, Proof::Bounds, true));
         }
-        assert_eq!(open.records().2, Some(size - 5));
+        assert_eq!(open.check_records().0, Some(size - 5));
     }
 }

@@ -16,6 +16,7 @@ use crate::tablebase::solve::bounds;
 use crate::tablebase::solve::bounds::{BoundWork, ComponentBounds, MemberBounds};
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
+use crate::tablebase::solve::entries::LayerEntries;
 use crate::tablebase::solve::graph::ComponentGraph;
 use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::retrograde;
@@ -179,9 +180,9 @@ fn resolve_cycle(
     // bounds may be used (for move ordering), never the seed's. (Met
     // where they are read, and listed only for a search: listed, they
     // take 2 bytes a member, the games' room at the largest component.)
-    let root = |i: usize, m: u32| {
+    let root = |entries: &LayerEntries, i: usize, m: u32| {
         let (lower, upper) = bounds.get(i);
-        solver.entries.meet_seed(m as usize, lower, upper)
+        entries.meet_seed(m as usize, lower, upper)
     };
     let b = &solver.budget;
     let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
@@ -190,20 +191,20 @@ fn resolve_cycle(
             .iter()
             .enumerate()
             .filter(|&(i, m)| {
-                let (low, high) = root(i, m);
+                let (low, high) = root(&solver.entries, i, m);
                 low < high
             })
             .count() as u64;
     }
     let open_left = searching
         && members.iter_from(done.len()).enumerate().any(|(j, m)| {
-            let (low, high) = root(done.len() + j, m);
+            let (low, high) = root(&solver.entries, done.len() + j, m);
             low < high
         });
     let mut roots: Option<(Vec<u8>, Vec<u8>)> = None;
     if open_left {
         let (root_lower, root_upper): (Vec<u8>, Vec<u8>) =
-            members.iter().enumerate().map(|(i, m)| root(i, m)).unzip();
+            members.iter().enumerate().map(|(i, m)| root(&solver.entries, i, m)).unzip();
         let clock = Instant::now();
         let cpu = crate::cpu::process_seconds();
         let graph = ComponentGraph::new(solver, components, k, &positions);
@@ -260,12 +261,24 @@ fn resolve_cycle(
     // Members no search reached keep their bounds (met with the seed),
     // read where they lie: listed with the searched ones, at 27 seeds
     // they would take 2 bytes a member more, and 6 while the list grows.
-    for (i, m) in members.iter().enumerate() {
+    // (As-root bounds, then the final ones.)
+    let member_bounds = |entries: &LayerEntries, i: usize, m: u32| {
         let (root_lower, root_upper) = match &roots {
             Some((root_lower, root_upper)) => (root_lower[i], root_upper[i]),
-            None => root(i, m),
+            None => root(entries, i, m),
         };
-        let (low, high) = done.get(i).copied().unwrap_or((root_lower, root_upper));
+        ((root_lower, root_upper), done.get(i).copied().unwrap_or((root_lower, root_upper)))
+    };
+    // A member left inexact needs the estimates held (none is, while every
+    // entry so far is exact: `LayerEntries::without_estimates`).
+    if members.iter().enumerate().any(|(i, m)| {
+        let (_, (low, high)) = member_bounds(&solver.entries, i, m);
+        low < high
+    }) {
+        solver.entries.hold_estimates();
+    }
+    for (i, m) in members.iter().enumerate() {
+        let ((root_lower, root_upper), (low, high)) = member_bounds(&solver.entries, i, m);
         let (lower, upper) = bounds.get(i);
         let proof = if lower == upper {
             solver.stats.exact_by_bounds += 1;

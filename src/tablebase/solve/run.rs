@@ -7,6 +7,7 @@ use crate::memory::PeakSampler;
 use crate::rank::layer_index;
 use crate::rank::position_in_layer;
 use crate::rules::PackedPosition;
+use crate::tablebase::entry::EntryWidth;
 use crate::tablebase::snapshot::Checkpointer;
 use crate::tablebase::snapshot::NoCheckpoints;
 use crate::tablebase::solve::checkpoint;
@@ -140,10 +141,14 @@ impl LayerSolver<'_> {
         }
         drop(components);
         release_free_memory();
-        let (bytes, width, undecided) = self.entries.records();
+        let (undecided, valued) = self.entries.check_records();
         if let Some(index) = undecided {
             return Err(LayerError::Invariant { index: index as u64, broken: LEFT_UNDECIDED });
         }
+        let (bytes, width) = match valued {
+            true => (self.entries.take_value_records(), EntryWidth::Value),
+            false => (self.entries.packed().0, EntryWidth::Full),
+        };
         self.record_memory(&memory);
         self.stats.finish(crate::tablebase::layers::PackedLayer::with_width(&bytes, width));
         self.stats.seconds.total = seconds_before + started.elapsed().as_secs_f64();
@@ -242,6 +247,50 @@ mod tests {
         forged[first_lower] = 5;
         let error = restore(4, &lower, budget, &forged, None).err().expect("refused");
         assert!(error.to_string().contains("lower bounds: position 0 holds 5, above 4 seeds"), "{error}");
+    }
+
+    /// Estimates not held while every entry is exact change no byte: on
+    /// layers 0 to 9 without searches (where some layers are left
+    /// inexact, so that both ways of holding them again happen: a layer
+    /// above an inexact one holds them from the start, and a layer whose
+    /// own members are left inexact takes them up before deciding them),
+    /// the same layers, figures and snapshots as with every estimate held.
+    #[test]
+    fn estimates_not_held_change_no_byte() {
+        let mut lower = SolvedLayers::new();
+        let (mut taken_up, mut from_the_start) = (0, 0);
+        for n in 0..=9 {
+            let (mut lean, mut held) = (
+                LayerSolver::new(n, &lower, SearchBudget::NONE),
+                LayerSolver::new(n, &lower, SearchBudget::NONE),
+            );
+            held.entries.hold_estimates();
+            let lean_at_start = lean.entries.estimates_held();
+            from_the_start += lean_at_start as usize;
+            assert_eq!(lean_at_start, !lower.every_layer_exact(), "layer {n}");
+            lean.retrograde_only();
+            held.retrograde_only();
+            let snapshot = |solver: &LayerSolver| {
+                let mut bytes = Vec::new();
+                write_snapshot(solver, &Cursor::Retrograded, None, None, &mut bytes).unwrap();
+                bytes
+            };
+            assert!(snapshot(&lean) == snapshot(&held), "layer {n}: the snapshots");
+            let mut lean = lean;
+            let components = crate::tablebase::solve::components::components(&mut lean).unwrap();
+            resolve::resolve_components(&mut lean, &components, 0, Step::Begin, &mut NoCheckpoints, None)
+                .unwrap();
+            taken_up += (!lean_at_start && lean.entries.estimates_held()) as usize;
+            let (lean_bytes, lean_stats) = LayerSolver::new(n, &lower, SearchBudget::NONE).solve();
+            let (held_bytes, held_stats) = held.run(Cursor::Retrograded, None, &mut NoCheckpoints).unwrap();
+            assert!(lean_bytes == held_bytes, "layer {n}");
+            assert_eq!(lean_stats.components, held_stats.components, "layer {n}");
+            lower.push(crate::tablebase::layers::LayerBytes::Owned(lean_bytes));
+        }
+        assert!(
+            taken_up >= 1 && from_the_start >= 1,
+            "{taken_up} layers took them up, {from_the_start} held them"
+        );
     }
 
     /// A contradiction with the table a build starts from, found before a

@@ -118,8 +118,13 @@ pub(crate) struct Audit {
 
 impl<'a> LayerSolver<'a> {
     /// Prepares layer `n`; `lower` must hold layers `0..n`.
+    /// Every layer below in value records (all exact), it keeps no
+    /// estimates until a position is decided inexact
+    /// (`LayerEntries::without_estimates`).
     pub fn new(n: u32, lower: &'a SolvedLayers, budget: SearchBudget) -> LayerSolver<'a> {
-        Self::window(n, lower, budget, 0..layer_size(n) as usize)
+        let mut solver = Self::window(n, lower, budget, 0..layer_size(n) as usize);
+        solver.entries.without_estimates();
+        solver
     }
 
     /// Prepares the positions `window` of layer `n` only (one rank's part

@@ -187,6 +187,7 @@ impl ComponentIds {
     }
 
     /// Every node's component in 4 bytes.
+    #[cfg(test)]
     pub(crate) fn to_wide(&self) -> Vec<u32> {
         (0..self.len()).map(|i| self.get(i)).collect()
     }
