@@ -59,7 +59,7 @@ pub(crate) fn propagate_round(solver: &mut LayerSolver, frontier: &[PackedPositi
 
 /// The positions that telling the parents of `frontier` decides (every
 /// thread; the set does not depend on their order).
-pub(crate) fn next_frontier(solver: &LayerSolver, frontier: &[PackedPosition]) -> Vec<PackedPosition> {
+fn next_frontier(solver: &LayerSolver, frontier: &[PackedPosition]) -> Vec<PackedPosition> {
     parallel::collect_chunks(frontier.len(), FRONTIER_CHUNK, &|range, next| {
         frontier[range].iter().for_each(|child| propagate(solver, &child.position(), next))
     })
