@@ -14,8 +14,6 @@
 //! one game-state component of 2|S| states; a bipartite one is two mirror
 //! components of |S| states each.
 
-#[cfg(test)]
-use std::sync::atomic::AtomicU16;
 use std::sync::atomic::AtomicU32;
 
 use crate::parallel;
@@ -446,6 +444,7 @@ mod tests {
     use crate::tablebase::snapshot::NoCheckpoints;
     use crate::tablebase::solve::solver::Cursor;
     use crate::tablebase::solve::split::tests::check_split;
+    use std::sync::atomic::AtomicU16;
 
     /// What snapshots store of the components, the number of every
     /// position, is written from the members alone byte for byte as the
