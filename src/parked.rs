@@ -20,7 +20,7 @@ use crate::checksum::Checksum;
 /// Bytes moved between memory and the file at a time.
 const CHUNK: usize = 1 << 20;
 
-/// Arrays parked in a scratch file, to be read back by [`Parked::restore`].
+/// Arrays parked in a scratch file, to be read back by [`Parked::restore_each`].
 #[derive(Debug)]
 pub(crate) struct Parked {
     file: File,
@@ -162,8 +162,15 @@ impl Parked {
     }
 
     /// The arrays, in the order they were parked, once every byte read back
-    /// matches the checksum of what was written.
-    pub(crate) fn restore(self) -> io::Result<Vec<Vec<AtomicU8>>> {
+    /// matches the checksum of what was written. `arrived(back)` is called
+    /// as each array is back and checked, with the arrays back so far (the
+    /// one just read last), before the next is read: the caller may free
+    /// what an arrived array makes unneeded before the next one takes its
+    /// room.
+    pub(crate) fn restore_each(
+        self,
+        mut arrived: impl FnMut(&[Vec<AtomicU8>]),
+    ) -> io::Result<Vec<Vec<AtomicU8>>> {
         let mut arrays = Vec::with_capacity(self.arrays.len());
         for (k, &(len, _)) in self.arrays.iter().enumerate() {
             let mut array: Vec<AtomicU8> = Vec::with_capacity(len);
@@ -172,6 +179,7 @@ impl Parked {
                 Ok(())
             })?;
             arrays.push(array);
+            arrived(&arrays);
         }
         Ok(arrays)
     }
@@ -239,7 +247,13 @@ mod tests {
             .collect();
         let parked = Parked::park(&dir, arrays.iter().map(|a| atomics(a)).collect()).unwrap();
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the scratch file has no name");
-        assert_eq!(plain(&parked.restore().unwrap()), arrays);
+        assert_eq!(plain(&parked.restore_each(|_| ()).unwrap()), arrays);
+        // Each array is handed over as it arrives, before the next is read.
+        let parked = Parked::park(&dir, arrays.iter().map(|a| atomics(a)).collect()).unwrap();
+        let mut arrived = Vec::new();
+        let back = parked.restore_each(|back| arrived.push(plain(back))).unwrap();
+        assert_eq!(plain(&back), arrays);
+        assert_eq!(arrived, (1..=arrays.len()).map(|k| arrays[..k].to_vec()).collect::<Vec<_>>());
         std::fs::remove_dir(&dir).unwrap();
     }
 
@@ -254,7 +268,7 @@ mod tests {
         assert_eq!(parked.write_array(0, &mut Vec::new()).unwrap(), ());
         let error = parked.write_array(1, &mut Vec::new()).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
-        let error = parked.restore().unwrap_err();
+        let error = parked.restore_each(|_| ()).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         std::fs::remove_dir(&dir).unwrap();
     }

@@ -28,13 +28,13 @@ use crate::tablebase::snapshot::GamesSnapshot;
 use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
-use crate::tablebase::solve::entries::ExitBounds;
+use crate::tablebase::solve::entries::{ExitBounds, LayerEntries};
 use crate::tablebase::solve::games::{
     as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, prefetch, safety_set,
     Candidate, Counters, ParallelStateGraph, SameMark, StateGraph,
 };
 use crate::tablebase::solve::implicit::{ImplicitComponent, State, Y_OPEN};
-use crate::tablebase::solve::members::MemberPositions;
+use crate::tablebase::solve::members::{MemberPositions, Members};
 use crate::tablebase::solve::solver::LayerSolver;
 
 /// Scratch arrays over the whole layer, reused by every component.
@@ -108,16 +108,23 @@ pub(crate) struct ComponentBounds {
     pub safety_rounds: u32,
 }
 
-/// A component's history-free bounds as they wait for its decisions: a
-/// byte a member where they meet (from 14 seeds up, every member), the
-/// upper ends listed only where they differ. At layer 20 the two full
-/// lists (2 bytes a member) stood beside the entries as they came back
-/// from disk, and made the cycle phase's peak.
-pub(crate) struct MemberBounds {
-    lower: Vec<u8>,
-    /// `(member number, upper)` where the upper end is above the lower,
-    /// by member number.
-    wider: Vec<(u32, u8)>,
+/// A component's history-free bounds as they wait for its decisions.
+pub(crate) enum MemberBounds {
+    /// Beside the entries, whose members' bounds (their best exits) a
+    /// search still reads: a byte a member where they meet (from 14 seeds
+    /// up, every member), the upper ends listed only where they differ.
+    Listed {
+        lower: Vec<u8>,
+        /// `(member number, upper)` where the upper end is above the
+        /// lower, by member number.
+        wider: Vec<(u32, u8)>,
+    },
+    /// Written over the members' own bounds in the entries, where nothing
+    /// reads their exits any more (no search runs): at 25 seeds the list
+    /// of lower ends beside the entries made the layer's peak, 4.2 bytes
+    /// a position (`docs/tablebase-build.md`, "Memory, phase by phase",
+    /// step 7).
+    InEntries,
 }
 
 impl MemberBounds {
@@ -127,25 +134,50 @@ impl MemberBounds {
         assert_eq!(lower.len(), upper.len(), "a bound of each end a member");
         let wider =
             (0..lower.len()).filter(|&i| upper[i] != lower[i]).map(|i| (i as u32, upper[i])).collect();
-        MemberBounds { lower, wider }
+        MemberBounds::Listed { lower, wider }
     }
 
-    /// `(lower, upper)` of member number `i`.
+    /// Writes listed bounds over the bounds of `members` in `entries`, as
+    /// [`LayerEntries::restore_writing_member_bounds`] takes the entries
+    /// back from disk if they wait there: only when no search will read
+    /// the members' exits.
+    pub(crate) fn into_entries(
+        self,
+        entries: &mut LayerEntries,
+        members: Members,
+    ) -> std::io::Result<MemberBounds> {
+        if let MemberBounds::Listed { lower, wider } = self {
+            entries.restore_writing_member_bounds(members, lower, &wider)?;
+        }
+        Ok(MemberBounds::InEntries)
+    }
+
+    /// `(lower, upper)` of member number `i`, at layer index `m`.
     #[inline]
-    pub(crate) fn get(&self, i: usize) -> (u8, u8) {
-        let lower = self.lower[i];
-        match self.wider.binary_search_by_key(&(i as u32), |&(j, _)| j) {
-            Ok(at) => (lower, self.wider[at].1),
-            Err(_) => (lower, lower),
+    pub(crate) fn get(&self, entries: &LayerEntries, i: usize, m: u32) -> (u8, u8) {
+        match self {
+            MemberBounds::Listed { lower, wider } => {
+                let lower = lower[i];
+                match wider.binary_search_by_key(&(i as u32), |&(j, _)| j) {
+                    Ok(at) => (lower, wider[at].1),
+                    Err(_) => (lower, lower),
+                }
+            }
+            MemberBounds::InEntries => entries.lower_upper(m as usize),
         }
     }
 
-    /// Both lists in full (for a search, which reads them at random, and
-    /// its checkpoints).
-    pub(crate) fn lists(&self) -> (Vec<u8>, Vec<u8>) {
-        let mut upper = self.lower.clone();
-        self.wider.iter().for_each(|&(i, high)| upper[i as usize] = high);
-        (self.lower.clone(), upper)
+    /// Both lists in full, member by member (for a search, which reads
+    /// them at random, and its checkpoints).
+    pub(crate) fn lists(&self, entries: &LayerEntries, members: Members) -> (Vec<u8>, Vec<u8>) {
+        match self {
+            MemberBounds::Listed { lower, wider } => {
+                let mut upper = lower.clone();
+                wider.iter().for_each(|&(i, high)| upper[i as usize] = high);
+                (lower.clone(), upper)
+            }
+            MemberBounds::InEntries => members.iter().map(|m| entries.lower_upper(m as usize)).unzip(),
+        }
     }
 }
 
@@ -602,20 +634,64 @@ mod tests {
     use crate::tablebase::solve::components;
 
     /// Member bounds kept a byte a member where they meet give back both
-    /// lists, member by member and in full.
+    /// lists, member by member and in full; written over the members' own
+    /// bounds in the entries (held, or parked for the games and taken
+    /// back), they read back the same, and no other byte of the entries
+    /// changes.
     #[test]
-    fn member_bounds_give_back_both_lists() {
-        let lower: Vec<u8> = (0..1000).map(|i| (i % 13) as u8).collect();
-        let upper: Vec<u8> = lower.iter().enumerate().map(|(i, &l)| l + (i % 7 == 3) as u8 * 5).collect();
-        let bounds = MemberBounds::new(lower.clone(), upper.clone());
-        assert_eq!(bounds.wider.len(), upper.iter().zip(&lower).filter(|(u, l)| u != l).count());
-        for i in 0..lower.len() {
-            assert_eq!(bounds.get(i), (lower[i], upper[i]), "member {i}");
+    fn member_bounds_read_the_same_listed_or_in_the_entries() {
+        let dir = std::env::temp_dir().join(format!("oware-member-bounds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut solved = SolvedLayers::new();
+        for n in 0..8 {
+            let (bytes, _) = LayerSolver::new(n, &solved, SearchBudget::NONE).solve();
+            solved.push(LayerBytes::Owned(bytes));
         }
-        assert_eq!(bounds.lists(), (lower.clone(), upper));
-        let exact = MemberBounds::new(lower.clone(), lower.clone());
-        assert!(exact.wider.is_empty());
-        assert_eq!(exact.lists(), (lower.clone(), lower));
+        for parked in [false, true] {
+            let mut solver = LayerSolver::new(8, &solved, SearchBudget::NONE);
+            solver.retrograde_only();
+            let components = components::components(&mut solver).expect("labels enough");
+            let k = (0..components.count()).max_by_key(|&k| components.of(k).len()).unwrap();
+            let members = components.of(k);
+            assert!(members.len() > 1000, "{} members", members.len());
+            let lower: Vec<u8> = (0..members.len()).map(|i| (i % 13) as u8).collect();
+            let upper: Vec<u8> = lower.iter().enumerate().map(|(i, &l)| l + (i % 7 == 3) as u8 * 5).collect();
+            let bounds = MemberBounds::new(lower.clone(), upper.clone());
+            let MemberBounds::Listed { wider, .. } = &bounds else { unreachable!("listed") };
+            assert_eq!(wider.len(), upper.iter().zip(&lower).filter(|(u, l)| u != l).count());
+            let entries = &solver.entries;
+            for (i, m) in members.iter().enumerate() {
+                assert_eq!(bounds.get(entries, i, m), (lower[i], upper[i]), "member {i}");
+            }
+            assert_eq!(bounds.lists(entries, members), (lower.clone(), upper.clone()));
+            let before: Vec<_> =
+                (0..solver.size).map(|x| (entries.interval(x), entries.pending(x))).collect();
+            let decided: Vec<bool> = (0..solver.size).map(|x| entries.is_decided(x)).collect();
+            if parked {
+                solver.entries.park_for_games(&dir).unwrap();
+            }
+            let bounds = bounds.into_entries(&mut solver.entries, members).unwrap();
+            assert!(matches!(bounds, MemberBounds::InEntries));
+            let entries = &solver.entries;
+            assert_eq!(bounds.lists(entries, members), (lower.clone(), upper.clone()));
+            let membership = components.membership(k);
+            for x in 0..solver.size {
+                let (lo, hi, est) = entries.interval(x);
+                match membership.number(x) {
+                    Some(i) => {
+                        assert_eq!((lo, hi), (lower[i], upper[i]), "member {i}");
+                        assert_eq!(bounds.get(entries, i, x as u32), (lower[i], upper[i]), "member {i}");
+                        // (An estimate not held reads as its lower bound.)
+                        let estimate = if entries.estimates_held() { before[x].0 .2 } else { lower[i] };
+                        assert_eq!((est, entries.pending(x)), (estimate, before[x].1), "member {i}");
+                    }
+                    None => assert_eq!(((lo, hi, est), entries.pending(x)), before[x], "position {x}"),
+                }
+                assert_eq!(entries.is_decided(x), decided[x], "position {x}");
+            }
+            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a file left");
+        }
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     /// Calls `visit(n, solver, components, k, work)` for every component

@@ -18,6 +18,7 @@ use crate::rank::{layer_index, layer_size, position_in_layer};
 use crate::rules::Position;
 use crate::tablebase::entry::{Entry, Proof, ENTRY_BYTES};
 use crate::tablebase::layers::{PackedLayer, SolvedLayers, PIECE};
+use crate::tablebase::solve::members::Members;
 
 /// The state byte of a position under construction: its flags and the
 /// count of its quiet moves still pending, in one byte (until 2026-11-29
@@ -304,7 +305,64 @@ impl<'a> LayerEntries<'a> {
     pub(crate) fn restore_after_games(&mut self) -> io::Result<()> {
         if let Some((parked, bounds)) = self.parked_for_games.take() {
             drop(bounds);
-            [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked)?;
+            [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked, |_| ())?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::restore_after_games`], writing a component's bounds from
+    /// its games over its members' own as they come back: the member
+    /// numbered `i` (the `i`-th of `members`) gets `[lower[i], upper]`,
+    /// where `upper` is its entry in `wider` (`(member number, upper)`, by
+    /// member number) or else `lower[i]`. What the members' bounds held,
+    /// their best exits, is gone: only a search reads it after the games,
+    /// so the caller does this only when none will run
+    /// (`docs/tablebase-build.md`, "Memory, phase by phase", step 7).
+    /// The lower ends are written, and dropped, as the lower bounds
+    /// arrive, before the other arrays take their room: the bounds never
+    /// stand beside all the entries.
+    pub(crate) fn restore_writing_member_bounds(
+        &mut self,
+        members: Members,
+        lower: Vec<u8>,
+        wider: &[(u32, u8)],
+    ) -> io::Result<()> {
+        assert_eq!(lower.len(), members.len(), "a lower bound a member");
+        let base = self.base;
+        let mut lower = Some(lower);
+        let mut write_lower = |lo: &[AtomicU8]| {
+            if let Some(lower) = lower.take() {
+                members.iter().zip(lower).for_each(|(m, low)| lo[m as usize - base].store(low, Relaxed));
+            }
+        };
+        let write_upper = |lo: &[AtomicU8], hi: &[AtomicU8]| {
+            let mut wider = wider.iter().peekable();
+            for (i, m) in members.iter().enumerate() {
+                let m = m as usize - base;
+                let high = match wider.next_if(|&&(j, _)| j as usize == i) {
+                    Some(&(_, high)) => high,
+                    None => lo[m].load(Relaxed),
+                };
+                hi[m].store(high, Relaxed);
+            }
+            assert!(wider.next().is_none(), "an upper end listed for no member");
+        };
+        match self.parked_for_games.take() {
+            Some((parked, bounds)) => {
+                drop(bounds);
+                // (Arrays of other lengths are refused once back.)
+                let len = self.len;
+                let arrived = |back: &[Vec<AtomicU8>]| match back {
+                    [lo] if lo.len() == len => write_lower(lo),
+                    [lo, hi] if hi.len() == len => write_upper(lo, hi),
+                    _ => {}
+                };
+                [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked, arrived)?;
+            }
+            None => {
+                write_lower(&self.lo);
+                write_upper(&self.lo, &self.hi);
+            }
         }
         Ok(())
     }
@@ -324,14 +382,18 @@ impl<'a> LayerEntries<'a> {
 
     /// Takes back the arrays [`Self::park`] moved out, byte for byte.
     pub(crate) fn restore(&mut self, parked: Parked) -> io::Result<()> {
-        [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked)?;
+        [self.lo, self.hi, self.est, self.state] = self.arrays_back(parked, |_| ())?;
         Ok(())
     }
 
     /// The `K` arrays of `parked`, each of a byte a position these arrays
-    /// hold, or an error.
-    fn arrays_back<const K: usize>(&self, parked: Parked) -> io::Result<[Vec<AtomicU8>; K]> {
-        let arrays = parked.restore()?;
+    /// hold, or an error; `arrived` as in [`Parked::restore_each`].
+    fn arrays_back<const K: usize>(
+        &self,
+        parked: Parked,
+        arrived: impl FnMut(&[Vec<AtomicU8>]),
+    ) -> io::Result<[Vec<AtomicU8>; K]> {
+        let arrays = parked.restore_each(arrived)?;
         let lengths: Vec<usize> = arrays.iter().map(Vec::len).collect();
         // (The estimates, third, are empty while none is held.)
         let expected = |k: usize| if k == 2 && !self.estimates_held { 0 } else { self.len };

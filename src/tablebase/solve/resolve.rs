@@ -184,9 +184,25 @@ fn resolve_cycle(
             let ComponentBounds { lower, upper, safety_rounds } = bounds;
             // The bounds shrink to a byte a member (where they meet)
             // before the entries come back from disk, if they waited
-            // there.
+            // there; and unless a search will read the members' exits
+            // from the entries, they are written over them as they come
+            // back (`docs/tablebase-build.md`, memory step 7).
             let bounds = MemberBounds::new(lower, upper);
-            solver.entries.restore_after_games()?;
+            let b = &solver.budget;
+            let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
+            let search_may_run = solver.audit.is_some()
+                || searching
+                    && members.iter().enumerate().any(|(i, m)| {
+                        let (lower, upper) = bounds.get(&solver.entries, i, m);
+                        let (low, high) = solver.entries.meet_seed(m as usize, lower, upper);
+                        low < high
+                    });
+            let bounds = if search_may_run {
+                solver.entries.restore_after_games()?;
+                bounds
+            } else {
+                bounds.into_entries(&mut solver.entries, members)?
+            };
             solver.stats.seconds.bounds += clock.elapsed().as_secs_f64();
             solver.stats.safety_rounds += safety_rounds as u64;
             (bounds, Vec::new())
@@ -198,7 +214,7 @@ fn resolve_cycle(
     // where they are read, and listed only for a search: listed, they
     // take 2 bytes a member, the games' room at the largest component.)
     let root = |entries: &LayerEntries, i: usize, m: u32| {
-        let (lower, upper) = bounds.get(i);
+        let (lower, upper) = bounds.get(entries, i, m);
         entries.meet_seed(m as usize, lower, upper)
     };
     let b = &solver.budget;
@@ -226,7 +242,7 @@ fn resolve_cycle(
         let cpu = crate::cpu::process_seconds();
         let graph = ComponentGraph::new(solver, components, k, &positions);
         let leaves = ProofLeaves::new(&graph);
-        let (lower, upper) = bounds.lists();
+        let (lower, upper) = bounds.lists(&solver.entries, members);
         let view = SearchView { graph: &graph, leaves: &leaves, lower: &lower, upper: &upper };
         solver.stats.seconds.search += clock.elapsed().as_secs_f64();
         solver.stats.seconds.search_cpu += crate::cpu::process_seconds() - cpu;
@@ -271,7 +287,7 @@ fn resolve_cycle(
         roots = Some((root_lower, root_upper));
     }
     if let Some(audit) = solver.audit.as_ref() {
-        let (lower, upper) = bounds.lists();
+        let (lower, upper) = bounds.lists(&solver.entries, members);
         let found = audit_component(solver, audit, components, k, &positions, &lower, &upper);
         solver.audit.as_mut().expect("audit").found.extend(found);
     }
@@ -296,7 +312,7 @@ fn resolve_cycle(
     }
     for (i, m) in members.iter().enumerate() {
         let ((root_lower, root_upper), (low, high)) = member_bounds(&solver.entries, i, m);
-        let (lower, upper) = bounds.get(i);
+        let (lower, upper) = bounds.get(&solver.entries, i, m);
         let proof = if lower == upper {
             solver.stats.exact_by_bounds += 1;
             Proof::Bounds
