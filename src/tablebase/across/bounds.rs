@@ -161,7 +161,7 @@ pub(crate) fn bounds_across(
     }
     let lower = wins.iter().step_by(2).copied().collect();
     let upper = wins.iter().skip(1).step_by(2).map(|&w| n - w).collect();
-    Ok(ComponentBounds { lower, upper, safety_rounds: rounds_before.saturating_add(added) })
+    Ok(ComponentBounds::from_lists(lower, upper, rounds_before.saturating_add(added)))
 }
 
 /// The part of a rank other than 0 in the cycle phases of layer `n`: it
@@ -1024,7 +1024,7 @@ mod tests {
             });
             let (failed, again) = results[0].as_ref().expect("rank 0");
             assert_eq!(failed.as_deref(), Some(error));
-            assert_eq!((&again.lower, &again.upper), (&one.lower, &one.upper));
+            assert_eq!((&again.lower, &again.wider), (&one.lower, &one.wider));
             assert_eq!(again.safety_rounds, one.safety_rounds);
         }
         // A checkpointer that keeps no parts gets no snapshot from these
@@ -1039,7 +1039,7 @@ mod tests {
             Some(bounds.unwrap())
         });
         let without = results[0].as_ref().expect("rank 0");
-        assert_eq!((&without.lower, &without.upper), (&one.lower, &one.upper));
+        assert_eq!((&without.lower, &without.wider), (&one.lower, &one.wider));
     }
 
     /// On 1, 2 and 3 ranks the games across ranks give every cycle
@@ -1096,7 +1096,7 @@ mod tests {
                 for (k, ((one, kept), (many, offered))) in ks.iter().zip(one_process.iter().zip(&results[0]))
                 {
                     assert_eq!(one.lower, many.lower, "layer {n}, component {k}, {ranks} ranks");
-                    assert_eq!(one.upper, many.upper, "layer {n}, component {k}, {ranks} ranks");
+                    assert_eq!(one.wider, many.wider, "layer {n}, component {k}, {ranks} ranks");
                     assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, component {k}");
                     assert!(kept == offered, "layer {n}, component {k}, {ranks} ranks: snapshots differ");
                     snapshots += kept.len();
@@ -1125,8 +1125,8 @@ mod tests {
                     });
                     let many = results[0].as_ref().expect("rank 0's bounds");
                     assert_eq!(
-                        (&one.lower, &one.upper),
-                        (&many.lower, &many.upper),
+                        (&one.lower, &one.wider),
+                        (&many.lower, &many.wider),
                         "layer {n}, resumed at {t}"
                     );
                     assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, resumed at {t}");

@@ -29,6 +29,7 @@ use crate::tablebase::snapshot::GamesState;
 use crate::tablebase::solve::checkpoint;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::{ExitBounds, LayerEntries};
+use crate::tablebase::solve::frontier::PendingStates;
 use crate::tablebase::solve::games::{
     as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, prefetch, safety_set,
     Candidate, Counters, ParallelStateGraph, SameMark, StateGraph,
@@ -102,10 +103,28 @@ pub(crate) fn member_waiting_outside(
 
 /// The bounds of one component and where they came from.
 pub(crate) struct ComponentBounds {
+    /// The lower end of every member's bounds, member by member.
     pub lower: Vec<u8>,
-    pub upper: Vec<u8>,
+    /// `(member number, upper)` where the upper end is above the lower,
+    /// by member number (from 14 seeds up, nowhere).
+    pub wider: Vec<(u32, u8)>,
     /// Co-Büchi rounds that added states beyond the attractor.
     pub safety_rounds: u32,
+}
+
+impl ComponentBounds {
+    /// The bounds of lists `lower` and `upper` (member by member).
+    pub(crate) fn from_lists(lower: Vec<u8>, upper: Vec<u8>, safety_rounds: u32) -> ComponentBounds {
+        assert_eq!(lower.len(), upper.len(), "a bound of each end a member");
+        let wider = wider_than(&lower, upper.into_iter());
+        ComponentBounds { lower, wider, safety_rounds }
+    }
+}
+
+/// `(member number, upper)` for the members whose upper end, `upper` in
+/// member order, is not their lower end.
+fn wider_than(lower: &[u8], upper: impl Iterator<Item = u8>) -> Vec<(u32, u8)> {
+    upper.enumerate().filter(|&(i, high)| high != lower[i]).map(|(i, high)| (i as u32, high)).collect()
 }
 
 /// A component's history-free bounds as they wait for its decisions.
@@ -131,9 +150,12 @@ impl MemberBounds {
     /// The bounds of lists `lower` and `upper` (member by member), which
     /// are dropped.
     pub(crate) fn new(lower: Vec<u8>, upper: Vec<u8>) -> MemberBounds {
-        assert_eq!(lower.len(), upper.len(), "a bound of each end a member");
-        let wider =
-            (0..lower.len()).filter(|&i| upper[i] != lower[i]).map(|i| (i as u32, upper[i])).collect();
+        MemberBounds::of(ComponentBounds::from_lists(lower, upper, 0))
+    }
+
+    /// A component's bounds, listed.
+    pub(crate) fn of(bounds: ComponentBounds) -> MemberBounds {
+        let ComponentBounds { lower, wider, .. } = bounds;
         MemberBounds::Listed { lower, wider }
     }
 
@@ -296,11 +318,13 @@ impl<'a> ComponentGames<'a> {
         // (Reserved whole: grown from nothing, a list of a giant component
         // leaves the pieces it outgrew with the allocator; at layer 20 this
         // took 0.16 bytes a position off the memory after the games.)
+        // (The upper ends listed only where they differ: as a full list
+        // beside `win` and the lower ends they made the cycle phase's peak
+        // at layer 21, 4.6 bytes a position.)
         let mut lower = Vec::with_capacity(members.len());
-        let mut upper = Vec::with_capacity(members.len());
         lower.extend(members.iter().map(|m| win[2 * m as usize]));
-        upper.extend(members.iter().map(|m| n - win[2 * m as usize + 1]));
-        Ok(ComponentBounds { lower, upper, safety_rounds: rounds })
+        let wider = wider_than(&lower, members.iter().map(|m| n - win[2 * m as usize + 1]));
+        Ok(ComponentBounds { lower, wider, safety_rounds: rounds })
     }
 
     /// Sets the members' work entries for games starting at threshold
@@ -371,6 +395,9 @@ impl<'a> ComponentGames<'a> {
         let big = members.len() > 1 << 16;
         let BoundWork { win, counts, may_join: joining } = work;
         let mut queue = VecDeque::new();
+        // The parallel games' pending states, empty between two walks: a
+        // quarter of a byte a position the component spans.
+        let pending = PendingStates::new(if self.parallel { graph.nodes() } else { 0..0 });
         for t in (1..=first).rev() {
             if big {
                 self.solver
@@ -421,10 +448,10 @@ impl<'a> ComponentGames<'a> {
                     }
                 };
                 if safety {
-                    // The frontier as the parallel games keep it, packed.
-                    let frontier = positions.par_collect(|_, m, position, out| {
+                    let added = positions.par_collect(|_, m, position, out| {
                         scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
-                            out.push(graph.store(&State::new(&position, m, parity)))
+                            pending.add(2 * m + parity);
+                            out.push(());
                         });
                         // The first safety set's candidates (`par_peel`).
                         for parity in 0..2 {
@@ -435,10 +462,11 @@ impl<'a> ComponentGames<'a> {
                             }
                         }
                     });
-                    par_peel(graph, 0, win, counts, frontier, t, may_join, good, true, touch)
+                    pending.count_added(added.len() as u64);
+                    par_peel(graph, 0, win, counts, &pending, t, may_join, good, true, touch)
                 } else {
-                    let frontier = self.entries_won((win, counts, joining), t, |s| graph.store(&s));
-                    par_attract(graph, 0, win, counts, frontier, t, &may_join, &touch);
+                    self.entries_won((win, counts, joining), t, &pending);
+                    par_attract(graph, 0, win, counts, &pending, t, &may_join, &touch);
                     0
                 }
             } else {
@@ -502,26 +530,22 @@ impl<'a> ComponentGames<'a> {
         lower == t || self.n - upper == t
     }
 
-    /// The states threshold `t`'s entries win, without the safety sets,
-    /// on every thread: only the members that act have anything to do,
-    /// and only the states they win need their positions (unranked then:
-    /// most members that act are opponent states whose children are not
-    /// all won), kept as `keep` keeps them, in member order.
-    fn entries_won<T: Send>(
-        &self,
-        arrays: (&[AtomicU8], &[AtomicU8], &[AtomicU64]),
-        t: u8,
-        keep: impl Fn(State) -> T + Sync,
-    ) -> Vec<T> {
+    /// Adds to `pending` the states threshold `t`'s entries win, without
+    /// the safety sets, on every thread: only the members that act have
+    /// anything to do, and no position is needed (a state's number is its
+    /// member's layer index and its parity).
+    fn entries_won(&self, arrays: (&[AtomicU8], &[AtomicU8], &[AtomicU64]), t: u8, pending: &PendingStates) {
         let (exits, n, positions) = (&self.exits, self.n, self.positions);
-        positions.par_collect_indexes_where(
+        let added = positions.par_collect_indexes_where(
             |m| self.acts(m, t),
-            |i, m, out| {
+            |_, m, out| {
                 scan_member(&self.graph, exits, arrays, m, (n, t), &mut |parity| {
-                    out.push(keep(State::new(&positions.get_at(i, m), m, parity)))
+                    pending.add(2 * m + parity);
+                    out.push(());
                 })
             },
-        )
+        );
+        pending.count_added(added.len() as u64);
     }
 
     /// Whether the marks the attractors alone left make every member's
@@ -743,8 +767,8 @@ mod tests {
                     .install(|| games.bounds(Order::AttractorsFirst, work, None, &mut NoCheckpoints))
                     .unwrap();
                 assert_eq!(
-                    (&first.lower, &first.upper, first.safety_rounds),
-                    (&exact.lower, &exact.upper, exact.safety_rounds),
+                    (&first.lower, &first.wider, first.safety_rounds),
+                    (&exact.lower, &exact.wider, exact.safety_rounds),
                     "layer {n}, component {k}, parallel {parallel}"
                 );
             }
@@ -772,7 +796,7 @@ mod tests {
                 let positions = MemberPositions::with_limit(n, members, limit);
                 let many = pool.install(|| play(&positions, work, true));
                 assert_eq!(one.lower, many.lower, "layer {n}, component {k}");
-                assert_eq!(one.upper, many.upper, "layer {n}, component {k}");
+                assert_eq!(one.wider, many.wider, "layer {n}, component {k}");
                 assert_eq!(one.safety_rounds, many.safety_rounds, "layer {n}, component {k}");
             }
             compared += 1;

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicU32;
 
 use crate::parallel;
 
-use crate::rank::{layer_index, layer_positions_from, position_in_layer, LayerPositions};
+use crate::rank::{for_each_position_at, layer_index, position_in_layer};
 use crate::rules::Position;
 use crate::tablebase::solve::members::{MemberIndexes, MemberNumbers, Members, Membership};
 use crate::tablebase::solve::solver::{LayerError, LayerSolver};
@@ -28,10 +28,6 @@ use crate::tablebase::solve::split::{
 };
 
 pub(crate) use crate::tablebase::solve::split::NONE;
-
-/// Gaps between two wanted positions up to this many are stepped across
-/// rather than unranked.
-const STEP_ACROSS: usize = 24;
 
 /// Positions handed to one thread at a time in a pass over the layer.
 const GROUP_CHUNK: usize = 1 << 16;
@@ -384,27 +380,8 @@ impl SplitGraph for QuietMoves {
         position_in_layer(self.n, index as u64).expect("index inside the layer")
     }
 
-    fn walk_sorted(&self, indexes: &[u32], mut visit: impl FnMut(usize, Position)) {
-        // Stepping to the next position costs a few nanoseconds, unranking
-        // about a hundred: step across short gaps, unrank across long ones.
-        let mut walker: Option<(usize, LayerPositions)> = None;
-        for &index in indexes {
-            let index = index as usize;
-            let position = match &mut walker {
-                Some((at, positions)) if index >= *at && index - *at <= STEP_ACROSS => {
-                    let position = positions.nth(index - *at).expect("index inside the layer");
-                    *at = index + 1;
-                    position
-                }
-                _ => {
-                    let mut positions = layer_positions_from(self.n, index as u64);
-                    let position = positions.next().expect("index inside the layer");
-                    walker = Some((index + 1, positions));
-                    position
-                }
-            };
-            visit(index, position);
-        }
+    fn walk_sorted(&self, indexes: &[u32], visit: impl FnMut(usize, Position)) {
+        for_each_position_at(self.n, indexes.iter().map(|&i| i as usize), visit);
     }
 
     #[inline]

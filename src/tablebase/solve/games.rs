@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use crate::parallel;
 
-use crate::tablebase::solve::frontier::Frontier;
+use crate::tablebase::solve::frontier::PendingStates;
 
 /// One of the counters a `counts` byte holds: its bits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -382,14 +382,12 @@ pub(crate) trait ParallelStateGraph: StateGraph + Sync
 where
     Self::State: Send + Sync,
 {
-    /// A state as the frontiers and the lists of these games keep it:
-    /// smaller than the state as it is used, when the graph can rebuild
-    /// the rest cheaply (a frontier can hold a fifth of a layer's states).
-    type Stored: Copy + Send + Sync;
-    /// `s` as it is kept; [`ParallelStateGraph::load`] gives it back.
-    fn store(&self, s: &Self::State) -> Self::Stored;
-    /// The state `s` keeps.
-    fn load(&self, s: &Self::Stored) -> Self::State;
+    /// The numbers ([`StateGraph::node`]) every state lies in.
+    fn nodes(&self) -> std::ops::Range<usize>;
+    /// Calls `visit` with the state numbered `node` for each of `nodes`,
+    /// in ascending order (the pending states of a walk, taken a block of
+    /// numbers at a time: [`PendingStates`]).
+    fn states_at(&self, nodes: &[usize], visit: impl FnMut(Self::State));
     /// Calls `visit(state, out)` for every state, from several threads,
     /// and returns what the calls pushed to `out`, in state order whatever
     /// the threads did.
@@ -416,11 +414,11 @@ pub(crate) fn as_atomic(bytes: &mut [u8]) -> &[AtomicU8] {
     unsafe { &*(bytes as *mut [u8] as *const [AtomicU8]) }
 }
 
-/// [`attract`] from `frontier` (states already marked in `win`), one
-/// frontier at a time, each frontier's states shared among threads. The
+/// [`attract`] from the states `pending` holds (already marked in `win`),
+/// taken in no fixed order on every thread ([`PendingStates::walk`]). The
 /// region reached and the open counts left are those of [`attract`]
 /// (opponent states counted down whether they may join or not); there is
-/// no stop and no report of who joined how.
+/// no stop and no report of who joined how. `pending` is empty after.
 // (The work arrays are the caller's, as for `peel`.)
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn par_attract<G: ParallelStateGraph>(
@@ -428,14 +426,14 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    frontier: Vec<G::Stored>,
+    pending: &PendingStates,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
     touch: &(impl Fn(&G::State) + Sync),
 ) where
     G::State: Send + Sync,
 {
-    walk_frontiers(g, frontier, touch, |p| {
+    let takes = |p: &G::State| {
         let node = g.node(p);
         if win[node].load(Relaxed) != 0 {
             return false;
@@ -454,45 +452,55 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
             win[node].store(mark, Relaxed);
         }
         last
-    });
+    };
+    pending.walk(|nodes| expand_to_parents(g, pending, nodes, touch, &takes));
 }
 
-/// Walks a graph backwards a frontier at a time: the parents of the
-/// frontier's states for which `takes` holds (it claims them: it must hold
-/// once per parent) form the next frontier, until one is empty. A large
-/// frontier is shared among threads.
-///
-/// The parents of a few frontier states are listed first and `touch`ed
-/// (it prefetches what `takes` will read), then taken in the same order:
-/// the reads of a batch, scattered over arrays the size of the layer, are
-/// in flight together rather than one after the other.
-fn walk_frontiers<G: ParallelStateGraph>(
+/// Expands `nodes` (ascending state numbers of `g`): lists the parents of
+/// a few states at a time, `touch`es them (it prefetches what `takes` will
+/// read), then offers each to `takes`, adding to `pending` those it takes
+/// (it claims them: it must hold once per state). Returns how many it
+/// added.
+fn expand_to_parents<G: ParallelStateGraph>(
     g: &G,
-    frontier: Vec<G::Stored>,
-    touch: impl Fn(&G::State) + Sync,
-    takes: impl Fn(&G::State) -> bool + Sync,
-) where
+    pending: &PendingStates,
+    nodes: &[usize],
+    touch: &(impl Fn(&G::State) + Sync),
+    takes: &(impl Fn(&G::State) -> bool + Sync),
+) -> u64
+where
     G::State: Send + Sync,
 {
-    let mut frontier = Frontier::new(frontier);
-    while !frontier.is_empty() {
-        frontier = frontier.expand(FRONTIER_CHUNK, |chunk, next| {
-            let mut parents = Vec::new();
-            for batch in chunk.chunks(PREFETCH_BATCH) {
-                parents.clear();
-                for s in batch {
-                    g.for_each_parent(&g.load(s), |p| {
-                        touch(&p);
-                        parents.push(p);
-                    });
-                }
-                next.extend(parents.iter().filter(|p| takes(p)).map(|p| g.store(p)));
+    let mut states = Vec::with_capacity(PREFETCH_BATCH);
+    let mut parents = Vec::new();
+    let mut added = 0;
+    let mut expand_batch = |states: &mut Vec<G::State>| {
+        parents.clear();
+        for s in states.iter() {
+            g.for_each_parent(s, |p| {
+                touch(&p);
+                parents.push(p);
+            });
+        }
+        for p in &parents {
+            if takes(p) {
+                pending.add(g.node(p));
+                added += 1;
             }
-        });
-    }
+        }
+        states.clear();
+    };
+    g.states_at(nodes, |s| {
+        states.push(s);
+        if states.len() == PREFETCH_BATCH {
+            expand_batch(&mut states);
+        }
+    });
+    expand_batch(&mut states);
+    added
 }
 
-/// Frontier states whose parents are listed and prefetched together.
+/// States whose parents are listed and prefetched together.
 const PREFETCH_BATCH: usize = 16;
 
 /// Asks the processor to bring `item`'s cache line in (a hint: no effect
@@ -511,15 +519,16 @@ pub(crate) fn prefetch<T>(item: &T) {
 }
 
 /// [`safety_set`], with each pass over the states shared among threads and
-/// the removals propagated a frontier at a time. The set is the same (the
-/// greatest fixed point); it is returned in state order.
+/// the removals propagated on every thread ([`PendingStates`]). The set is
+/// the same (the greatest fixed point); it is returned as state numbers, in
+/// state order.
 pub(crate) fn par_safety_set<G: ParallelStateGraph>(
     g: &G,
     player: usize,
     won: &(impl Fn(usize) -> bool + Sync),
     counts: &[AtomicU8],
     candidate: &(impl Fn(&G::State) -> Candidate + Sync),
-) -> Vec<G::Stored>
+) -> Vec<usize>
 where
     G::State: Send + Sync,
 {
@@ -546,7 +555,7 @@ pub(crate) fn par_safety_set_of_marked<G: ParallelStateGraph>(
     player: usize,
     won: &(impl Fn(usize) -> bool + Sync),
     counts: &[AtomicU8],
-) -> Vec<G::Stored>
+) -> Vec<usize>
 where
     G::State: Send + Sync,
 {
@@ -588,27 +597,32 @@ where
         if g.parity(&s) == player {
             counter.store(cell, base + inside);
             if base + inside == 1 {
-                out.push(g.store(&s));
+                out.push(node);
             }
         } else if escapes {
-            out.push(g.store(&s));
+            out.push(node);
         }
     });
     parallel::for_each_chunk(removed.len(), FRONTIER_CHUNK, &|range| {
-        removed[range].iter().for_each(|s| {
-            let (cell, counter) = safe(g.node(&g.load(s)));
+        removed[range].iter().for_each(|&node| {
+            let (cell, counter) = safe(node);
             counter.store(cell, 0)
         })
     });
+    let pending = PendingStates::new(g.nodes());
+    pending.add_all(&removed);
+    drop(removed);
     let touch = |p: &G::State| prefetch(safe(g.node(p)).0);
-    walk_frontiers(g, removed, touch, |p| {
+    let takes = |p: &G::State| {
         let (cell, counter) = safe(g.node(p));
         leaves_with_child(cell, counter, g.parity(p) == player)
-    });
+    };
+    pending.walk(|nodes| expand_to_parents(g, &pending, nodes, &touch, &takes));
     g.par_collect_where(marked, |s, out| {
-        let (cell, counter) = safe(g.node(&s));
+        let node = g.node(&s);
+        let (cell, counter) = safe(node);
         counter.store(cell, 0);
-        out.push(g.store(&s));
+        out.push(node);
     })
 }
 
@@ -629,7 +643,8 @@ pub(crate) fn leaves_with_child(cell: &AtomicU8, counter: Counter, player_state:
 }
 
 /// [`peel`] with the parallel attractor and safety sets: the same won
-/// region, without stop, cut or report. With `premarked`, the caller has
+/// region, without stop, cut or report, from the states `pending` holds
+/// (already marked in `win`; empty after). With `premarked`, the caller has
 /// marked in their safety counters the first safety set's candidates (the
 /// states for which `may_join` and `good` hold, not won when it marked
 /// them), which saves that set its pass over the graph. `touch` prefetches
@@ -643,7 +658,7 @@ pub(crate) fn par_peel<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    mut frontier: Vec<G::Stored>,
+    pending: &PendingStates,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool + Sync,
     good: impl Fn(&G::State) -> bool + Sync,
@@ -656,7 +671,7 @@ where
     let mut rounds = 0;
     let won = |node: usize| win[node].load(Relaxed) != 0;
     loop {
-        par_attract(g, player, win, counts, frontier, mark, &may_join, &touch);
+        par_attract(g, player, win, counts, pending, mark, &may_join, &touch);
         let found = if premarked && rounds == 0 {
             par_safety_set_of_marked(g, player, &won, counts)
         } else {
@@ -669,9 +684,9 @@ where
         }
         rounds += 1;
         parallel::for_each_chunk(found.len(), FRONTIER_CHUNK, &|range| {
-            found[range].iter().for_each(|s| win[g.node(&g.load(s))].store(mark, Relaxed))
+            found[range].iter().for_each(|&node| win[node].store(mark, Relaxed))
         });
-        frontier = found;
+        pending.add_all(&found);
     }
 }
 
@@ -743,16 +758,12 @@ impl<G: ParallelStateGraph> ParallelStateGraph for SameMark<'_, G>
 where
     G::State: Send + Sync,
 {
-    type Stored = G::Stored;
-
-    #[inline]
-    fn store(&self, s: &G::State) -> G::Stored {
-        self.graph.store(s)
+    fn nodes(&self) -> std::ops::Range<usize> {
+        self.graph.nodes()
     }
 
-    #[inline]
-    fn load(&self, s: &G::Stored) -> G::State {
-        self.graph.load(s)
+    fn states_at(&self, nodes: &[usize], visit: impl FnMut(G::State)) {
+        self.graph.states_at(nodes, visit)
     }
 
     fn par_collect<T: Send>(&self, visit: impl Fn(G::State, &mut Vec<T>) + Sync) -> Vec<T> {

@@ -197,6 +197,11 @@ impl<'a> MemberPositions<'a> {
         MemberPositions { n, members, stored }
     }
 
+    /// The seeds of the members' layer.
+    pub(crate) fn seeds(&self) -> u32 {
+        self.n
+    }
+
     /// The position of member `i`.
     #[inline]
     pub fn get(&self, i: usize) -> Position {

@@ -181,13 +181,13 @@ fn resolve_cycle(
                     bounds
                 }
             };
-            let ComponentBounds { lower, upper, safety_rounds } = bounds;
+            let safety_rounds = bounds.safety_rounds;
             // The bounds shrink to a byte a member (where they meet)
             // before the entries come back from disk, if they waited
             // there; and unless a search will read the members' exits
             // from the entries, they are written over them as they come
             // back (`docs/tablebase-build.md`, memory step 7).
-            let bounds = MemberBounds::new(lower, upper);
+            let bounds = MemberBounds::of(bounds);
             let b = &solver.budget;
             let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
             let search_may_run = solver.audit.is_some()

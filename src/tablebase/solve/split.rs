@@ -465,6 +465,19 @@ pub(crate) fn number_components<G: SplitGraph, W: LabelWord>(
     progress: &dyn Observer,
     what: &str,
 ) -> CycleComponents {
+    let batch_at_most = (split.labels.len() / SMALL_BATCHES).max(1 << 16);
+    number_components_in_batches(graph, split, progress, what, batch_at_most)
+}
+
+/// [`number_components`], the small parts' members listed in batches of
+/// at most `batch_at_most` (or one part): the batches change no number.
+fn number_components_in_batches<G: SplitGraph, W: LabelWord>(
+    graph: &G,
+    split: SplitLabels<W>,
+    progress: &dyn Observer,
+    what: &str,
+    batch_at_most: usize,
+) -> CycleComponents {
     let SplitLabels { labels: id, pieces, next_label, .. } = split;
     assert_eq!(id.len(), graph.size(), "the labels of the whole graph");
     progress.detail(&format!("{what}: components of the small parts"));
@@ -477,10 +490,13 @@ pub(crate) fn number_components<G: SplitGraph, W: LabelWord>(
             smalls += 1;
         }
     }
-    // (Counted, then filled, in two walks over the labels: a list of
-    // (part, node) pairs would take 8 bytes more a member of the small
-    // parts, which at layer 20 hold a tenth of the layer and made the
-    // search's peak.)
+    // (Counted, then filled, in walks over the labels: a list of (part,
+    // node) pairs would take 8 bytes more a member of the small parts,
+    // which at layer 20 hold a tenth of the layer and made the search's
+    // peak. Filled a batch of parts at a time, each batch at most
+    // 1/SMALL_BATCHES of the graph: at layer 26 the members of every small
+    // part at once, 4 bytes each, took 0.8 bytes a position beside the
+    // labels, the search's peak.)
     let small_part = |label: W| match label.label() {
         NONE => None,
         label => Some(slot[(label - TO_SPLIT) as usize]).filter(|&s| s != NONE),
@@ -488,22 +504,34 @@ pub(crate) fn number_components<G: SplitGraph, W: LabelWord>(
     let mut starts = vec![0usize; smalls + 1];
     id.iter().filter_map(|&label| small_part(label)).for_each(|s| starts[s as usize + 1] += 1);
     (0..smalls).for_each(|s| starts[s + 1] += starts[s]);
-    let mut fill = starts.clone();
-    let mut members = vec![0u32; starts[smalls]];
-    for (i, &label) in id.iter().enumerate() {
-        if let Some(s) = small_part(label) {
-            members[fill[s as usize]] = i as u32;
-            fill[s as usize] += 1;
+    let mut lists: Vec<Vec<(Vec<u32>, bool)>> = Vec::with_capacity(smalls);
+    while lists.len() < smalls {
+        // Parts `first..end`: one at least, then as many as fit.
+        let first = lists.len();
+        let end = (first + 1..=smalls).take_while(|&end| starts[end] - starts[first] <= batch_at_most).last();
+        let end = end.unwrap_or(first + 1);
+        let mut fill: Vec<usize> = starts[first..end].iter().map(|&start| start - starts[first]).collect();
+        let mut members = vec![0u32; starts[end] - starts[first]];
+        for (i, &label) in id.iter().enumerate() {
+            match small_part(label).map(|s| s as usize) {
+                Some(s) if (first..end).contains(&s) => {
+                    members[fill[s - first]] = i as u32;
+                    fill[s - first] += 1;
+                }
+                _ => {}
+            }
         }
+        let part = |s: usize| &members[starts[s] - starts[first]..starts[s + 1] - starts[first]];
+        lists.extend(parallel::map_indexes(end - first, &|j| pearce(graph, part(first + j))));
     }
-    let found: Vec<Found> = parallel::map_indexes(pieces.len(), &|p| match pieces[p] {
-        Piece::Component { label, odd } => Found::Labelled { label, odd },
-        Piece::Small { label } => {
-            let s = slot[(label - TO_SPLIT) as usize] as usize;
-            Found::Listed(pearce(graph, &members[starts[s]..starts[s + 1]]))
-        }
-    });
-    drop(members);
+    let mut lists = lists.into_iter();
+    let found: Vec<Found> = pieces
+        .iter()
+        .map(|piece| match *piece {
+            Piece::Component { label, odd } => Found::Labelled { label, odd },
+            Piece::Small { .. } => Found::Listed(lists.next().expect("a list of each small part")),
+        })
+        .collect();
     // Numbers in order. A label maps to its component, or to NONE (parts
     // trimmed away or handed to Pearce); Pearce's lists are numbered after.
     let mut number = vec![NONE; (next_label - TO_SPLIT) as usize];
@@ -558,6 +586,11 @@ fn numbered<W: LabelWord>(mut id: Vec<W>, number: &[u32], found: Vec<Found>) -> 
 
 /// Nodes a thread takes at a time when it walks the graph.
 const WALK_CHUNK: usize = 1 << 14;
+
+/// The small parts' members are listed for Pearce's algorithm a batch of
+/// parts at a time, each batch at most this fraction of the graph's nodes
+/// (or one part, or 65,536 members): at most 1/8 of a byte a node.
+const SMALL_BATCHES: usize = 32;
 
 /// Frontier nodes a thread takes at a time.
 const FRONTIER_CHUNK: usize = 1 << 10;
@@ -1369,14 +1402,17 @@ pub(crate) mod tests {
         let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
         let found =
             cycle_components::<G, u32>(graph, labels, pearce_up_to, &SILENT, "test").expect("labels enough");
-        // Every frontier as bits, or every one as a list: the same labels.
-        for dense_at in [0, usize::MAX] {
+        // Every frontier as bits, or every one as a list: the same labels;
+        // and the small parts listed one at a time, or all at once: the
+        // same numbers.
+        for (dense_at, batch_at_most) in [(0, 1), (usize::MAX, usize::MAX)] {
             let labels = inside.iter().map(|&i| AtomicU32::new(if i { TO_SPLIT } else { NONE })).collect();
             let partition = Partition::new(graph.size() as u64, 1);
             let limits = (NONE - 1, dense_at);
             let split =
                 split_labels_up_to(&Solo, &partition, graph, labels, pearce_up_to, &SILENT, "test", limits);
-            let other = number_components::<G, u32>(graph, split.expect("labels enough"), &SILENT, "test");
+            let split = split.expect("labels enough");
+            let other = number_components_in_batches::<G, u32>(graph, split, &SILENT, "test", batch_at_most);
             assert!(other.id == found.id && other.odd == found.odd, "frontiers as bits from {dense_at}");
         }
         // Labels in 2 bytes: the same components, numbered alike.
