@@ -34,7 +34,7 @@ use crate::tablebase::solve::games::{
     as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, prefetch, safety_set,
     Candidate, Counters, ParallelStateGraph, SameMark, StateGraph,
 };
-use crate::tablebase::solve::implicit::{ImplicitComponent, State, Y_OPEN};
+use crate::tablebase::solve::implicit::{ImplicitComponent, PackedState, State, Y_OPEN};
 use crate::tablebase::solve::members::{MemberPositions, Members};
 use crate::tablebase::solve::solver::LayerSolver;
 
@@ -450,7 +450,7 @@ impl<'a> ComponentGames<'a> {
                 if safety {
                     let added = positions.par_collect(|_, m, position, out| {
                         scan_member(graph, exits, (win, counts, joining), m, (n, t), &mut |parity| {
-                            pending.add(2 * m + parity);
+                            pending.add_uncounted(2 * m + parity);
                             out.push(());
                         });
                         // The first safety set's candidates (`par_peel`).
@@ -534,13 +534,18 @@ impl<'a> ComponentGames<'a> {
     /// the safety sets, on every thread: only the members that act have
     /// anything to do, and no position is needed (a state's number is its
     /// member's layer index and its parity).
-    fn entries_won(&self, arrays: (&[AtomicU8], &[AtomicU8], &[AtomicU64]), t: u8, pending: &PendingStates) {
+    fn entries_won(
+        &self,
+        arrays: (&[AtomicU8], &[AtomicU8], &[AtomicU64]),
+        t: u8,
+        pending: &PendingStates<PackedState>,
+    ) {
         let (exits, n, positions) = (&self.exits, self.n, self.positions);
         let added = positions.par_collect_indexes_where(
             |m| self.acts(m, t),
             |_, m, out| {
                 scan_member(&self.graph, exits, arrays, m, (n, t), &mut |parity| {
-                    pending.add(2 * m + parity);
+                    pending.add_uncounted(2 * m + parity);
                     out.push(());
                 })
             },

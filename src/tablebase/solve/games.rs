@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use crate::parallel;
 
-use crate::tablebase::solve::frontier::PendingStates;
+use crate::tablebase::solve::frontier::{Adder, PendingStates};
 
 /// One of the counters a `counts` byte holds: its bits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -382,6 +382,14 @@ pub(crate) trait ParallelStateGraph: StateGraph + Sync
 where
     Self::State: Send + Sync,
 {
+    /// A state as the games' lists of pending states keep it: smaller
+    /// than the state as it is used, when the graph can rebuild the rest
+    /// cheaply.
+    type Stored: Copy + Send + Sync;
+    /// `s` as it is kept; [`ParallelStateGraph::load`] gives it back.
+    fn store(&self, s: &Self::State) -> Self::Stored;
+    /// The state `s` keeps.
+    fn load(&self, s: &Self::Stored) -> Self::State;
     /// The numbers ([`StateGraph::node`]) every state lies in.
     fn nodes(&self) -> std::ops::Range<usize>;
     /// Calls `visit` with the state numbered `node` for each of `nodes`,
@@ -426,7 +434,7 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    pending: &PendingStates,
+    pending: &PendingStates<G::Stored>,
     mark: u8,
     may_join: &(impl Fn(&G::State) -> bool + Sync),
     touch: &(impl Fn(&G::State) + Sync),
@@ -453,30 +461,27 @@ pub(crate) fn par_attract<G: ParallelStateGraph>(
         }
         last
     };
-    pending.walk(|nodes| expand_to_parents(g, pending, nodes, touch, &takes));
+    walk_to_parents(g, pending, touch, &takes);
 }
 
-/// Expands `nodes` (ascending state numbers of `g`): lists the parents of
-/// a few states at a time, `touch`es them (it prefetches what `takes` will
-/// read), then offers each to `takes`, adding to `pending` those it takes
-/// (it claims them: it must hold once per state). Returns how many it
-/// added.
+/// Expands `states` of `g`: lists the parents of a few states at a time,
+/// `touch`es them (it prefetches what `takes` will read), then offers
+/// each to `takes`, adding to `pending` those it takes (it claims them: it
+/// must hold once per state).
 fn expand_to_parents<G: ParallelStateGraph>(
     g: &G,
-    pending: &PendingStates,
-    nodes: &[usize],
+    pending: &mut Adder<'_, G::Stored>,
+    states: impl FnOnce(&mut dyn FnMut(G::State)),
     touch: &(impl Fn(&G::State) + Sync),
     takes: &(impl Fn(&G::State) -> bool + Sync),
-) -> u64
-where
+) where
     G::State: Send + Sync,
 {
-    let mut states = Vec::with_capacity(PREFETCH_BATCH);
+    let mut batch = Vec::with_capacity(PREFETCH_BATCH);
     let mut parents = Vec::new();
-    let mut added = 0;
-    let mut expand_batch = |states: &mut Vec<G::State>| {
+    let mut expand_batch = |batch: &mut Vec<G::State>| {
         parents.clear();
-        for s in states.iter() {
+        for s in batch.iter() {
             g.for_each_parent(s, |p| {
                 touch(&p);
                 parents.push(p);
@@ -484,20 +489,36 @@ where
         }
         for p in &parents {
             if takes(p) {
-                pending.add(g.node(p));
-                added += 1;
+                pending.add(g.node(p), || g.store(p));
             }
         }
-        states.clear();
+        batch.clear();
     };
-    g.states_at(nodes, |s| {
-        states.push(s);
-        if states.len() == PREFETCH_BATCH {
-            expand_batch(&mut states);
+    states(&mut |s| {
+        batch.push(s);
+        if batch.len() == PREFETCH_BATCH {
+            expand_batch(&mut batch);
         }
     });
-    expand_batch(&mut states);
-    added
+    expand_batch(&mut batch);
+}
+
+/// Walks `pending` to the end, expanding each state it takes with
+/// [`expand_to_parents`].
+fn walk_to_parents<G: ParallelStateGraph>(
+    g: &G,
+    pending: &PendingStates<G::Stored>,
+    touch: &(impl Fn(&G::State) + Sync),
+    takes: &(impl Fn(&G::State) -> bool + Sync),
+) where
+    G::State: Send + Sync,
+{
+    pending.walk(
+        |listed, adder| {
+            expand_to_parents(g, adder, |visit| listed.iter().for_each(|s| visit(g.load(s))), touch, takes)
+        },
+        |nodes, adder| expand_to_parents(g, adder, |visit| g.states_at(nodes, visit), touch, takes),
+    );
 }
 
 /// States whose parents are listed and prefetched together.
@@ -617,7 +638,7 @@ where
         let (cell, counter) = safe(g.node(p));
         leaves_with_child(cell, counter, g.parity(p) == player)
     };
-    pending.walk(|nodes| expand_to_parents(g, &pending, nodes, &touch, &takes));
+    walk_to_parents(g, &pending, &touch, &takes);
     g.par_collect_where(marked, |s, out| {
         let node = g.node(&s);
         let (cell, counter) = safe(node);
@@ -658,7 +679,7 @@ pub(crate) fn par_peel<G: ParallelStateGraph>(
     player: usize,
     win: &[AtomicU8],
     counts: &[AtomicU8],
-    pending: &PendingStates,
+    pending: &PendingStates<G::Stored>,
     mark: u8,
     may_join: impl Fn(&G::State) -> bool + Sync,
     good: impl Fn(&G::State) -> bool + Sync,
@@ -758,6 +779,18 @@ impl<G: ParallelStateGraph> ParallelStateGraph for SameMark<'_, G>
 where
     G::State: Send + Sync,
 {
+    type Stored = G::Stored;
+
+    #[inline]
+    fn store(&self, s: &G::State) -> G::Stored {
+        self.graph.store(s)
+    }
+
+    #[inline]
+    fn load(&self, s: &G::Stored) -> G::State {
+        self.graph.load(s)
+    }
+
     fn nodes(&self) -> std::ops::Range<usize> {
         self.graph.nodes()
     }

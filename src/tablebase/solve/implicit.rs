@@ -57,6 +57,33 @@ impl State {
     }
 }
 
+/// A game state in 8 bytes, as the parallel games' frontiers keep it:
+/// the pits in 5 bits each (pit `i` in bits `5i..5i + 5`) and the parity
+/// in bit 63. The layer index is ranked again when the state is unpacked
+/// (5.7 ns, once for each state taken from a frontier, against 8 bytes
+/// more for each state a frontier holds). A state's layer has at most 30
+/// seeds (its index fits 32 bits, [`State::new`]), so a pit holds at most
+/// 30 seeds; one of 32 or more is refused rather than cut.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedState(u64);
+
+impl PackedState {
+    #[inline]
+    pub(crate) fn of(s: &State) -> PackedState {
+        let pits = s.position().pits();
+        assert!(pits.iter().fold(0, |all, &p| all | p) < 32, "a pit of at most 31 seeds");
+        let packed = pits.iter().enumerate().fold(0u64, |packed, (i, &p)| packed | (p as u64) << (5 * i));
+        PackedState(packed | (s.parity() as u64) << 63)
+    }
+
+    #[inline]
+    pub(crate) fn state(self) -> State {
+        let pits: [u8; 12] = std::array::from_fn(|i| (self.0 >> (5 * i)) as u8 & 31);
+        let position = Position::new(pits);
+        State::new(&position, layer_index(&position) as usize, (self.0 >> 63) as usize)
+    }
+}
+
 /// The counters of a position's two states, in one byte of `counts`
 /// indexed by its layer index, for games whose player moves at parity 0
 /// (the bounds'): the player state's safety count in bits 0 to 3 (at most
@@ -157,6 +184,18 @@ impl StateGraph for ImplicitComponent<'_> {
 }
 
 impl ParallelStateGraph for ImplicitComponent<'_> {
+    type Stored = PackedState;
+
+    #[inline]
+    fn store(&self, s: &State) -> PackedState {
+        PackedState::of(s)
+    }
+
+    #[inline]
+    fn load(&self, s: &PackedState) -> State {
+        s.state()
+    }
+
     fn nodes(&self) -> std::ops::Range<usize> {
         self.nodes.clone()
     }
@@ -297,5 +336,28 @@ mod tests {
             (X_SAFE.of(last), Y_OPEN.of(last), Y_SAFE.of(last)),
             (((rounds - 1) % 9) as u8, 0, ((rounds - 1) % 2) as u8)
         );
+    }
+
+    /// A packed state gives back the state, with its index ranked again,
+    /// up to a pit of 30 seeds; a pit of 32 is refused, not cut.
+    #[test]
+    fn packed_states_give_back_the_state() {
+        let mut thirty = [0; 12];
+        thirty[11] = 30;
+        for pits in
+            [[0; 12], [30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], thirty, [3, 0, 2, 0, 1, 5, 0, 0, 4, 2, 1, 2]]
+        {
+            let position = Position::new(pits);
+            let index = layer_index(&position) as usize;
+            for parity in 0..2 {
+                let back = PackedState::of(&State::new(&position, index, parity)).state();
+                assert_eq!((back.position().pits(), back.index(), back.parity()), (pits, index, parity));
+            }
+        }
+        let mut too_many = [0; 12];
+        too_many[4] = 32;
+        let state = State::new(&Position::new(too_many), 0, 1);
+        assert!(std::panic::catch_unwind(|| PackedState::of(&state)).is_err());
+        assert_eq!(std::mem::size_of::<PackedState>(), 8);
     }
 }
