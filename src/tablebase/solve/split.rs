@@ -867,24 +867,19 @@ impl<G: SplitGraph, W: LabelWord> Finder<'_, G, W> {
             drop(members);
             // Then peel those with none, and what that frees. (The
             // members are the nodes still labelled `label`: counting
-            // changes no label.)
-            let frontier: Vec<u32> =
-                parallel::collect_chunks(self.labels.len(), WALK_CHUNK, &|range, out| {
-                    out.extend(
-                        range
-                            .map(|j| self.base + j)
-                            .filter(|&i| {
-                                let alone =
-                                    self.has_label(i, label) && self.degree_cell(i).load(Relaxed) == 0;
-                                if alone {
-                                    self.set_label(i, NONE, Relaxed);
-                                }
-                                alone
-                            })
-                            .map(|i| i as u32),
-                    )
-                });
-            let mut frontier = Wave::List(frontier);
+            // changes no label. The first nodes peeled as bits: as a list
+            // they took up to 0.4 bytes a position at layer 20, the
+            // component search's peak.)
+            let alone = parallel::bits_where(self.labels.len(), COUNT_CHUNK, &|j| {
+                let i = self.base + j;
+                let alone = self.has_label(i, label) && self.degree_cell(i).load(Relaxed) == 0;
+                if alone {
+                    self.set_label(i, NONE, Relaxed);
+                }
+                alone
+            });
+            let set = alone.iter().map(|word| word.count_ones() as usize).sum();
+            let mut frontier = Wave::Bits(parallel::atomics(alone), set);
             while let Some(next) = self.expand(comm, &frontier, forward, |index| {
                 self.has_label(index, label) && self.release(index) && {
                     self.set_label(index, NONE, Relaxed);
