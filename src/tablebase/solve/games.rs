@@ -411,7 +411,7 @@ where
     ) -> Vec<T>;
 }
 
-/// States handed to one thread at a time in a frontier.
+/// States of a list handed to one thread at a time.
 const FRONTIER_CHUNK: usize = 1024;
 
 /// Views work bytes as atomics for the parallel games.
