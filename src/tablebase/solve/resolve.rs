@@ -131,6 +131,8 @@ fn resolve_cycle(
     if let Some(index) = bounds::member_waiting_outside(solver, components, k, &positions) {
         return Err(LayerError::Invariant { index, broken: WAITS_OUTSIDE });
     }
+    let b = &solver.budget;
+    let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
     let (bounds, mut done) = match step {
         // The history-free bounds, saved when the search began.
         Step::Search { lower, upper, done } => (MemberBounds::new(lower, upper), done),
@@ -188,8 +190,6 @@ fn resolve_cycle(
             // from the entries, they are written over them as they come
             // back (`docs/tablebase-build.md`, memory step 7).
             let bounds = MemberBounds::of(bounds);
-            let b = &solver.budget;
-            let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
             let search_may_run = solver.audit.is_some()
                 || searching
                     && members.iter().enumerate().any(|(i, m)| {
@@ -217,8 +217,6 @@ fn resolve_cycle(
         let (lower, upper) = bounds.get(entries, i, m);
         entries.meet_seed(m as usize, lower, upper)
     };
-    let b = &solver.budget;
-    let searching = b.threshold_search_at(solver.n) || b.cut_search_at(solver.n);
     if done.is_empty() {
         solver.stats.open_before_search += members
             .iter()
