@@ -71,25 +71,82 @@ pub fn release_free_memory() {
 /// (smaller ranges cannot get a huge page). Only advice: it changes no
 /// value, and does nothing elsewhere or when the kernel declines.
 pub fn advise_huge_pages<T>(buffer: &mut Vec<T>) {
+    let spare = buffer.spare_capacity_mut();
+    advise_range(spare.as_mut_ptr() as usize, std::mem::size_of_val(spare));
+}
+
+/// Blocks from this size up get [`HugePageAllocator`]'s advice: the
+/// per-position arrays of a big layer (a byte a position of layer 20 is
+/// 85 MB), not the many small vectors of everything else.
+pub const HUGE_PAGES_FROM: usize = 32 << 20;
+
+/// The system allocator, which also asks for huge pages behind every
+/// block of [`HUGE_PAGES_FROM`] bytes or more, as [`advise_huge_pages`]
+/// does for one vector. A binary that builds big tables makes it its
+/// global allocator (`#[global_allocator]`): the labels, counters and
+/// bounds of a layer are arrays of a byte or a few a position, read and
+/// written at random, and with 4 KiB pages nearly every such access also
+/// misses the TLB; where transparent huge pages are set to `madvise` (the
+/// usual default) no array gets them unasked. It changes no value: the
+/// advice only sizes the pages. (glibc hands out blocks this big by
+/// `mmap`, untouched, so the advice comes before their first fault; a
+/// block grown in place by `realloc` is advised again.)
+pub struct HugePageAllocator;
+
+impl HugePageAllocator {
+    #[inline]
+    fn advise(block: *mut u8, size: usize) {
+        if size >= HUGE_PAGES_FROM && !block.is_null() {
+            advise_range(block as usize, size);
+        }
+    }
+}
+
+// SAFETY: every call is passed to `System` unchanged; the advice only
+// touches the kernel's bookkeeping of the block's own pages.
+unsafe impl std::alloc::GlobalAlloc for HugePageAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let block = std::alloc::System.alloc(layout);
+        Self::advise(block, layout.size());
+        block
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let block = std::alloc::System.alloc_zeroed(layout);
+        Self::advise(block, layout.size());
+        block
+    }
+
+    unsafe fn dealloc(&self, block: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(block, layout)
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let moved = std::alloc::System.realloc(block, layout, new_size);
+        Self::advise(moved, new_size);
+        moved
+    }
+}
+
+/// `madvise(MADV_HUGEPAGE)` on the whole 2 MiB blocks inside
+/// `start..start + len` (Linux; nothing elsewhere). Only advice.
+fn advise_range(start: usize, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE_PAGE: usize = 2 << 20;
-        let spare = buffer.spare_capacity_mut();
-        let start = spare.as_mut_ptr() as usize;
-        let end = start + std::mem::size_of_val(spare);
         // 2 MiB is a multiple of every page size Linux uses (4, 16, 64 KiB).
         let first = start.next_multiple_of(HUGE_PAGE);
-        let last = end / HUGE_PAGE * HUGE_PAGE;
+        let last = (start + len) / HUGE_PAGE * HUGE_PAGE;
         if last > first {
-            // SAFETY: the range lies inside the vector's own allocation,
-            // which it does not use yet; MADV_HUGEPAGE changes no content.
+            // SAFETY: the caller's range is memory it owns; MADV_HUGEPAGE
+            // changes no content.
             unsafe {
                 libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
             }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = buffer;
+    let _ = (start, len);
 }
 
 /// How often a [`PeakSampler`] reads the figures.
@@ -176,6 +233,36 @@ impl Drop for PeakSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_huge_page_allocator_hands_out_the_system_allocators_blocks() {
+        use std::alloc::{GlobalAlloc, Layout};
+        // Above the advice's threshold, as a layer's arrays are, and below.
+        for size in [HUGE_PAGES_FROM + 4096 + 3, 1000] {
+            let layout = Layout::from_size_align(size, 8).expect("a layout");
+            // SAFETY: the blocks are used within their layouts and freed once.
+            unsafe {
+                let zeroed = HugePageAllocator.alloc_zeroed(layout);
+                assert!(!zeroed.is_null());
+                let bytes = std::slice::from_raw_parts_mut(zeroed, size);
+                assert!(bytes.iter().all(|&b| b == 0), "zeroed block of {size} bytes");
+                for (k, b) in bytes.iter_mut().enumerate() {
+                    *b = (k % 251) as u8;
+                }
+                // Grown past the threshold (or further): the content moves along.
+                let grown = HugePageAllocator.realloc(zeroed, layout, 2 * size + HUGE_PAGES_FROM);
+                assert!(!grown.is_null());
+                let kept = std::slice::from_raw_parts(grown, size);
+                assert!(kept.iter().enumerate().all(|(k, &b)| b == (k % 251) as u8), "{size} bytes after realloc");
+                HugePageAllocator.dealloc(grown, Layout::from_size_align(2 * size + HUGE_PAGES_FROM, 8).unwrap());
+                let plain = HugePageAllocator.alloc(layout);
+                assert!(!plain.is_null());
+                plain.write_bytes(7, size);
+                assert_eq!(*plain.add(size - 1), 7);
+                HugePageAllocator.dealloc(plain, layout);
+            }
+        }
+    }
 
     #[test]
     fn the_status_fields_are_read_in_bytes() {

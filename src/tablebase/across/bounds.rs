@@ -55,7 +55,7 @@ use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::games::{leaves_with_child, SAFE_ALONE};
 use crate::tablebase::solve::members::{MemberPositions, Members};
 use crate::tablebase::solve::resolve::SharedGames;
-use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::solver::{LayerSolver, SavedGames};
 use crate::tablebase::solve::split::exchange_parts;
 
 /// Rank 0's commands to the ranks waiting in [`serve_bounds`].
@@ -97,7 +97,7 @@ impl SharedGames for RankGames<'_> {
         solver: &LayerSolver,
         components: &Components,
         k: usize,
-        resume: Option<(u8, u32, Vec<u8>)>,
+        resume: Option<(u8, u32, SavedGames)>,
         checkpoints: &mut dyn Checkpointer,
     ) -> io::Result<ComponentBounds> {
         bounds_across(solver, self.0, components, k, resume, checkpoints)
@@ -116,7 +116,7 @@ pub(crate) fn bounds_across(
     comm: &dyn Communicator,
     components: &Components,
     k: usize,
-    resume: Option<(u8, u32, Vec<u8>)>,
+    resume: Option<(u8, u32, SavedGames)>,
     checkpoints: &mut dyn Checkpointer,
 ) -> io::Result<ComponentBounds> {
     let members = components.of(k);

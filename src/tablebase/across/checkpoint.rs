@@ -48,7 +48,7 @@ use crate::tablebase::snapshot::stream_words;
 use crate::tablebase::snapshot::PartRecord;
 use crate::tablebase::snapshot::PartsOf;
 use crate::tablebase::snapshot::SnapshotParts;
-use crate::tablebase::solve::checkpoint::{self, check_games_state, Restored};
+use crate::tablebase::solve::checkpoint::{self, check_games_state, KeptSnapshot, Restored};
 use crate::tablebase::solve::components::{Components, NONE};
 use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::games_state::member_state_fault;
@@ -389,7 +389,7 @@ pub(crate) fn join<'a>(
     }
     let step = match snapshot.games {
         None => Step::Begin,
-        Some((t, safety_rounds)) => Step::Bounds { t, safety_rounds, state: games },
+        Some((t, safety_rounds)) => Step::Bounds { t, safety_rounds, state: games.into() },
     };
     Ok((whole, Cursor::Resolving { k: snapshot.k, step }, components))
 }
@@ -419,16 +419,18 @@ fn part_limit(positions: u64, components: usize) -> usize {
 /// Rebuilds a solver from any snapshot of layer `n` a build writes: one
 /// kept spread over ranks, its parts joined, or a one-process snapshot
 /// (`solve::checkpoint::restore`); the games' state of either is checked
-/// ([`check_games_state`]).
+/// ([`check_games_state`]). The games' state of a one-process snapshot is
+/// read where it lies in `content`, which the resumed layer keeps.
 pub(crate) fn restore<'a>(
     n: u32,
     lower: &'a SolvedLayers,
     budget: SearchBudget,
-    bytes: &[u8],
+    content: &KeptSnapshot,
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
+    let bytes = (**content).as_ref();
     if !is_spread(bytes) {
-        return checkpoint::restore(n, lower, budget, bytes, parts);
+        return checkpoint::restore_kept(n, lower, budget, content, parts);
     }
     if lower.len() != n {
         return Err(DecodeError::Invalid(format!("a checkpoint of layer {n} above {} layers", lower.len())));

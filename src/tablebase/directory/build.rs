@@ -55,6 +55,7 @@ use crate::tablebase::directory::seed::{seed_layer, StartFrom};
 use crate::tablebase::layers::{LayerBytes, PackedLayer, SolvedLayers};
 use crate::tablebase::snapshot::SnapshotParts;
 use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
+use crate::tablebase::solve::checkpoint::KeptSnapshot;
 use crate::tablebase::solve::tuning::PARK_FROM;
 use crate::tablebase::stats::LayerStats;
 
@@ -519,7 +520,10 @@ fn layer_start<'a>(
             let corrupt = |problem: String| BuildError::Corrupt { path: path.clone(), problem };
             let parts = DirectoryParts { dir: dir.clone(), n: n as usize };
             let parts = Some((&parts as &dyn SnapshotParts, sequence));
-            let restored = restore(n, solved, options.params.budget(), &snapshot, parts)
+            // (Kept, mapped, while the layer runs: a resumed layer's games
+            // read their state from it.)
+            let content: KeptSnapshot = std::sync::Arc::new(snapshot);
+            let restored = restore(n, solved, options.params.budget(), &content, parts)
                 .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
             observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
             report.resumed_checkpoint = true;

@@ -194,6 +194,12 @@ impl SnapshotContent {
     }
 }
 
+impl AsRef<[u8]> for SnapshotContent {
+    fn as_ref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
 impl std::ops::Deref for SnapshotContent {
     type Target = [u8];
     fn deref(&self) -> &[u8] {

@@ -36,7 +36,7 @@ use crate::tablebase::solve::games::{
 };
 use crate::tablebase::solve::implicit::{ImplicitComponent, PackedState, State, Y_OPEN};
 use crate::tablebase::solve::members::{MemberPositions, Members};
-use crate::tablebase::solve::solver::LayerSolver;
+use crate::tablebase::solve::solver::{LayerSolver, SavedGames};
 
 /// Scratch arrays over the whole layer, reused by every component.
 pub(crate) struct BoundWork {
@@ -233,7 +233,7 @@ pub(crate) fn cycle_bounds(
     k: usize,
     positions: &MemberPositions,
     work: &mut BoundWork,
-    resume: Option<(u8, u32, Vec<u8>)>,
+    resume: Option<(u8, u32, SavedGames)>,
     checkpoints: &mut dyn Checkpointer,
     parallel: bool,
 ) -> std::io::Result<ComponentBounds> {
@@ -289,7 +289,7 @@ impl<'a> ComponentGames<'a> {
         &self,
         order: Order,
         work: &mut BoundWork,
-        resume: Option<(u8, u32, Vec<u8>)>,
+        resume: Option<(u8, u32, SavedGames)>,
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<ComponentBounds> {
         let members = self.components.of(self.k);
@@ -337,7 +337,7 @@ impl<'a> ComponentGames<'a> {
     /// every child outside it is decided (`resolve` checks it first); from
     /// a snapshot, which counts only the opponent states that may join,
     /// the others counted again.
-    fn prepare(&self, work: &mut BoundWork, first: u8, state: Option<Vec<u8>>) {
+    fn prepare(&self, work: &mut BoundWork, first: u8, state: Option<SavedGames>) {
         let BoundWork { win, counts, may_join } = work;
         // (A component that gave its counts back leaves them empty.)
         if counts.len() != win.len() / 2 {

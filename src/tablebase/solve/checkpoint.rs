@@ -38,6 +38,7 @@
 //! one that does ([`lacks_contradiction`]).
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use crate::parallel;
 
@@ -52,7 +53,7 @@ use crate::tablebase::snapshot::PartsOf;
 use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::Contradiction;
 use crate::tablebase::solve::games_state::games_state_fault;
-use crate::tablebase::solve::solver::{Cursor, LayerSolver, Step};
+use crate::tablebase::solve::solver::{Cursor, LayerSolver, SavedGames, Step};
 use crate::tablebase::stats::LayerStats;
 
 pub(crate) const MAGIC: &[u8; 8] = b"OWCKPT03";
@@ -127,7 +128,7 @@ pub(crate) fn checkpoint_games(
     components: &Components,
     games: &GamesSnapshot,
 ) -> io::Result<()> {
-    let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: Vec::new() } };
+    let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: Vec::new().into() } };
     checkpoints.save(&mut |out| write_snapshot(solver, &cursor, Some(components), Some(games), out))
 }
 
@@ -203,11 +204,32 @@ pub(crate) fn write_snapshot(
     out.write_all(&e.bytes)
 }
 
-/// Rebuilds a solver from a one-process snapshot of layer `n`; a
-/// snapshot in parts gets its parts from `parts` (and comes back with
+/// A snapshot's content that stays readable while the layer resumes
+/// (a mapped file): the games' state a resumed layer reads from it is
+/// not copied ([`SavedGames`]).
+pub(crate) type KeptSnapshot = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Rebuilds a solver from a one-process snapshot of layer `n`, `content`;
+/// a snapshot in parts gets its parts from `parts` (and comes back with
 /// them joined), once the rest of it has been read and checked. A
 /// snapshot of a layer kept spread over ranks is
-/// `across::checkpoint::restore`'s to read.
+/// `across::checkpoint::restore`'s to read. The games' state of a
+/// snapshot that holds it in one piece is read where it lies in
+/// `content`, not copied.
+pub(crate) fn restore_kept<'a>(
+    n: u32,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+    content: &KeptSnapshot,
+    parts: PartsOf,
+) -> Result<Restored<'a>, DecodeError> {
+    let restored = decode(n, lower, budget, content, parts)?;
+    check_games_state(&restored)?;
+    Ok(restored)
+}
+
+/// [`restore_kept`] of a copy of `bytes`.
+#[cfg(test)]
 pub(crate) fn restore<'a>(
     n: u32,
     lower: &'a SolvedLayers,
@@ -215,13 +237,11 @@ pub(crate) fn restore<'a>(
     bytes: &[u8],
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
-    let restored = decode_snapshot(n, lower, budget, bytes, parts)?;
-    check_games_state(&restored)?;
-    Ok(restored)
+    restore_kept(n, lower, budget, &(Arc::new(bytes.to_vec()) as KeptSnapshot), parts)
 }
 
-/// [`restore`] of a one-process snapshot, short of the
-/// games' state's invariants.
+/// [`restore`] short of the games' state's invariants.
+#[cfg(test)]
 pub(crate) fn decode_snapshot<'a>(
     n: u32,
     lower: &'a SolvedLayers,
@@ -229,6 +249,18 @@ pub(crate) fn decode_snapshot<'a>(
     bytes: &[u8],
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
+    decode(n, lower, budget, &(Arc::new(bytes.to_vec()) as KeptSnapshot), parts)
+}
+
+/// [`restore_kept`], short of the games' state's invariants.
+fn decode<'a>(
+    n: u32,
+    lower: &'a SolvedLayers,
+    budget: SearchBudget,
+    content: &KeptSnapshot,
+    parts: PartsOf,
+) -> Result<Restored<'a>, DecodeError> {
+    let bytes = (**content).as_ref();
     let mut d = Decoder::new(bytes);
     let magic = d.blob_exact(MAGIC.len())?;
     if magic != MAGIC && magic != SECOND_MAGIC {
@@ -264,7 +296,14 @@ pub(crate) fn decode_snapshot<'a>(
             let k = d.u64()? as usize;
             let step = match d.u8()? {
                 0 => Step::Begin,
-                1 => Step::Bounds { t: d.u8()?, safety_rounds: d.u32()?, state: d.blob()?.to_vec() },
+                1 => {
+                    let (t, safety_rounds) = (d.u8()?, d.u32()?);
+                    let blob = d.blob()?;
+                    // (`blob` lies inside `bytes`, the content's.)
+                    let start = blob.as_ptr() as usize - bytes.as_ptr() as usize;
+                    let state = SavedGames::within(Arc::clone(content), start..start + blob.len());
+                    Step::Bounds { t, safety_rounds, state }
+                }
                 3 => {
                     let (t, safety_rounds, sequence) = (d.u8()?, d.u32()?, d.u64()?);
                     let count = d.u32()? as usize;
@@ -274,7 +313,7 @@ pub(crate) fn decode_snapshot<'a>(
                     let records: Vec<PartRecord> =
                         (0..count).map(|_| PartRecord::decode(&mut d)).collect::<Result<_, _>>()?;
                     in_parts = Some((sequence, records));
-                    Step::Bounds { t, safety_rounds, state: Vec::new() }
+                    Step::Bounds { t, safety_rounds, state: Vec::new().into() }
                 }
                 2 => {
                     let lower = d.blob()?.to_vec();
@@ -326,7 +365,7 @@ pub(crate) fn decode_snapshot<'a>(
         }
         let members = if *k < c.count() { c.of(*k).len() } else { 0 };
         if let (Some((sequence, records)), Step::Bounds { state, .. }) = (in_parts, &mut *step) {
-            *state = join_parts(parts, sequence, records, 4 * members)?;
+            *state = join_parts(parts, sequence, records, 4 * members)?.into();
         }
         let consistent = match step {
             Step::Begin => true,

@@ -452,7 +452,12 @@ impl<'a> LayerEntries<'a> {
         let mut values = |what| atomics_from(values_at_most(d.blob()?, seeds, what)?, size, what);
         self.lo = values("lower bounds")?;
         self.hi = values("upper bounds")?;
-        let estimates = values("estimates")?;
+        // (Read where they lie until they are known to be needed: a copy
+        // made first took a byte a position more at a big layer's resume.)
+        let estimates = values_at_most(d.blob()?, seeds, "estimates")?;
+        if estimates.len() != size {
+            return Err(DecodeError::Invalid(format!("estimates: {} bytes for {size} positions", estimates.len())));
+        }
         let counts = d.blob()?;
         let flags = d.blob()?;
         if counts.len() != size || flags.len() != size {
@@ -473,11 +478,10 @@ impl<'a> LayerEntries<'a> {
         // "Estimates implied"). Otherwise they are held from now on.
         let implied = (0..size).all(|i| {
             let (lower, upper) = (self.lo[i].load(Relaxed), self.hi[i].load(Relaxed));
-            estimates[i].load(Relaxed) == lower
-                && (self.state[i].load(Relaxed) & DECIDED == 0 || lower == upper)
+            estimates[i] == lower && (self.state[i].load(Relaxed) & DECIDED == 0 || lower == upper)
         });
         if self.estimates_held || !implied {
-            self.est = estimates;
+            self.est = atomics_from(estimates, size, "estimates")?;
             self.estimates_held = true;
         }
         Ok(())

@@ -24,7 +24,7 @@ use crate::tablebase::solve::members::MemberPositions;
 use crate::tablebase::solve::retrograde;
 use crate::tablebase::solve::search::threshold::ProofLeaves;
 use crate::tablebase::solve::search::{self, SearchView};
-use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step};
+use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, SavedGames, Step};
 use crate::tablebase::solve::tuning::SEARCH_BATCH;
 
 /// [`LayerError::Invariant`]: a cycle member whose exits are incomplete.
@@ -46,7 +46,7 @@ pub(crate) trait SharedGames {
         solver: &LayerSolver,
         components: &Components,
         k: usize,
-        resume: Option<(u8, u32, Vec<u8>)>,
+        resume: Option<(u8, u32, SavedGames)>,
         checkpoints: &mut dyn Checkpointer,
     ) -> std::io::Result<ComponentBounds>;
 }

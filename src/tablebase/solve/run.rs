@@ -337,7 +337,7 @@ mod tests {
             state.extend_from_slice(&win[2 * m..2 * m + 2]);
             state.extend_from_slice(&[0, (m % 5) as u8]);
         }
-        let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state } };
+        let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state: state.into() } };
         let mut copied = Vec::new();
         write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
         let games =
@@ -406,10 +406,10 @@ mod tests {
         assert!(members.len() > 1000 && t > 1);
         // (`says`: what the refusal names, "" for any of the invariants.)
         let refused = |forge: &dyn Fn(&mut Vec<u8>), what: &str, says: &str| {
-            let mut forged = state.clone();
+            let mut forged = state.to_vec();
             forge(&mut forged);
-            assert!(forged != state, "{what}: nothing changed");
-            let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged } };
+            assert!(forged[..] != state[..], "{what}: nothing changed");
+            let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged.into() } };
             let mut bytes = Vec::new();
             write_snapshot(&solver, &cursor, Some(&components), None, &mut bytes).unwrap();
             let error = restore(8, &lower, SearchBudget::NONE, &bytes, None).err();

@@ -8,6 +8,9 @@
 //! seeds is worth `n − V(child)` whether or not it captures (the captured
 //! seeds plus what the opponent leaves of the rest).
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use crate::progress::{Observer, SILENT};
 use crate::rank::layer_size;
 use crate::tablebase::layers::{PackedLayer, SolvedLayers};
@@ -45,7 +48,7 @@ pub enum Step {
     Bounds {
         t: u8,
         safety_rounds: u32,
-        state: Vec<u8>,
+        state: SavedGames,
     },
     /// Bounds are known; the first `done.len()` members are searched.
     Search {
@@ -53,6 +56,53 @@ pub enum Step {
         upper: Vec<u8>,
         done: Vec<(u8, u8)>,
     },
+}
+
+/// The games' state a snapshot holds ([`Step::Bounds`], 4 bytes a
+/// member): held, or read where it lies in the snapshot a build resumes
+/// from. That snapshot is a mapped file, whose pages are the file's and
+/// not the process's own memory: a copy would stand beside the games'
+/// work arrays as they are filled from it, 4 bytes a member more at the
+/// resumed layer's peak (`docs/tablebase-build.md`, "Resuming inside the
+/// games").
+#[derive(Clone)]
+pub struct SavedGames {
+    content: Arc<dyn AsRef<[u8]> + Send + Sync>,
+    range: Range<usize>,
+}
+
+impl SavedGames {
+    /// The bytes `range` of `content` (which must hold them).
+    pub(crate) fn within(content: Arc<dyn AsRef<[u8]> + Send + Sync>, range: Range<usize>) -> SavedGames {
+        assert!(range.end <= (*content).as_ref().len(), "the saved games lie inside their snapshot");
+        SavedGames { content, range }
+    }
+}
+
+impl From<Vec<u8>> for SavedGames {
+    fn from(bytes: Vec<u8>) -> SavedGames {
+        let range = 0..bytes.len();
+        SavedGames { content: Arc::new(bytes), range }
+    }
+}
+
+impl std::ops::Deref for SavedGames {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &(*self.content).as_ref()[self.range.clone()]
+    }
+}
+
+impl PartialEq for SavedGames {
+    fn eq(&self, other: &SavedGames) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for SavedGames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SavedGames({} bytes)", self.len())
+    }
 }
 
 /// The state of a layer being solved.
