@@ -223,7 +223,7 @@ pub(crate) fn restore_kept<'a>(
     content: &KeptSnapshot,
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
-    let restored = decode(n, lower, budget, content, parts)?;
+    let restored = decode_snapshot(n, lower, budget, content, parts)?;
     check_games_state(&restored)?;
     Ok(restored)
 }
@@ -237,23 +237,17 @@ pub(crate) fn restore<'a>(
     bytes: &[u8],
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
-    restore_kept(n, lower, budget, &(Arc::new(bytes.to_vec()) as KeptSnapshot), parts)
+    restore_kept(n, lower, budget, &kept(bytes), parts)
 }
 
-/// [`restore`] short of the games' state's invariants.
+/// `bytes` as a snapshot's content (tests).
 #[cfg(test)]
-pub(crate) fn decode_snapshot<'a>(
-    n: u32,
-    lower: &'a SolvedLayers,
-    budget: SearchBudget,
-    bytes: &[u8],
-    parts: PartsOf,
-) -> Result<Restored<'a>, DecodeError> {
-    decode(n, lower, budget, &(Arc::new(bytes.to_vec()) as KeptSnapshot), parts)
+pub(crate) fn kept(bytes: &[u8]) -> KeptSnapshot {
+    Arc::new(bytes.to_vec())
 }
 
 /// [`restore_kept`], short of the games' state's invariants.
-fn decode<'a>(
+pub(crate) fn decode_snapshot<'a>(
     n: u32,
     lower: &'a SolvedLayers,
     budget: SearchBudget,

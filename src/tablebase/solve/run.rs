@@ -212,7 +212,7 @@ mod tests {
     use crate::tablebase::params::SearchBudget;
     use crate::tablebase::snapshot::{GamesSnapshot, GamesState};
     use crate::tablebase::solve::checkpoint::{
-        checkpoint_games, decode_snapshot, restore, write_snapshot, MAGIC,
+        checkpoint_games, decode_snapshot, kept, restore, write_snapshot, MAGIC,
     };
     use crate::tablebase::solve::entries::Contradiction;
     use crate::tablebase::solve::implicit::Y_OPEN;
@@ -355,7 +355,7 @@ mod tests {
         checkpoint_games(&solver, &mut streamed, (0, 3, 2), &components, &GamesSnapshot::Arrays(&games))
             .unwrap();
         assert!(streamed.0 == copied);
-        let (_, restored, _) = decode_snapshot(6, &lower, SearchBudget::NONE, &copied, None).unwrap();
+        let (_, restored, _) = decode_snapshot(6, &lower, SearchBudget::NONE, &kept(&copied), None).unwrap();
         assert_eq!(restored, cursor);
         // (Made up, the state is none the games could leave.)
         let error = restore(6, &lower, SearchBudget::NONE, &copied, None).err().expect("refused");
@@ -506,7 +506,7 @@ mod tests {
         for bytes in &snapshots.0 {
             for parking in [false, true] {
                 let (solver, cursor, components) =
-                    decode_snapshot(8, &lower, SearchBudget::NONE, bytes, None).expect("a snapshot");
+                    decode_snapshot(8, &lower, SearchBudget::NONE, &kept(bytes), None).expect("a snapshot");
                 if !matches!(cursor, Cursor::Resolving { step: Step::Bounds { .. }, .. }) {
                     break;
                 }
@@ -550,7 +550,7 @@ mod tests {
         assert_eq!(plain.0.len(), parking.0.len());
         let contents = |bytes: &[u8]| {
             let (solver, cursor, components) =
-                decode_snapshot(8, &lower, SearchBudget::NONE, bytes, None).expect("a snapshot");
+                decode_snapshot(8, &lower, SearchBudget::NONE, &kept(bytes), None).expect("a snapshot");
             let mut arrays = Vec::new();
             solver.entries.write_arrays(&mut arrays).unwrap();
             let cursor = match cursor {
