@@ -1,5 +1,6 @@
 //! Resident memory of this process, as the operating system counts it, and
-//! its peaks per phase of a long computation.
+//! its peaks per phase of a long computation; and the hints that make
+//! big arrays read at random cheaper (huge pages, prefetches).
 //!
 //! Two figures matter to someone sizing a machine for a build: anonymous
 //! memory (the heap: arrays, queues, stacks), which must fit in RAM, and
@@ -73,6 +74,23 @@ pub fn release_free_memory() {
 pub fn advise_huge_pages<T>(buffer: &mut Vec<T>) {
     let spare = buffer.spare_capacity_mut();
     advise_range(spare.as_mut_ptr() as usize, std::mem::size_of_val(spare));
+}
+
+/// Asks the processor to bring `item`'s cache line in, for a read soon
+/// after: a loop over many independent reads at random (a layer's labels,
+/// a table's buckets) then waits for several at once rather than one after
+/// another. A hint: no effect on any result.
+#[inline]
+pub fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and faults on no
+    // address; SSE, which it needs, is part of every x86-64 processor.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(item as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 /// Blocks from this size up get [`HugePageAllocator`]'s advice: the

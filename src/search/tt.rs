@@ -219,17 +219,7 @@ impl Table {
     /// after: the probe then waits less for memory. Changes nothing else.
     #[inline]
     pub fn prefetch(&self, key: &Key) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let bucket: *const Bucket = &self.buckets[self.bucket(key)];
-            // SAFETY: a prefetch only hints the cache; it reads nothing the
-            // program sees and cannot fault (the address is in bounds anyway).
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(bucket as *const i8);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::memory::prefetch(&self.buckets[self.bucket(key)]);
     }
 
     #[inline]

@@ -20,7 +20,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use crate::memory::release_free_memory;
+use crate::memory::{prefetch, release_free_memory};
 use crate::rank::layer_index;
 use crate::rules::Position;
 use crate::tablebase::snapshot::Checkpointer;
@@ -31,7 +31,7 @@ use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::{ExitBounds, LayerEntries};
 use crate::tablebase::solve::frontier::PendingStates;
 use crate::tablebase::solve::games::{
-    as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, prefetch, safety_set,
+    as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, safety_set,
     Candidate, Counters, ParallelStateGraph, SameMark, StateGraph,
 };
 use crate::tablebase::solve::implicit::{ImplicitComponent, PackedState, State, Y_OPEN};

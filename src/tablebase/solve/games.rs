@@ -31,6 +31,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
+use crate::memory::prefetch;
 use crate::parallel;
 
 use crate::tablebase::solve::frontier::{Adder, PendingStates};
@@ -523,21 +524,6 @@ fn walk_to_parents<G: ParallelStateGraph>(
 
 /// States whose parents are listed and prefetched together.
 const PREFETCH_BATCH: usize = 16;
-
-/// Asks the processor to bring `item`'s cache line in (a hint: no effect
-/// on any result).
-#[inline]
-pub(crate) fn prefetch<T>(item: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // Safety: a prefetch reads nothing and faults on no address; SSE,
-    // which it needs, is part of every x86-64 processor.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(item as *const T as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
-}
 
 /// [`safety_set`], with each pass over the states shared among threads and
 /// the removals propagated on every thread ([`PendingStates`]). The set is
