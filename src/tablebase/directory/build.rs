@@ -523,6 +523,10 @@ fn layer_start<'a>(
             // (Kept, mapped, while the layer runs: a resumed layer's games
             // read their state from it.)
             let content: KeptSnapshot = std::sync::Arc::new(snapshot);
+            // (A snapshot taken inside the threshold games is checked
+            // member by member against its children before it is resumed:
+            // a pass over the layer, minutes at 27 seeds.)
+            observer.line(&format!("layer {n}: reading and checking checkpoint {sequence}"));
             let restored = restore(n, solved, options.params.budget(), &content, parts)
                 .map_err(|e| corrupt(format!("unreadable checkpoint: {e}")))?;
             observer.line(&format!("layer {n}: resuming from checkpoint {sequence}"));
