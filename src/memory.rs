@@ -271,8 +271,12 @@ mod tests {
                 let grown = HugePageAllocator.realloc(zeroed, layout, 2 * size + HUGE_PAGES_FROM);
                 assert!(!grown.is_null());
                 let kept = std::slice::from_raw_parts(grown, size);
-                assert!(kept.iter().enumerate().all(|(k, &b)| b == (k % 251) as u8), "{size} bytes after realloc");
-                HugePageAllocator.dealloc(grown, Layout::from_size_align(2 * size + HUGE_PAGES_FROM, 8).unwrap());
+                assert!(
+                    kept.iter().enumerate().all(|(k, &b)| b == (k % 251) as u8),
+                    "{size} bytes after realloc"
+                );
+                HugePageAllocator
+                    .dealloc(grown, Layout::from_size_align(2 * size + HUGE_PAGES_FROM, 8).unwrap());
                 let plain = HugePageAllocator.alloc(layout);
                 assert!(!plain.is_null());
                 plain.write_bytes(7, size);

@@ -54,8 +54,8 @@ use crate::tablebase::directory::protocol::{
 use crate::tablebase::directory::seed::{seed_layer, StartFrom};
 use crate::tablebase::layers::{LayerBytes, PackedLayer, SolvedLayers};
 use crate::tablebase::snapshot::SnapshotParts;
-use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
 use crate::tablebase::solve::checkpoint::KeptSnapshot;
+use crate::tablebase::solve::solver::{Cursor, LayerError, LayerSolver, Step, LEFT_UNDECIDED};
 use crate::tablebase::solve::tuning::PARK_FROM;
 use crate::tablebase::stats::LayerStats;
 

@@ -31,8 +31,8 @@ use crate::tablebase::solve::components::Components;
 use crate::tablebase::solve::entries::{ExitBounds, LayerEntries};
 use crate::tablebase::solve::frontier::PendingStates;
 use crate::tablebase::solve::games::{
-    as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, safety_set,
-    Candidate, Counters, ParallelStateGraph, SameMark, StateGraph,
+    as_atomic, attract, par_attract, par_peel, par_safety_set_of_marked, peel, safety_set, Candidate,
+    Counters, ParallelStateGraph, SameMark, StateGraph,
 };
 use crate::tablebase::solve::implicit::{ImplicitComponent, PackedState, State, Y_OPEN};
 use crate::tablebase::solve::members::{MemberPositions, Members};

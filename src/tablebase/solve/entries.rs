@@ -456,7 +456,10 @@ impl<'a> LayerEntries<'a> {
         // made first took a byte a position more at a big layer's resume.)
         let estimates = values_at_most(d.blob()?, seeds, "estimates")?;
         if estimates.len() != size {
-            return Err(DecodeError::Invalid(format!("estimates: {} bytes for {size} positions", estimates.len())));
+            return Err(DecodeError::Invalid(format!(
+                "estimates: {} bytes for {size} positions",
+                estimates.len()
+            )));
         }
         let counts = d.blob()?;
         let flags = d.blob()?;

@@ -337,7 +337,8 @@ mod tests {
             state.extend_from_slice(&win[2 * m..2 * m + 2]);
             state.extend_from_slice(&[0, (m % 5) as u8]);
         }
-        let cursor = Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state: state.into() } };
+        let cursor =
+            Cursor::Resolving { k: 0, step: Step::Bounds { t: 3, safety_rounds: 2, state: state.into() } };
         let mut copied = Vec::new();
         write_snapshot(&solver, &cursor, Some(&components), None, &mut copied).unwrap();
         let games =
@@ -409,7 +410,8 @@ mod tests {
             let mut forged = state.to_vec();
             forge(&mut forged);
             assert!(forged[..] != state[..], "{what}: nothing changed");
-            let cursor = Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged.into() } };
+            let cursor =
+                Cursor::Resolving { k, step: Step::Bounds { t, safety_rounds, state: forged.into() } };
             let mut bytes = Vec::new();
             write_snapshot(&solver, &cursor, Some(&components), None, &mut bytes).unwrap();
             let error = restore(8, &lower, SearchBudget::NONE, &bytes, None).err();

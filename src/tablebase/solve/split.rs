@@ -1098,7 +1098,9 @@ impl<G: SplitGraph, W: LabelWord> Finder<'_, G, W> {
             self.set_label(pivot, reached, Relaxed);
             frontier = Wave::List(vec![pivot as u32]);
         }
-        while let Some(next) = self.expand(comm, &frontier, (true, false), |index| self.claim(index, label, reached)) {
+        while let Some(next) =
+            self.expand(comm, &frontier, (true, false), |index| self.claim(index, label, reached))
+        {
             frontier = next;
         }
         // Backward inside what was reached: what reaches the pivot is its
