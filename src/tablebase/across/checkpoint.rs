@@ -430,7 +430,9 @@ pub(crate) fn restore<'a>(
 ) -> Result<Restored<'a>, DecodeError> {
     let bytes = (**content).as_ref();
     if !is_spread(bytes) {
-        return checkpoint::restore_kept(n, lower, budget, content, parts);
+        let restored = checkpoint::decode_snapshot(n, lower, budget, content, parts)?;
+        check_games_state(&restored)?;
+        return Ok(restored);
     }
     if lower.len() != n {
         return Err(DecodeError::Invalid(format!("a checkpoint of layer {n} above {} layers", lower.len())));

@@ -209,26 +209,8 @@ pub(crate) fn write_snapshot(
 /// not copied ([`SavedGames`]).
 pub(crate) type KeptSnapshot = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
-/// Rebuilds a solver from a one-process snapshot of layer `n`, `content`;
-/// a snapshot in parts gets its parts from `parts` (and comes back with
-/// them joined), once the rest of it has been read and checked. A
-/// snapshot of a layer kept spread over ranks is
-/// `across::checkpoint::restore`'s to read. The games' state of a
-/// snapshot that holds it in one piece is read where it lies in
-/// `content`, not copied.
-pub(crate) fn restore_kept<'a>(
-    n: u32,
-    lower: &'a SolvedLayers,
-    budget: SearchBudget,
-    content: &KeptSnapshot,
-    parts: PartsOf,
-) -> Result<Restored<'a>, DecodeError> {
-    let restored = decode_snapshot(n, lower, budget, content, parts)?;
-    check_games_state(&restored)?;
-    Ok(restored)
-}
-
-/// [`restore_kept`] of a copy of `bytes`.
+/// [`decode_snapshot`] of a copy of `bytes`, then the games' state
+/// checked, as a resume does (tests).
 #[cfg(test)]
 pub(crate) fn restore<'a>(
     n: u32,
@@ -237,7 +219,9 @@ pub(crate) fn restore<'a>(
     bytes: &[u8],
     parts: PartsOf,
 ) -> Result<Restored<'a>, DecodeError> {
-    restore_kept(n, lower, budget, &kept(bytes), parts)
+    let restored = decode_snapshot(n, lower, budget, &kept(bytes), parts)?;
+    check_games_state(&restored)?;
+    Ok(restored)
 }
 
 /// `bytes` as a snapshot's content (tests).
@@ -246,7 +230,14 @@ pub(crate) fn kept(bytes: &[u8]) -> KeptSnapshot {
     Arc::new(bytes.to_vec())
 }
 
-/// [`restore_kept`], short of the games' state's invariants.
+/// Rebuilds a solver from a one-process snapshot of layer `n`, `content`,
+/// short of the games' state's invariants ([`check_games_state`]); a
+/// snapshot in parts gets its parts from `parts` (and comes back with
+/// them joined), once the rest of it has been read and checked. A
+/// snapshot of a layer kept spread over ranks is
+/// `across::checkpoint::restore`'s to read. The games' state of a
+/// snapshot that holds it in one piece is read where it lies in
+/// `content`, not copied.
 pub(crate) fn decode_snapshot<'a>(
     n: u32,
     lower: &'a SolvedLayers,
