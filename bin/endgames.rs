@@ -255,12 +255,6 @@ fn parse_layers(text: &str) -> Result<(u32, u32), LayersError> {
     Ok((first, last))
 }
 
-/// Huge pages behind a layer's big arrays (`oware::memory`): they are
-/// read and written at random, and with small pages nearly every access
-/// also misses the TLB.
-#[global_allocator]
-static ALLOCATOR: oware::memory::HugePageAllocator = oware::memory::HugePageAllocator;
-
 fn main() {
     run("endgames", || {
         let cli = common::parse_args::<Cli>("endgames");

@@ -44,12 +44,6 @@ struct Options {
     sequential_games: bool,
 }
 
-/// Huge pages behind a layer's big arrays (`oware::memory`): they are
-/// read and written at random, and with small pages nearly every access
-/// also misses the TLB.
-#[global_allocator]
-static ALLOCATOR: oware::memory::HugePageAllocator = oware::memory::HugePageAllocator;
-
 fn main() {
     run("tablebase-bench", || -> anyhow::Result<()> {
         let options = common::parse_args::<Options>("tablebase-bench");

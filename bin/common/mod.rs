@@ -16,6 +16,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use oware::progress::Observer;
 use oware::Game;
 
+/// Huge pages behind every big block, for every binary
+/// (`oware::memory::HugePageAllocator`): a tablebase layer's arrays and a
+/// search's table are read and written at random, and with small pages
+/// nearly every access also misses the TLB.
+#[global_allocator]
+static ALLOCATOR: oware::memory::HugePageAllocator = oware::memory::HugePageAllocator;
+
 /// Runs a binary's body: on error prints `name: error: what: cause: cause`
 /// on one line of stderr ([`one_line`]) and exits with status 1.
 pub fn run(name: &str, body: impl FnOnce() -> anyhow::Result<()>) {
